@@ -1,0 +1,3 @@
+from mps_doctor.cli import run
+
+run()

@@ -1,0 +1,1 @@
+"""Pure checks: functions of the facts and the options, returning results with remedies."""

@@ -1,0 +1,229 @@
+"""Advisories: facts worth a warning that never make the machine "not ready" on their own."""
+
+from mps_doctor.checks.context import GET_STARTED, PYTORCH_MPS_DOCS, Context
+from mps_doctor.checks.layers import hosted_runner
+from mps_doctor.checks.model import Outcome, Remedy, passed, skipped, warned
+from mps_doctor.checks.registry import check
+from mps_doctor.versions import minor_of
+
+MPS_ENV_DOCS = "https://docs.pytorch.org/docs/stable/mps_environment_variables.html"
+GIB = 1024 ** 3
+
+
+def parse_ratio(value: str):
+    """A float, or None when VALUE is not one."""
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def pytorch_env_problems(env) -> list:
+    """(variable, problem, fix command) for each PYTORCH_* value torch would reject or misread.
+
+    Ranges from MPSAllocator.mm (reference/mps-facts.md section 5): high watermark in [0, 2], low watermark in
+    [0, high] (or [0, 2] when high is 0); the fallback flag is parsed with std::stoi.
+    """
+    problems = []
+    high_text = env.get("PYTORCH_MPS_HIGH_WATERMARK_RATIO")
+    high = parse_ratio(high_text) if high_text is not None else 1.7
+    if high_text is not None and (high is None or not 0.0 <= high <= 2.0):
+        problems.append(("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "%r is not a number in [0.0, 2.0]" % high_text,
+                         "unset PYTORCH_MPS_HIGH_WATERMARK_RATIO"))
+        high = None
+    low_text = env.get("PYTORCH_MPS_LOW_WATERMARK_RATIO")
+    if low_text is not None:
+        low = parse_ratio(low_text)
+        bound = 2.0 if not high else high
+        if low is None or not 0.0 <= low <= bound:
+            problems.append(("PYTORCH_MPS_LOW_WATERMARK_RATIO", "%r is not a number in [0.0, %g] (the high watermark)"
+                             % (low_text, bound), "unset PYTORCH_MPS_LOW_WATERMARK_RATIO"))
+    fallback = env.get("PYTORCH_ENABLE_MPS_FALLBACK")
+    if fallback is not None and not fallback.strip().lstrip("-").isdigit():
+        problems.append(("PYTORCH_ENABLE_MPS_FALLBACK", "%r is not an integer (torch parses it with std::stoi)" % fallback,
+                         "export PYTORCH_ENABLE_MPS_FALLBACK=1"))
+    for name in ("PYTORCH_MPS_FAST_MATH", "PYTORCH_MPS_PREFER_METAL"):
+        if env.get(name) is not None and env[name] not in ("0", "1"):
+            problems.append((name, "%r is not 0 or 1" % env[name], "unset %s" % name))
+    metal = env.get("PYTORCH_MPS_METAL_VERSION")
+    if metal is not None and not (metal.count(".") == 1 and all(p.isdigit() for p in metal.split("."))):
+        problems.append(("PYTORCH_MPS_METAL_VERSION", "%r is not major.minor such as 3.1" % metal,
+                         "unset PYTORCH_MPS_METAL_VERSION"))
+    return problems
+
+
+@check("env.pytorch-vars", "PYTORCH_* variables have valid values", advisory=True)
+def env_pytorch_vars(ctx: Context) -> Outcome:
+    env = ctx.host.env
+    names = sorted(k for k in env if k.startswith("PYTORCH_"))
+    problems = pytorch_env_problems(env)
+    if problems:
+        return warned(
+            "invalid %s" % ", ".join(p[0] for p in problems),
+            Remedy("; ".join("%s=%s" % (name, problem) for name, problem, _ in problems),
+                   "torch rejects out-of-range watermark ratios at the first MPS allocation and misreads the others.",
+                   tuple(p[2] for p in problems), MPS_ENV_DOCS, key="fix-pytorch-env"),
+        )
+    if env.get("PYTORCH_MPS_HIGH_WATERMARK_RATIO") not in (None, "") and parse_ratio(env["PYTORCH_MPS_HIGH_WATERMARK_RATIO"]) == 0.0:
+        return warned(
+            "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 removes the MPS memory limit",
+            Remedy("The high watermark is 0.0 (no limit).", "torch warns this 'may cause system failure': the Mac swaps "
+                   "instead of raising an out-of-memory error.", ("export PYTORCH_MPS_HIGH_WATERMARK_RATIO=1.0",),
+                   MPS_ENV_DOCS, key="fix-pytorch-env"),
+        )
+    if not names:
+        return passed("no PYTORCH_* variables are set")
+    return passed("valid: " + ", ".join("%s=%s" % (k, env[k]) for k in names))
+
+
+@check("torch.companions", "torchvision and torchaudio match torch", advisory=True)
+def torch_companions(ctx: Context) -> Outcome:
+    info = ctx.torch
+    if info is None or not info.installed:
+        return skipped("torch is not installed")
+    torch_version = ctx.torch_version()
+    release, exact = ctx.releases.row_for(torch_version) if torch_version else (None, False)
+    if release is None or not exact:
+        return skipped("torch %s is not in the release table" % torch_version)
+    mismatched = []
+    vision = info.packages.get("torchvision")
+    if vision and minor_of(vision) != minor_of(release.torchvision):
+        mismatched.append("torchvision %s (torch %s needs %s.x)" % (vision, release.torch, release.torchvision))
+    audio = info.packages.get("torchaudio")
+    if audio and not audio_matches(audio, release, ctx.releases.torchaudio_stable_abi_from):
+        mismatched.append("torchaudio %s (torch %s needs %s.x)" % (audio, release.torch, release.torchaudio))
+    if mismatched:
+        return warned(
+            "; ".join(mismatched),
+            Remedy("Companion packages from another release than torch %s." % torch_version,
+                   "An unpinned `pip install torchvision` can pull in another torch, and mismatched builds fail at import "
+                   "or at the first operator ('operator torchvision::nms does not exist').",
+                   (ctx.pip_install(release),), GET_STARTED, key="pin-companions"),
+            rule=release.label,
+        )
+    present = ", ".join("%s %s" % (n, info.packages[n]) for n in ("torchvision", "torchaudio") if info.packages.get(n))
+    return passed(present + " match torch %s" % torch_version if present else "no torchvision or torchaudio installed",
+                  rule=release.label)
+
+
+def audio_matches(audio: str, release, stable_from: str) -> bool:
+    """torchaudio pairs by minor, except that torchaudio 2.11+ serves torch 2.11 and later (stable ABI)."""
+    if minor_of(audio) == minor_of(release.torchaudio):
+        return True
+    stable = minor_of(stable_from)
+    return minor_of(audio) >= stable and minor_of(release.torch) >= minor_of(audio)
+
+
+@check("python.numpy", "numpy is installed", advisory=True)
+def python_numpy(ctx: Context) -> Outcome:
+    info = ctx.torch
+    if info is None or not info.installed:
+        return skipped("torch is not installed")
+    if info.packages.get("numpy"):
+        return passed("numpy %s" % info.packages["numpy"])
+    return warned(
+        "numpy is not installed",
+        Remedy("torch warns 'Failed to initialize NumPy' at import.",
+               "Tensor.numpy(), torch.from_numpy() and most data loading code need numpy.",
+               ("%s -m pip install numpy" % ctx.python,), key="install-numpy"),
+    )
+
+
+@check("host.memory", "Enough memory for training", advisory=True)
+def host_memory(ctx: Context) -> Outcome:
+    total = ctx.host.memory_bytes
+    if total is None:
+        return skipped("memory size unknown")
+    size = "%.0f GiB" % (total / GIB)
+    if ctx.is_mac and total < 8 * GIB:
+        # Metal's recommendedMaxWorkingSetSize is typically ~75% of unified memory (MPSAllocator.h comment).
+        return warned(
+            "only %s of unified memory, shared by CPU and GPU" % size,
+            Remedy("This Mac has %s of unified memory." % size,
+                   "MPS may use about three quarters of it; larger models run out of memory or swap.",
+                   ("export PYTORCH_MPS_HIGH_WATERMARK_RATIO=1.0",), MPS_ENV_DOCS, key="small-memory"),
+        )
+    if ctx.is_mac and ctx.torch and ctx.torch.mps_recommended_max_memory:
+        return passed("%s unified memory, %.1f GiB recommended for Metal" % (size, ctx.torch.mps_recommended_max_memory / GIB))
+    return passed("%s %s" % (size, "unified memory" if ctx.is_mac else "of memory"))
+
+
+@check("ci.hosted-runner", "Not a hosted CI runner without a GPU", advisory=True)
+def ci_hosted_runner(ctx: Context) -> Outcome:
+    if not ctx.is_mac:
+        return passed("not a macOS runner" + (" (CI)" if ctx.host.env.get("CI") else ""))
+    if hosted_runner(ctx) or (ctx.host.env.get("CI") and ctx.host.vmm_present):
+        return warned(
+            "a hosted macOS CI runner (a virtual machine): MPS is not supported there",
+            Remedy("GITHUB_ACTIONS / RUNNER_ENVIRONMENT or kern.hv_vmm_present mark a hosted VM.",
+                   "GitHub: 'Nested-virtualization and Metal Performance Shaders (MPS) are not supported'. Gate on the CPU "
+                   "there and keep GPU checks for self-hosted Apple Silicon runners.",
+                   ("mps-doctor check --device cpu",),
+                   "https://docs.github.com/en/actions/using-github-hosted-runners/about-github-hosted-runners",
+                   key="hosted-runner"),
+        )
+    return passed("not a hosted CI runner")
+
+
+@check("conda.platform", "conda environment matches the hardware", advisory=True)
+def conda_platform(ctx: Context) -> Outcome:
+    interp = ctx.interp
+    subdir_env = ctx.host.env.get("CONDA_SUBDIR")
+    if not ctx.is_mac:
+        return skipped("not macOS")
+    if interp is None or (not interp.conda_meta and not subdir_env):
+        return passed("not a conda environment")
+    if ctx.host.hw_arm64 and ("osx-64" in (interp.conda_subdir, subdir_env)):
+        source = "CONDA_SUBDIR=osx-64" if subdir_env == "osx-64" else "this environment's python is osx-64"
+        return warned(
+            "an Intel (osx-64) conda environment on an Apple Silicon Mac (%s)" % source,
+            Remedy("conda installs x86_64 packages here, run by Rosetta.",
+                   "x86_64 Python gets no MPS and no torch newer than 2.2.2. Create an osx-arm64 environment beside it "
+                   "(or install Miniforge arm64).",
+                   ("CONDA_SUBDIR=osx-arm64 conda create -y -n torch-arm64 python=3.12", "conda activate torch-arm64",
+                    "conda config --env --set subdir osx-arm64"),
+                   "https://github.com/conda-forge/miniforge", key="conda-arm64"),
+        )
+    return passed("conda platform %s" % (interp.conda_subdir or subdir_env or "unknown"))
+
+
+@check("brew.prefix", "Homebrew matches the hardware", advisory=True)
+def brew_prefix(ctx: Context) -> Outcome:
+    if not ctx.is_mac:
+        return skipped("not macOS")
+    prefixes = ctx.host.brew_prefixes
+    if not prefixes:
+        return passed("Homebrew not installed")
+    real = (ctx.interp.executable_realpath or "") if ctx.interp else ""
+    # /usr/local is Homebrew's Intel prefix, /opt/homebrew its Apple Silicon one (Homebrew docs/Installation.md).
+    intel_python = ctx.host.hw_arm64 and real.startswith(("/usr/local/Cellar/", "/usr/local/opt/"))
+    if ctx.host.hw_arm64 and (prefixes == ("/usr/local",) or intel_python):
+        return warned(
+            "an Intel Homebrew (/usr/local) on an Apple Silicon Mac" + (", and the target Python comes from it" if intel_python else ""),
+            Remedy("Homebrew in /usr/local installs x86_64 programs that run under Rosetta.",
+                   "A Python from it is x86_64: no MPS, no torch newer than 2.2.2. Install the arm64 Homebrew in "
+                   "/opt/homebrew beside it (the installer only downloads after you confirm).",
+                   ('arch -arm64 /bin/bash -c "$(curl -fsSL https://raw.githubusercontent.com/Homebrew/install/HEAD/install.sh)"',
+                    "/opt/homebrew/bin/brew install python@3.12"),
+                   "https://docs.brew.sh/Installation", key="brew-arm64"),
+        )
+    return passed("Homebrew at %s" % ", ".join(prefixes))
+
+
+@check("macos.python-view", "Python sees the real macOS version", advisory=True)
+def macos_python_view(ctx: Context) -> Outcome:
+    if not ctx.is_mac or ctx.interp is None:
+        return skipped("not macOS" if not ctx.is_mac else "no interpreter facts")
+    seen, real = ctx.interp.mac_ver, ctx.host.macos_version
+    if not seen or not real:
+        return skipped("a macOS version is unknown")
+    if seen.split(".")[0] == real.split(".")[0]:
+        return passed("Python and sw_vers agree: macOS %s" % real)
+    # Python built against an old SDK sees 10.16 for macOS 11+, and 16.x for 26.x (cpython#135675, packaging tags.py).
+    return warned(
+        "Python reports macOS %s while sw_vers says %s" % (seen, real),
+        Remedy("platform.mac_ver() of %s answers %s." % (ctx.target.python, seen),
+               "This Python was built against an old macOS SDK; pip may pick wrong wheel tags and old code paths. "
+               "A current Python build sees the real version.",
+               ("uv python install 3.12",), "https://github.com/python/cpython/issues/135675", key="new-python-build"),
+    )

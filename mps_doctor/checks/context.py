@@ -1,0 +1,142 @@
+"""What every check reads: the facts, the options and the release table, with small shared helpers."""
+
+import shlex
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from mps_doctor.checks.model import Options, Outcome, Remedy, failed
+from mps_doctor.facts import Facts, Host, Interpreter, Target, TorchInfo
+from mps_doctor.versions import Release, ReleaseTable, version_tuple
+
+PYTORCH_MPS_DOCS = "https://docs.pytorch.org/docs/stable/notes/mps.html"
+GET_STARTED = "https://pytorch.org/get-started/locally/"
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+@dataclass(frozen=True)
+class Context:
+    """The inputs of a check; checks never look anywhere else."""
+
+    facts: Facts
+    options: Options
+    releases: ReleaseTable
+
+    @property
+    def host(self) -> Host:
+        return self.facts.host
+
+    @property
+    def target(self) -> Target:
+        return self.facts.target
+
+    @property
+    def interp(self) -> Optional[Interpreter]:
+        return self.facts.target.interpreter
+
+    @property
+    def torch(self) -> Optional[TorchInfo]:
+        return self.facts.target.torch
+
+    @property
+    def device(self) -> str:
+        return self.options.device
+
+    @property
+    def is_mac(self) -> bool:
+        return self.host.system == "Darwin"
+
+    @property
+    def python(self) -> str:
+        """The target interpreter, quoted for a POSIX shell."""
+        return shlex.quote(self.target.python)
+
+    @property
+    def python_version(self) -> Optional[Tuple[int, ...]]:
+        return tuple(self.interp.version) if self.interp else None
+
+    def python_label(self) -> str:
+        """'Python 3.11.7 (arm64)' or 'the target Python' when unknown."""
+        if not self.interp:
+            return "the target Python"
+        return "Python %s (%s)" % (".".join(map(str, self.interp.version)), self.interp.machine or "?")
+
+    def torch_version(self) -> Optional[str]:
+        """The installed torch version: from torch itself, else from its package metadata."""
+        if self.torch is None:
+            return None
+        return self.torch.version or self.torch.packages.get("torch")
+
+    def torch_imported(self) -> bool:
+        return bool(self.torch and self.torch.installed and self.torch.import_error is None and self.torch.version)
+
+    def macos(self) -> Optional[str]:
+        """The macOS version from sw_vers, or Python's own view when sw_vers was unreadable (not 10.16)."""
+        if self.host.macos_version:
+            return self.host.macos_version
+        if self.interp and self.interp.mac_ver and self.interp.mac_ver != "10.16":
+            return self.interp.mac_ver
+        return None
+
+    def install_release(self) -> Optional[Release]:
+        """The torch release to install on this machine for the requested device."""
+        py = self.python_version
+        if self.is_mac and self.host.hw_arm64 is False:
+            return None
+        if self.is_mac and self.device == "mps" and self.macos():
+            return self.releases.newest_for_macos(self.macos(), py)
+        if py is None:
+            return self.releases.current
+        return self.releases.newest_for_python(py)
+
+    def pip_install(self, release: Optional[Release] = None, force: bool = False) -> str:
+        """`<python> -m pip install` of torch and torchvision pinned together, for this platform."""
+        release = release or self.install_release() or self.releases.current
+        args = [self.python, "-m", "pip", "install"]
+        if force:
+            args.append("--force-reinstall")
+        args += [shlex.quote(a) for a in release.pip_args()]
+        if self.host.system == "Linux" and self.device != "cuda":
+            args += ["--index-url", CPU_INDEX]
+        return " ".join(args)
+
+
+def needs_interpreter(ctx: Context) -> Optional[Outcome]:
+    """A fail when the target interpreter never described itself (crash, hang, too old), else None."""
+    interp, failure = ctx.interp, ctx.target.failure
+    if interp is not None and interp.too_old:
+        version = ".".join(map(str, interp.version))
+        return failed(
+            "Python %s is too old for mps-doctor's probe and for every PyTorch with MPS" % version,
+            Remedy("The target Python is %s." % version, "PyTorch with MPS needs Python 3.7 at the very least.",
+                   ("uv python install 3.12", "uv venv --python 3.12 .venv"), "https://docs.astral.sh/uv/guides/install-python/",
+                   key="python-too-old"),
+        )
+    if interp is not None:
+        return None
+    if failure is not None and failure.stage == "interpreter":
+        what = describe_failure(failure)
+        return failed(
+            "the target Python %s before describing itself" % what,
+            Remedy("%s %s." % (ctx.target.python, what), "Without a working interpreter nothing else can be checked.",
+                   ("%s -c 'import sys; print(sys.version)'" % ctx.python,), key="python-broken"),
+            *(("stderr: " + failure.stderr_tail,) if failure.stderr_tail else ()),
+        )
+    return failed(
+        "the target Python did not report itself",
+        Remedy("No interpreter facts were recorded.", "Every later layer depends on them.",
+               ("%s -c 'import sys; print(sys.version)'" % ctx.python,), key="python-broken"),
+    )
+
+
+def describe_failure(failure) -> str:
+    """'timed out after 60 s', 'crashed with SIGSEGV' or 'exited with code 1'."""
+    if failure.kind == "timeout":
+        return "timed out after %g s" % (failure.timeout_seconds or 0)
+    if failure.signal:
+        return "crashed with %s%s" % (failure.signal, " (Illegal instruction)" if failure.signal == "SIGILL" else "")
+    return "exited with code %s" % failure.returncode
+
+
+def at_least(version: str, minimum: str) -> bool:
+    """Whether dotted VERSION >= MINIMUM numerically."""
+    return version_tuple(version) >= version_tuple(minimum)

@@ -1,0 +1,1 @@
+"""CUDA layers of the verdict (filled in by the CUDA work)."""

@@ -1,0 +1,460 @@
+"""The layers of the verdict shared by MPS and CPU runs (the CUDA-only ones live in cuda.py)."""
+
+import math
+import re
+
+from mps_doctor.checks.context import (
+    GET_STARTED, PYTORCH_MPS_DOCS, Context, at_least, describe_failure, needs_interpreter,
+)
+from mps_doctor.checks.model import Remedy, Status, Outcome, failed, passed, skipped, warned
+from mps_doctor.checks.registry import check
+
+ROSETTA_DOCS = "https://developer.apple.com/documentation/apple-silicon/about-the-rosetta-translation-environment"
+HOSTED_RUNNER_DOCS = "https://docs.github.com/en/actions/using-github-hosted-runners/about-github-hosted-runners"
+# Tolerances of the parity layers. Tensor ops: float32 against a float64 reference, relative to the
+# reference's largest magnitude; the known MPS bugs (pytorch#109457, #118115) are off by O(1).
+OP_RTOL = 1e-3
+# Training step: gradients relative to the reference gradient's largest magnitude; 1e-2 leaves room for
+# TF32 convolutions, which CUDA enables by default (reference/performance.md section 3).
+GRAD_RTOL = 1e-2
+LOSS_RTOL = 1e-3
+
+
+@check("os.macos", "Operating system is macOS")
+def os_macos(ctx: Context) -> Outcome:
+    if ctx.is_mac:
+        return passed("macOS %s (%s)" % (ctx.host.macos_version or "?", ctx.host.macos_build or "build ?"))
+    has_gpu = bool(ctx.host.nvidia_smi and ctx.host.nvidia_smi.found)
+    alternative = "cuda" if has_gpu else "cpu"
+    return failed(
+        "this is %s: the MPS backend exists only on macOS" % ctx.host.system,
+        Remedy("--device mps was asked for on %s." % ctx.host.system,
+               "MPS is Apple's Metal backend; on this machine torch can use %s." %
+               ("the NVIDIA GPU (cuda)" if has_gpu else "the CPU"),
+               ("mps-doctor check --device %s" % alternative,), PYTORCH_MPS_DOCS, key="use-another-device"),
+    )
+
+
+@check("hardware.apple-silicon", "Mac has Apple Silicon")
+def hardware_apple_silicon(ctx: Context) -> Outcome:
+    if ctx.host.hw_arm64 is True:
+        return passed(ctx.host.cpu_brand or "Apple Silicon (hw.optional.arm64 = 1)")
+    if ctx.host.hw_arm64 is None:
+        return warned(
+            "could not read hw.optional.arm64; later layers decide",
+            Remedy("`sysctl -n hw.optional.arm64` gave no answer.", "Apple Silicon is needed for MPS.",
+                   ("sysctl -n hw.optional.arm64",), key="read-sysctl"),
+        )
+    last = "torch==%s torchvision==%s" % (ctx.releases.last_intel_torch, ctx.releases.last_intel_torchvision)
+    return failed(
+        "Intel Mac (%s): PyTorch's MPS backend needs Apple Silicon" % (ctx.host.cpu_brand or "x86_64"),
+        Remedy("This Mac has an Intel CPU.",
+               "Current PyTorch wheels use MPS on Apple Silicon only, and Intel-Mac wheels stopped at torch 2.2.2 "
+               "(PyTorch 2.2 release notes).",
+               ("mps-doctor check --device cpu", "%s -m pip install %s" % (ctx.python, last)),
+               "https://github.com/pytorch/pytorch/issues/114602", key="intel-mac"),
+    )
+
+
+@check("python.rosetta", "Python runs natively (arm64), not under Rosetta")
+def python_rosetta(ctx: Context) -> Outcome:
+    if not ctx.is_mac:
+        return skipped("not macOS")
+    broken = needs_interpreter(ctx)
+    if broken:
+        return broken
+    machine, translated = ctx.interp.machine, ctx.interp.proc_translated
+    if machine == "arm64" and translated != 1:
+        return passed("%s, not translated" % ctx.python_label())
+    # sysctl.proc_translated is 1 for a Rosetta-translated process (Apple, "About the Rosetta Translation
+    # Environment"); platform.machine() says x86_64 there even on Apple Silicon (Apple forum 659846).
+    if translated == 1 or (machine == "x86_64" and ctx.host.hw_arm64):
+        conda = ctx.interp.conda_subdir == "osx-64"
+        summary = "Python runs under Rosetta (x86_64) on an arm64 Mac" + (" (Intel conda, osx-64)" if conda else "")
+        remedy = rosetta_remedy(ctx, conda)
+        if ctx.device == "cpu":
+            return warned(summary, remedy, "torch still runs on the CPU here, but only up to torch 2.2.2")
+        return failed(summary, remedy, "platform.machine() = %s, sysctl.proc_translated = %s" % (machine, translated))
+    if machine == "x86_64":
+        return skipped("Intel Mac: Rosetta does not apply")
+    return warned(
+        "unexpected interpreter architecture %r" % machine,
+        Remedy("platform.machine() is %r." % machine, "MPS needs a native arm64 Python.",
+               ("%s -c 'import platform; print(platform.machine())'" % ctx.python,), key="check-arch"),
+    )
+
+
+def rosetta_remedy(ctx: Context, conda: bool) -> Remedy:
+    """Get a native arm64 Python: via an arm64 conda environment, or uv/Homebrew, then reinstall torch."""
+    release = ctx.install_release() or ctx.releases.current
+    torch_args = " ".join("'%s'" % a for a in release.pip_args())
+    if conda:
+        commands = (
+            "CONDA_SUBDIR=osx-arm64 conda create -y -n torch-arm64 python=3.12",
+            "conda activate torch-arm64",
+            "conda config --env --set subdir osx-arm64",
+            "python -m pip install %s" % torch_args,
+        )
+        problem = "This conda environment is osx-64 (Intel), so its Python runs under Rosetta."
+    else:
+        commands = (
+            "arch -arm64 /bin/zsh -l",
+            "uv python install 3.12",
+            "uv venv --python 3.12 .venv-arm64",
+            "uv pip install --python .venv-arm64/bin/python %s" % torch_args,
+        )
+        problem = "%s is an x86_64 program, translated by Rosetta." % ctx.target.python
+    return Remedy(
+        problem,
+        "An x86_64 Python gets x86_64 torch wheels, which stop at 2.2.2 and never use the Apple GPU. "
+        "A new environment is created beside the old one; nothing is deleted.",
+        commands, ROSETTA_DOCS, key="native-python-conda" if conda else "native-python",
+    )
+
+
+@check("macos.version", "macOS is new enough for this torch's MPS")
+def macos_version(ctx: Context) -> Outcome:
+    macos = ctx.macos()
+    if macos is None:
+        return warned(
+            "could not read the macOS version (sw_vers); later layers decide",
+            Remedy("`sw_vers` gave no answer.", "MPS needs a minimum macOS per torch release.",
+                   ("SYSTEM_VERSION_COMPAT=0 sw_vers",), key="read-sw-vers"),
+        )
+    if macos.startswith("10.16"):
+        return warned(
+            "macOS reports the compatibility version 10.16; the real version is unknown",
+            Remedy("sw_vers answered 10.16.", "Since macOS 11 that number hides the real version.",
+                   ("SYSTEM_VERSION_COMPAT=0 sw_vers -productVersion",), key="read-sw-vers"),
+        )
+    version = ctx.torch_version()
+    release, exact = ctx.releases.row_for(version) if version else (ctx.releases.current, True)
+    whose = "torch %s" % version if version else "current torch %s (not installed yet)" % ctx.releases.current.torch
+    if release is None:
+        return warned(
+            "%s is older than the release table (torch 1.12 introduced MPS)" % whose,
+            Remedy("torch %s predates MPS." % version, "MPS arrived in torch 1.12.", (ctx.pip_install(),), GET_STARTED,
+                   key="upgrade-torch"),
+        )
+    rule = release.label + ("" if exact else "; torch %s is newer than the table" % version)
+    if release.macos_min_mps is None:
+        if at_least(macos, "15.0"):
+            return passed("macOS %s; %s needs 14.0 or 15.0 (open question)" % (macos, whose), rule=rule)
+        return warned(
+            "macOS %s may be too old for %s: its MPS minimum is unknown (14.0 or 15.0)" % (macos, whose),
+            Remedy("The minimum macOS for torch %s's MPS is not settled in the sources." % release.torch,
+                   "A docs page for 2.15 says 15.0+, while the PR dropping macOS 14 was closed unmerged.",
+                   ("softwareupdate --list",), PYTORCH_MPS_DOCS, key="upgrade-macos"),
+            rule=rule,
+        )
+    if at_least(macos, release.macos_min_mps):
+        return passed("macOS %s >= %s, the MPS minimum for %s" % (macos, release.macos_min_mps, whose), rule=rule)
+    fallback = ctx.releases.newest_for_macos(macos, ctx.python_version)
+    commands = ["softwareupdate --list"]
+    if fallback is not None:
+        commands.append(ctx.pip_install(fallback))
+    return failed(
+        "macOS %s is too old for %s's MPS (needs %s+)" % (macos, whose, release.macos_min_mps),
+        Remedy(
+            "torch %s enables MPS only on macOS %s or newer; this Mac runs %s." % (release.torch, release.macos_min_mps, macos),
+            "torch still imports here, but torch.backends.mps.is_available() stays False; torch's own error message "
+            "often names the wrong minimum (pytorch#139425, #164943)." +
+            (" Either upgrade macOS, or pin torch %s, the newest whose MPS runs on macOS %s." % (fallback.torch, macos)
+             if fallback else " No torch release has MPS on this macOS: upgrade macOS."),
+            tuple(commands), PYTORCH_MPS_DOCS, key="upgrade-macos-or-pin",
+        ),
+        rule=rule,
+    )
+
+
+@check("python.version", "Python version is supported by torch")
+def python_version(ctx: Context) -> Outcome:
+    broken = needs_interpreter(ctx)
+    if broken:
+        return broken
+    py = ctx.python_version
+    label = "%d.%d" % py[:2]
+    version = ctx.torch_version()
+    if version:
+        release, exact = ctx.releases.row_for(version)
+        if release is None:
+            return passed("Python %s (torch %s is older than the release table)" % (label, version))
+        if release.supports_python(py):
+            return passed("Python %s is within torch %s's range %s" % (label, release.torch, release.python),
+                          rule=release.label)
+        remedy = python_remedy(ctx, "torch %s supports Python %s." % (release.torch, release.python))
+        if ctx.torch_imported():
+            return warned("Python %s is outside torch %s's supported range %s" % (label, release.torch, release.python),
+                          remedy, "torch imported anyway: an experimental or unofficial build", rule=release.label)
+        return failed("Python %s is not supported by torch %s (%s)" % (label, release.torch, release.python),
+                      remedy, rule=release.label)
+    current = ctx.releases.current
+    if current.supports_python(py):
+        return passed("Python %s is supported by current torch %s (%s)" % (label, current.torch, current.python),
+                      rule=current.label)
+    if ctx.releases.newest_for_python(py) is not None and py < (3, 10):
+        older = ctx.releases.newest_for_python(py)
+        return warned(
+            "Python %s only gets torch up to %s; current torch %s needs %s" % (label, older.torch, current.torch, current.python),
+            python_remedy(ctx, "Current torch supports Python %s." % current.python), rule=older.label,
+        )
+    return failed(
+        "Python %s is not supported by current torch %s (%s): pip will find no wheel" % (label, current.torch, current.python),
+        python_remedy(ctx, "Current torch supports Python %s." % current.python), rule=current.label,
+    )
+
+
+def python_remedy(ctx: Context, why: str) -> Remedy:
+    """Create an environment with a supported Python beside the current one."""
+    return Remedy(
+        "%s is outside the supported range." % ctx.python_label(), why + " A new environment is created beside the old one.",
+        ("uv python install 3.12", "uv venv --python 3.12 .venv-torch",
+         "uv pip install --python .venv-torch/bin/python %s" % " ".join("'%s'" % a for a in ctx.releases.current.pip_args())),
+        "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix", key="supported-python",
+    )
+
+
+# Import errors worth naming, first match wins: (pattern, diagnosis, remedy key).
+IMPORT_ERROR_RULES = (
+    (r"partially initialized module 'torch'|cannot import name .* from 'torch' \(unknown location\)",
+     "a local file or folder named `torch` shadows the installed package", "shadowed"),
+    (r"incompatible architecture|wrong architecture|mach-o file, but is an incompatible",
+     "the torch binaries are for another CPU architecture than this Python", "reinstall"),
+    (r"GLIBC_[\d.]+' not found", "this Linux's glibc is older than the torch build needs", "reinstall"),
+    (r"Library not loaded|image not found|cannot open shared object file|DLL load failed",
+     "a shared library of torch is missing or broken", "reinstall"),
+    (r"No module named '(?!torch')", "a dependency of torch is missing", "reinstall"),
+)
+
+
+@check("torch.import", "torch imports")
+def torch_import(ctx: Context) -> Outcome:
+    broken = needs_interpreter(ctx)
+    if broken:
+        return broken
+    failure = ctx.target.failure
+    if failure is not None and failure.stage == "torch":
+        what = describe_failure(failure)
+        hint = (" An Illegal instruction usually means a torch build for a newer CPU, or an x86_64 build under Rosetta."
+                if failure.signal == "SIGILL" else "")
+        return failed(
+            "`import torch` %s" % what,
+            Remedy("Importing torch in %s %s." % (ctx.target.python, what),
+                   "A crash or hang in the import leaves torch unusable." + hint,
+                   (ctx.pip_install(force=True),), GET_STARTED, key="reinstall-torch"),
+            *(("stderr: " + failure.stderr_tail,) if failure.stderr_tail else ()),
+        )
+    info = ctx.torch
+    if info is None:
+        return failed("torch facts are missing", Remedy("The probe did not report torch.", "Nothing can be checked.",
+                                                        (ctx.pip_install(),), key="install-torch"))
+    if not info.installed:
+        return failed(
+            "torch is not installed in %s" % ctx.target.python,
+            Remedy("There is no torch package for %s." % ctx.python_label(),
+                   "Install torch and torchvision as a matching pair.", (ctx.pip_install(),), GET_STARTED,
+                   key="install-torch"),
+        )
+    if info.import_error is not None:
+        error = info.import_error
+        text = "%s: %s" % (error.type, error.message)
+        diagnosis, key = "torch is installed but does not import", "reinstall"
+        for pattern, meaning, rule_key in IMPORT_ERROR_RULES:
+            if re.search(pattern, text):
+                diagnosis, key = meaning, rule_key
+                break
+        if key == "shadowed":
+            commands = ("ls -d torch torch.py", "cd ~ && %s -c 'import torch'" % ctx.python)
+            why = "Python imports the local `torch` from the current directory instead of the installed one."
+        else:
+            commands = (ctx.pip_install(force=True),)
+            why = "Reinstalling torch and torchvision as a matching pair restores a consistent install."
+        return failed(
+            "`import torch` fails: %s" % diagnosis,
+            Remedy(text.splitlines()[0][:300], why, commands, GET_STARTED, key="torch-" + key),
+            text, error.traceback,
+        )
+    return passed("torch %s imports (%.1f s)" % (info.version, info.import_seconds or 0.0))
+
+
+@check("torch.mps-built", "torch was built with MPS")
+def torch_mps_built(ctx: Context) -> Outcome:
+    if ctx.torch.mps_built:
+        return passed("torch.backends.mps.is_built() is True")
+    version = ctx.torch.version or "?"
+    release = ctx.install_release() or ctx.releases.current
+    reason = "this torch was built without MPS"
+    if "+" in version:
+        reason += " (a %s build, not the macOS arm64 wheel from PyPI)" % version.split("+", 1)[1]
+    return failed(
+        reason,
+        Remedy("torch %s reports torch.backends.mps.is_built() == False." % version,
+               "The default PyPI wheel for macOS arm64 is the MPS build; x86_64 wheels and custom builds have no MPS.",
+               (ctx.pip_install(release, force=True),), GET_STARTED, key="reinstall-torch-mps"),
+    )
+
+
+def hosted_runner(ctx: Context) -> bool:
+    """A GitHub-hosted runner: GitHub sets RUNNER_ENVIRONMENT=github-hosted, and ImageOS on hosted images."""
+    env = ctx.host.env
+    return env.get("GITHUB_ACTIONS") == "true" and (
+        env.get("RUNNER_ENVIRONMENT") == "github-hosted" or bool(env.get("ImageOS")))
+
+
+@check("torch.mps-available", "MPS is available")
+def torch_mps_available(ctx: Context) -> Outcome:
+    in_vm = ctx.host.vmm_present is True
+    if ctx.torch.mps_available:
+        if in_vm or hosted_runner(ctx):
+            return warned(
+                "MPS reports available, but inside a virtual machine%s" % (" (GitHub-hosted runner)" if hosted_runner(ctx) else ""),
+                Remedy("kern.hv_vmm_present = 1.",
+                       "GitHub documents MPS as unsupported under Apple's Virtualization Framework, and hosted runners "
+                       "have reported MPS available and then failed or returned wrong numbers (pytorch#125197).",
+                       ("mps-doctor check --device cpu",), HOSTED_RUNNER_DOCS, key="vm-mps"),
+            )
+        return passed("torch.backends.mps.is_available() is True" +
+                      (" (%s)" % ctx.torch.mps_name if ctx.torch.mps_name else ""))
+    if in_vm or hosted_runner(ctx):
+        return failed(
+            "MPS is not available inside a virtual machine%s" % (" (GitHub-hosted runner)" if hosted_runner(ctx) else ""),
+            Remedy("MPS is built but unavailable, and kern.hv_vmm_present = 1.",
+                   "Apple's Virtualization Framework exposes no MPS device (GitHub runner docs: 'Metal Performance "
+                   "Shaders (MPS) are not supported'). Use the CPU in CI, or a bare-metal Mac.",
+                   ("mps-doctor check --device cpu",), HOSTED_RUNNER_DOCS, key="vm-mps"),
+        )
+    return failed(
+        "MPS is built but not available, on a new enough macOS",
+        Remedy("torch.backends.mps.is_available() is False although the OS and build are right.",
+               "Usual causes: a sandbox (an agent or app sandbox), an SSH or headless session without GPU access, or no "
+               "Metal device (pytorch#177819, openai/codex#10199). Run outside the sandbox and check Metal support.",
+               ("system_profiler SPDisplaysDataType",
+                "%s -c 'import torch; torch.ones(1, device=\"mps\")'" % ctx.python),
+               PYTORCH_MPS_DOCS, key="mps-unavailable"),
+    )
+
+
+def within(comparison, rtol: float) -> bool:
+    """Whether a Comparison is finite and its error is within RTOL of its reference's magnitude."""
+    if not comparison.finite or comparison.max_abs_err is None:
+        return False
+    return comparison.max_abs_err <= rtol * max(comparison.max_abs_ref, 1e-12)
+
+
+def stage_failure(ctx: Context, stage: str):
+    """An Outcome for a child that died during STAGE, else None."""
+    failure = ctx.target.failure
+    if failure is None or failure.stage != stage:
+        return None
+    what = describe_failure(failure)
+    return failed(
+        "the %s run on %s %s" % (stage, ctx.device, what),
+        Remedy("The %s stage on %s %s." % (stage, ctx.device, what),
+               "A device that crashes or hangs on small tensor work is not usable for training.",
+               ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="device-crash"),
+        *(("stderr: " + failure.stderr_tail,) if failure.stderr_tail else ()),
+    )
+
+
+@check("device.parity", "A tensor operation on the device matches the CPU")
+def device_parity(ctx: Context) -> Outcome:
+    crashed = stage_failure(ctx, "parity")
+    if crashed:
+        return crashed
+    parity = ctx.target.parity
+    if parity is None:
+        return Outcome(Status.ERROR, "no parity facts were recorded for %s" % ctx.device)
+    if parity.error is not None:
+        text = "%s: %s" % (parity.error.type, parity.error.message)
+        return failed(
+            "tensor work on %s raised %s" % (ctx.device, parity.error.type),
+            Remedy(text.splitlines()[0][:300], "A device that cannot run a small matmul cannot train.",
+                   ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="device-error"),
+            text,
+        )
+    details = tuple("%s: max |err| %.3g vs max |ref| %.3g (tolerance %.0e relative)" %
+                    (op.name, op.max_abs_err if op.max_abs_err is not None else float("nan"), op.max_abs_ref, OP_RTOL)
+                    for op in parity.ops)
+    wrong = [op.name for op in parity.ops if not within(op, OP_RTOL)]
+    if not parity.ops:
+        return Outcome(Status.ERROR, "the parity probe reported no operations")
+    if wrong:
+        return failed(
+            "%s gives wrong results on %s: %s" % ("an operation" if len(wrong) == 1 else "operations", ctx.device, ", ".join(wrong)),
+            Remedy("Results on %s differ from a float64 CPU reference beyond the tolerance." % ctx.device,
+                   "Silent correctness bugs of this kind shipped in torch releases (pytorch#109457, #118115) and in "
+                   "virtualized GPUs (actions/runner-images#14380). Upgrade torch and macOS; until then train on the CPU.",
+                   (ctx.pip_install(), "mps-doctor check --device cpu"), PYTORCH_MPS_DOCS, key="device-wrong-results"),
+            *details,
+        )
+    return passed("%d operations on %s match a float64 CPU reference" % (len(parity.ops), ctx.device), *details)
+
+
+@check("device.smoke", "A training step of the MNIST network works on the device")
+def device_smoke(ctx: Context) -> Outcome:
+    if ctx.options.quick:
+        return skipped("skipped: --quick")
+    crashed = stage_failure(ctx, "smoke")
+    if crashed:
+        return crashed
+    smoke = ctx.target.smoke
+    if smoke is None:
+        return Outcome(Status.ERROR, "no smoke facts were recorded for %s" % ctx.device)
+    on = "on the CPU (the target device is the CPU)" if smoke.device == "cpu" else "on %s" % smoke.device
+    if smoke.error is not None:
+        text = "%s: %s" % (smoke.error.type, smoke.error.message)
+        return failed(
+            "training %s raised %s" % (on, smoke.error.type),
+            Remedy(text.splitlines()[0][:300], "The MNIST network of pytorch/examples could not train here.",
+                   ("export PYTORCH_ENABLE_MPS_FALLBACK=1",) if "not currently implemented" in text else
+                   ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="smoke-error"),
+            text, smoke.error.traceback,
+        )
+    details = [
+        "reference: %s; loss tolerance %.0e, gradient tolerance %.0e (relative to the reference's largest value)"
+        % (smoke.reference, LOSS_RTOL, GRAD_RTOL),
+    ]
+    if smoke.loss_parity is not None:
+        details.append("loss: reference %.6g, |diff| %.3g" % (
+            smoke.loss_parity.max_abs_ref, smoke.loss_parity.max_abs_err if smoke.loss_parity.max_abs_err is not None else float("nan")))
+    details += ["grad %s: max |diff| %.3g vs max |ref| %.3g" % (g.name, g.max_abs_err or float("nan"), g.max_abs_ref)
+                for g in smoke.grad_parity]
+    details.append("timing: cold first step %.1f ms, warm %.1f ms/step over %d steps of batch %d" % (
+        smoke.cold_step_ms or float("nan"), smoke.warm_step_ms or float("nan"), smoke.steps, smoke.batch))
+    mismatched = [g.name for g in smoke.grad_parity if not within(g, GRAD_RTOL)]
+    loss_ok = smoke.loss_parity is not None and within(smoke.loss_parity, LOSS_RTOL)
+    if not loss_ok or mismatched or not smoke.grad_parity:
+        what = "loss" if not loss_ok else "gradients of " + ", ".join(mismatched)
+        return failed(
+            "one training step %s disagrees with the %s reference: %s" % (on, smoke.reference, what),
+            Remedy("The same step (same weights, same batch, dropout off) gave different numbers %s." % on,
+                   "Wrong gradients train a wrong model without any error message (pytorch#118115, "
+                   "actions/runner-images#14380).",
+                   (ctx.pip_install(), "mps-doctor check --device cpu"), PYTORCH_MPS_DOCS, key="smoke-mismatch"),
+            *details,
+        )
+    before, after = smoke.loss_before, smoke.loss_after
+    if before is None or after is None or not math.isfinite(after) or after >= before:
+        return failed(
+            "the loss did not fall %s (%s -> %s)" % (on, fmt(before), fmt(after)),
+            Remedy("Training %d steps left the loss at %s from %s." % (smoke.steps, fmt(after), fmt(before)),
+                   "On real MNIST digits a few Adadelta steps always lower the loss; this device does not train.",
+                   ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="smoke-no-learning"),
+            *details,
+        )
+    summary = "trained %d steps %s: loss %.3f -> %.3f, %.1f ms/step warm" % (
+        smoke.steps, on, before, after, smoke.warm_step_ms or float("nan"))
+    if smoke.fallback_warnings:
+        return warned(
+            summary + ", but ops fell back to the CPU",
+            Remedy("PYTORCH_ENABLE_MPS_FALLBACK=%s moved ops to the CPU: %s" % (smoke.fallback_env, smoke.fallback_warnings[0][:200]),
+                   "Fallback ops run on the CPU, silently slower.", ("unset PYTORCH_ENABLE_MPS_FALLBACK",),
+                   PYTORCH_MPS_DOCS, key="mps-fallback"),
+            *details,
+        )
+    return passed(summary, *details)
+
+
+def fmt(value) -> str:
+    """A loss for a message."""
+    return "unknown" if value is None else "%.3f" % value

@@ -1,0 +1,81 @@
+"""Result types of the checks: closed statuses, remedies as data, immutable results."""
+
+import enum
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+
+class Status(str, enum.Enum):
+    """The closed set of check outcomes."""
+
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+    SKIP = "skip"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """What is wrong, why it matters, the exact commands, and where to read more."""
+
+    problem: str
+    why: str
+    commands: Tuple[str, ...] = ()
+    link: Optional[str] = None
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check function returns; the runner adds the id, title and layer."""
+
+    status: Status
+    summary: str
+    details: Tuple[str, ...] = ()
+    remedy: Optional[Remedy] = None
+    rule: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check's result in a report."""
+
+    id: str
+    title: str
+    layer: Optional[int]
+    status: Status
+    summary: str
+    details: Tuple[str, ...] = ()
+    remedy: Optional[Remedy] = None
+    rule: Optional[str] = None
+
+
+def passed(summary: str, *details: str, rule: Optional[str] = None) -> Outcome:
+    """A pass outcome."""
+    return Outcome(Status.PASS, summary, tuple(details), rule=rule)
+
+
+def skipped(summary: str, *details: str) -> Outcome:
+    """A skip outcome: the check does not apply here."""
+    return Outcome(Status.SKIP, summary, tuple(details))
+
+
+def failed(summary: str, remedy: Remedy, *details: str, rule: Optional[str] = None) -> Outcome:
+    """A fail outcome; a failure always carries a remedy."""
+    return Outcome(Status.FAIL, summary, tuple(details), remedy, rule)
+
+
+def warned(summary: str, remedy: Remedy, *details: str, rule: Optional[str] = None) -> Outcome:
+    """A warn outcome; a warning always carries a remedy."""
+    return Outcome(Status.WARN, summary, tuple(details), remedy, rule)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Run options that checks may read: the resolved device and what the user asked for."""
+
+    device: str
+    requested_device: str = "auto"
+    quick: bool = False
+    extra: Tuple[Tuple[str, str], ...] = field(default=())

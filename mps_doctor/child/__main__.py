@@ -1,0 +1,14 @@
+# Entry point of the probe child, run by the *target* interpreter as `python <this folder> MODE OPTIONS_JSON`.
+# This file must parse on any Python, so that an interpreter too old for the rest answers with a fact.
+import sys
+
+MARK = "@@mps-doctor "
+
+if sys.version_info < (3, 7):
+    sys.stdout.write(MARK + '{"event": "result", "stage": "interpreter", "data": {"too_old": true, "version": %s}}\n'
+                     % (list(sys.version_info[:3]),))
+    sys.exit(0)
+
+import mpsd_main  # noqa: E402
+
+mpsd_main.main(sys.argv[1:])

@@ -1,0 +1,183 @@
+"""The click CLI: parse options, call the library, render, exit with a documented code. No check logic here."""
+
+import json
+import os
+import sys
+
+import click
+
+from mps_doctor import __version__, exit_codes
+from mps_doctor.errors import DoctorError, ReportFormatError, UsageError
+
+DEVICES = ("auto", "mps", "cpu", "cuda")
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def fail(error: DoctorError) -> "NoReturn":  # noqa: F821
+    """Print ERROR as one line on stderr and exit with its code."""
+    click.echo("mps-doctor: error: %s" % error, err=True)
+    sys.exit(error.exit_code)
+
+
+def use_color(no_color: bool) -> bool:
+    """Colour only on a terminal, and never with --no-color or NO_COLOR (https://no-color.org)."""
+    if no_color or "NO_COLOR" in os.environ:
+        return False
+    return sys.stdout.isatty()
+
+
+def write_output(text: str, output) -> None:
+    """TEXT to stdout, or atomically to OUTPUT (a partial file never replaces an existing one)."""
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    path = os.path.abspath(output)
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        raise UsageError("--output %s: folder %s does not exist" % (output, folder))
+    temporary = "%s.tmp-%d" % (path, os.getpid())
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise UsageError("--output %s: %s" % (output, exc.strerror or exc))
+
+
+def load_report(path: str):
+    """(facts, options) from a saved JSON report; every problem is a one-line ReportFormatError."""
+    from mps_doctor.report import facts_from_report
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            doc = json.load(handle)
+    except FileNotFoundError:
+        raise ReportFormatError("--from %s: no such file" % path)
+    except IsADirectoryError:
+        raise ReportFormatError("--from %s: is a directory" % path)
+    except UnicodeDecodeError:
+        raise ReportFormatError("--from %s: not a text file" % path)
+    except ValueError as exc:
+        raise ReportFormatError("--from %s: not JSON (%s)" % (path, exc))
+    except OSError as exc:
+        raise ReportFormatError("--from %s: %s" % (path, exc.strerror or exc))
+    try:
+        return facts_from_report(doc)
+    except ReportFormatError as exc:
+        raise ReportFormatError("--from %s: %s" % (path, exc))
+
+
+@click.group(context_settings=CONTEXT, epilog=exit_codes.help_text())
+@click.version_option(__version__, "-V", "--version", prog_name="mps-doctor", message="%(prog)s %(version)s")
+def main() -> None:
+    """Diagnose PyTorch on Apple Silicon (MPS), CUDA and the CPU, and print the exact fix."""
+
+
+@main.command(context_settings=CONTEXT, epilog=exit_codes.help_text())
+@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
+              help="Device to diagnose: auto is mps on macOS, cuda where torch sees a GPU, else cpu.")
+@click.option("--python", "python", metavar="PATH", help="Diagnose this interpreter (e.g. .venv/bin/python) "
+              "instead of the one running mps-doctor.")
+@click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text", show_default=True)
+@click.option("--output", "-o", metavar="FILE", help="Write the report to FILE instead of stdout.")
+@click.option("--from", "from_report", metavar="REPORT.json", help="Re-run every check on a saved JSON report's "
+              "facts, without probing this machine.")
+@click.option("--quick", is_flag=True, help="Skip the training smoke step (layer 10).")
+@click.option("--strict", is_flag=True, help="Warnings make the exit code 1 too.")
+@click.option("--timeout", type=click.FloatRange(1, 3600), default=180.0, show_default=True,
+              help="Seconds the target interpreter may take (torch import, parity and smoke).")
+@click.option("-v", "--verbose", is_flag=True, help="Show details, reasons and the data rows used.")
+@click.option("--no-color", is_flag=True, help="No colour (also NO_COLOR, or when stdout is not a terminal).")
+@click.option("--no-redact", is_flag=True, help="Keep the home folder and user name in --format markdown.")
+@click.pass_context
+def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout, verbose, no_color, no_redact):
+    """Check whether PyTorch can train on the device from this Python, layer by layer."""
+    from mps_doctor.checks.model import Options
+
+    try:
+        if from_report:
+            if python:
+                raise UsageError("--from and --python cannot be combined: a report's facts are not re-probed")
+            facts, saved = load_report(from_report)
+            if ctx.get_parameter_source("device").name == "DEFAULT":
+                device = saved.get("requested_device", saved.get("device", "auto"))
+            if ctx.get_parameter_source("quick").name == "DEFAULT":
+                quick = bool(saved.get("quick", False))
+        else:
+            from mps_doctor.probe.collect import collect_facts
+            from mps_doctor.probe.target import this_python
+
+            facts = collect_facts(python or this_python(), device, smoke=not quick, timeout=timeout)
+        report = build_report(facts, Options(device=device, requested_device=device, quick=quick))
+        write_output(render(report, fmt, verbose, use_color(no_color) and output is None, not no_redact), output)
+    except DoctorError as error:
+        fail(error)
+    sys.exit(report.exit_code(strict))
+
+
+def build_report(facts, options):
+    """Run the checks (kept apart so that tests and other commands share it)."""
+    from mps_doctor.report import run_checks
+
+    return run_checks(facts, options)
+
+
+def render(report, fmt: str, verbose: bool, color: bool, redacted: bool) -> str:
+    """The report in FMT."""
+    if fmt == "json":
+        from mps_doctor.report import report_to_dict
+
+        return json.dumps(report_to_dict(report), indent=2) + "\n"
+    if fmt == "markdown":
+        from mps_doctor.render.markdown import render_markdown
+
+        return render_markdown(report, redacted=redacted)
+    from mps_doctor.render.text import render_text
+
+    return render_text(report, verbose=verbose, color=color, unicode=stdout_is_unicode())
+
+
+def stdout_is_unicode() -> bool:
+    """Whether stdout can print the check marks."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return encoding in ("utf8", "utf16", "utf32")
+
+
+@main.command("list-checks", context_settings=CONTEXT)
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+def list_checks(fmt):
+    """List every check id, its title, and the layers it belongs to per device."""
+    from mps_doctor.checks.registry import CPU_LAYERS, CUDA_LAYERS, MPS_LAYERS, all_checks
+
+    rows = []
+    for spec in all_checks():
+        where = [name for name, layers in (("mps", MPS_LAYERS), ("cuda", CUDA_LAYERS), ("cpu", CPU_LAYERS))
+                 if spec.id in layers]
+        rows.append({"id": spec.id, "title": spec.title,
+                     "layers": {name: layers.index(spec.id) + 1 for name, layers in
+                                (("mps", MPS_LAYERS), ("cuda", CUDA_LAYERS), ("cpu", CPU_LAYERS)) if spec.id in layers},
+                     "kind": "advisory" if spec.advisory else "layer"})
+        del where
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    width = max(len(r["id"]) for r in rows)
+    for row in rows:
+        where = ", ".join("%s %d" % item for item in row["layers"].items()) or "advisory"
+        click.echo("%-*s  %-16s  %s" % (width, row["id"], where, row["title"]))
+
+
+def run() -> None:
+    """Console-script entry: any unexpected exception is exit 3 with one line, never a traceback."""
+    try:
+        main(standalone_mode=True)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        click.echo("mps-doctor: interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # the doctor itself failed
+        click.echo("mps-doctor: internal error: %s: %s (please report it)" % (type(exc).__name__, exc), err=True)
+        sys.exit(exit_codes.DOCTOR_FAILED)

@@ -1,0 +1,244 @@
+"""Typed, immutable facts about the host and the target interpreter, and their JSON form.
+
+Only the probes create facts from a machine; everything downstream (checks, remedies, renderers) reads
+them. `None` always means "unknown", never "no".
+"""
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Tuple
+
+from mps_doctor.errors import ReportFormatError
+
+Env = Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    """An exception seen in the target interpreter."""
+
+    type: str
+    message: str
+    traceback: str = ""
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """The target Python, as it describes itself (stdlib only)."""
+
+    version: Tuple[int, ...]
+    implementation: Optional[str] = None
+    executable: Optional[str] = None
+    executable_realpath: Optional[str] = None
+    prefix: Optional[str] = None
+    base_prefix: Optional[str] = None
+    machine: Optional[str] = None
+    sys_platform: Optional[str] = None
+    mac_ver: Optional[str] = None
+    pointer_bits: Optional[int] = None
+    proc_translated: Optional[int] = None
+    pyvenv_cfg: Optional[Mapping[str, str]] = None
+    conda_meta: bool = False
+    conda_subdir: Optional[str] = None
+    externally_managed: bool = False
+    too_old: bool = False
+
+
+@dataclass(frozen=True)
+class CudaDevice:
+    """One visible CUDA device."""
+
+    index: int
+    name: str
+    capability: Tuple[int, ...]
+    total_memory: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class TorchInfo:
+    """torch as the target interpreter sees it; `installed` False means no torch package was found."""
+
+    installed: bool
+    version: Optional[str] = None
+    file: Optional[str] = None
+    import_seconds: Optional[float] = None
+    import_error: Optional[ErrorInfo] = None
+    num_threads: Optional[int] = None
+    mps_built: Optional[bool] = None
+    mps_available: Optional[bool] = None
+    mps_name: Optional[str] = None
+    mps_core_count: Optional[int] = None
+    mps_recommended_max_memory: Optional[int] = None
+    cuda_version: Optional[str] = None
+    cuda_available: Optional[bool] = None
+    cuda_arch_list: Tuple[str, ...] = ()
+    cuda_devices: Tuple[CudaDevice, ...] = ()
+    packages: Mapping[str, Optional[str]] = dataclasses.field(default_factory=dict)
+    warnings: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A device result against its reference: max absolute error and the reference's magnitude."""
+
+    name: str
+    finite: bool
+    max_abs_err: Optional[float]
+    max_abs_ref: float
+
+
+@dataclass(frozen=True)
+class Parity:
+    """Tensor operations known to have gone silently wrong on accelerators, compared with a CPU float64 reference."""
+
+    device: str
+    ops: Tuple[Comparison, ...] = ()
+    error: Optional[ErrorInfo] = None
+
+
+@dataclass(frozen=True)
+class Smoke:
+    """A few real training steps of the MNIST network on the device."""
+
+    device: str
+    steps: int = 0
+    batch: int = 0
+    reference: Optional[str] = None
+    loss_parity: Optional[Comparison] = None
+    grad_parity: Tuple[Comparison, ...] = ()
+    loss_before: Optional[float] = None
+    loss_after: Optional[float] = None
+    cold_step_ms: Optional[float] = None
+    warm_step_ms: Optional[float] = None
+    fallback_env: Optional[str] = None
+    warnings: Tuple[str, ...] = ()
+    fallback_warnings: Tuple[str, ...] = ()
+    error: Optional[ErrorInfo] = None
+
+
+@dataclass(frozen=True)
+class ProbeFailure:
+    """The target interpreter stopped answering: it crashed, hung, or printed nothing we understand."""
+
+    stage: str
+    kind: str  # "crash" | "timeout" | "no-answer"
+    returncode: Optional[int] = None
+    signal: Optional[str] = None
+    stderr_tail: str = ""
+    timeout_seconds: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class Target:
+    """Everything the child probe reported, stage by stage; a stage that never answered is None."""
+
+    python: str
+    device: str
+    interpreter: Optional[Interpreter] = None
+    torch: Optional[TorchInfo] = None
+    parity: Optional[Parity] = None
+    smoke: Optional[Smoke] = None
+    failure: Optional[ProbeFailure] = None
+    stages_requested: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NvidiaSmi:
+    """`nvidia-smi` as the host sees it: the driver version and the CUDA version it supports."""
+
+    found: bool
+    driver_version: Optional[str] = None
+    cuda_version: Optional[str] = None
+    gpus: Tuple[str, ...] = ()
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Host:
+    """Facts about the machine, read in the doctor process (platform, sysctl, sw_vers, psutil, distro)."""
+
+    system: str
+    release: Optional[str] = None
+    doctor_machine: Optional[str] = None
+    macos_version: Optional[str] = None
+    macos_build: Optional[str] = None
+    hw_arm64: Optional[bool] = None
+    vmm_present: Optional[bool] = None
+    cpu_brand: Optional[str] = None
+    memory_bytes: Optional[int] = None
+    linux_distro: Optional[Mapping[str, str]] = None
+    brew_prefixes: Tuple[str, ...] = ()
+    nvidia_smi: Optional[NvidiaSmi] = None
+    env: Env = dataclasses.field(default_factory=dict)
+    home: Optional[str] = None
+    user: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Facts:
+    """All facts of one run: what the checks are a pure function of."""
+
+    host: Host
+    target: Target
+
+
+def to_jsonable(value: Any) -> Any:
+    """Facts (or any part of them) as plain JSON types."""
+    if dataclasses.is_dataclass(value):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+def from_jsonable(cls: Any, data: Any, path: str = "facts") -> Any:
+    """Rebuild CLS from its JSON form; raise ReportFormatError naming the first bad path."""
+    origin = typing.get_origin(cls) if hasattr(typing, "get_origin") else getattr(cls, "__origin__", None)
+    args = getattr(cls, "__args__", ()) or ()
+    if cls is Any:
+        return data
+    if origin is typing.Union:
+        if data is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return from_jsonable(inner[0], data, path)
+    if dataclasses.is_dataclass(cls):
+        if not isinstance(data, dict):
+            raise ReportFormatError("%s: expected an object" % path)
+        hints = typing.get_type_hints(cls)
+        kwargs = {}
+        for field in dataclasses.fields(cls):
+            if field.name in data:
+                kwargs[field.name] = from_jsonable(hints[field.name], data[field.name], path + "." + field.name)
+            elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+                raise ReportFormatError("%s: missing field %r" % (path, field.name))
+        return cls(**kwargs)
+    if origin in (tuple, Tuple):
+        if not isinstance(data, list):
+            raise ReportFormatError("%s: expected a list" % path)
+        item = args[0] if args else Any
+        return tuple(from_jsonable(item, v, "%s[%d]" % (path, i)) for i, v in enumerate(data))
+    if origin in (dict, Mapping) or origin is getattr(typing, "Mapping", None) or _is_mapping_origin(origin):
+        if not isinstance(data, dict):
+            raise ReportFormatError("%s: expected an object" % path)
+        value_type = args[1] if len(args) > 1 else Any
+        return types.MappingProxyType({str(k): from_jsonable(value_type, v, path + "." + str(k)) for k, v in data.items()})
+    if cls is float:
+        if isinstance(data, bool) or not isinstance(data, (int, float)):
+            raise ReportFormatError("%s: expected a number" % path)
+        return float(data)
+    if cls in (int, str, bool):
+        if not isinstance(data, cls) or (cls is int and isinstance(data, bool)):
+            raise ReportFormatError("%s: expected %s" % (path, cls.__name__))
+        return data
+    raise ReportFormatError("%s: unsupported type %r" % (path, cls))
+
+
+def _is_mapping_origin(origin: Any) -> bool:
+    import collections.abc
+
+    return origin is collections.abc.Mapping

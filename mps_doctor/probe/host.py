@@ -1,0 +1,148 @@
+"""The host probe: what the machine is, read in the doctor process. Parsers take recorded text."""
+
+import os
+import platform
+import re
+import shutil
+from typing import Callable, Mapping, Optional, Tuple
+
+from mps_doctor.facts import Host, NvidiaSmi
+from mps_doctor.probe.runner import Runner, run_command
+
+# Environment variables that change how torch, conda, CI or the shell behave; recorded so that a saved
+# report can be re-diagnosed elsewhere. Nothing else from the environment is kept.
+ENV_PREFIXES = ("PYTORCH_", "CONDA_", "UV_", "PYENV_", "RUNNER_")
+ENV_NAMES = (
+    "CUDA_VISIBLE_DEVICES", "VIRTUAL_ENV", "SHELL", "SYSTEM_VERSION_COMPAT", "HOMEBREW_PREFIX", "TERM_PROGRAM",
+    "CI", "GITHUB_ACTIONS", "ImageOS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD",
+    "TEAMCITY_VERSION", "TRAVIS", "APPVEYOR", "BITBUCKET_BUILD_NUMBER", "CODEBUILD_BUILD_ID", "DRONE",
+    "MPS_DOCTOR_SANDBOX", "APP_SANDBOX_CONTAINER_ID", "CODEX_SANDBOX",
+)
+# Homebrew's default prefixes: /opt/homebrew on Apple Silicon, /usr/local on Intel (Homebrew docs/Installation.md).
+BREW_PREFIXES = ("/opt/homebrew", "/usr/local")
+
+
+def relevant_env(environ: Mapping[str, str]) -> dict:
+    """The subset of ENVIRON that diagnoses depend on."""
+    return {k: v for k, v in sorted(environ.items()) if k in ENV_NAMES or k.startswith(ENV_PREFIXES)}
+
+
+def parse_sw_vers(text: str) -> Tuple[Optional[str], Optional[str]]:
+    """(ProductVersion, BuildVersion) from `sw_vers` output."""
+    fields = dict(re.findall(r"^(\w+):\s*(\S.*?)\s*$", text, flags=re.M))
+    return fields.get("ProductVersion"), fields.get("BuildVersion")
+
+
+def normalize_macos_version(version: Optional[str], build: Optional[str]) -> Optional[str]:
+    """The real macOS version: a 16.x that comes with a 25x build is macOS 26 (cpython#135675)."""
+    if not version:
+        return None
+    major, _, rest = version.partition(".")
+    if major == "16" and build and build.startswith("25"):
+        return "26" + ("." + rest if rest else "")
+    return version
+
+
+def parse_sysctl(result) -> Optional[str]:
+    """The value of one `sysctl -n KEY`; '' when the key does not exist; None when sysctl could not run."""
+    if result.returncode is None:
+        return None
+    if result.returncode != 0:
+        return "" if "unknown oid" in result.stderr or "No such file" in result.stderr else None
+    return result.stdout.strip()
+
+
+def sysctl_flag(value: Optional[str]) -> Optional[bool]:
+    """A 0/1 sysctl as a bool; a missing key ('') is False, an unreadable one (None) unknown."""
+    if value is None:
+        return None
+    if value == "":
+        return False
+    return value.strip() == "1"
+
+
+def parse_nvidia_smi(header: str, listing: str) -> NvidiaSmi:
+    """Driver and supported CUDA version from `nvidia-smi`, GPU names from `nvidia-smi -L`."""
+    driver = re.search(r"Driver Version:\s*([\d.]+)", header)
+    cuda = re.search(r"CUDA Version:\s*([\d.]+)", header)
+    gpus = tuple(m.group(1).strip() for m in re.finditer(r"^GPU \d+:\s*(.+?)\s*(?:\(UUID:.*)?$", listing, flags=re.M))
+    return NvidiaSmi(found=True, driver_version=driver.group(1) if driver else None,
+                     cuda_version=cuda.group(1) if cuda else None, gpus=gpus)
+
+
+def probe_nvidia_smi(run: Runner, which: Callable[[str], Optional[str]]) -> Optional[NvidiaSmi]:
+    """nvidia-smi facts, NvidiaSmi(found=False) when the command is absent."""
+    if which("nvidia-smi") is None:
+        return NvidiaSmi(found=False)
+    header = run(["nvidia-smi"], timeout=15)
+    if not header.ok:
+        return NvidiaSmi(found=True, error=(header.error or header.stderr.strip() or header.stdout.strip())[:300])
+    listing = run(["nvidia-smi", "-L"], timeout=15)
+    return parse_nvidia_smi(header.stdout, listing.stdout if listing.ok else "")
+
+
+def collect_host(
+    run: Runner = run_command,
+    environ: Optional[Mapping[str, str]] = None,
+    system: Optional[str] = None,
+    which: Callable[[str], Optional[str]] = shutil.which,
+    path_exists: Callable[[str], bool] = os.path.exists,
+) -> Host:
+    """Probe the host; every argument can be injected, and given facts are never re-read from the machine."""
+    environ = os.environ if environ is None else environ
+    system = system or platform.system()
+    common = dict(
+        system=system, release=platform.release(), doctor_machine=platform.machine(),
+        env=relevant_env(environ), home=os.path.expanduser("~"), user=environ.get("USER") or environ.get("USERNAME"),
+        memory_bytes=memory_total(),
+    )
+    if system == "Darwin":
+        return collect_macos(run, path_exists, common)
+    if system == "Linux":
+        return Host(linux_distro=linux_distro(), nvidia_smi=probe_nvidia_smi(run, which), **common)
+    return Host(**common)
+
+
+def collect_macos(run: Runner, path_exists: Callable[[str], bool], common: dict) -> Host:
+    """macOS facts from sw_vers and sysctl."""
+    # SYSTEM_VERSION_COMPAT=0 makes sw_vers report 11+ instead of the 10.16 compatibility version (packaging tags.py).
+    sw = run(["sw_vers"], env={"SYSTEM_VERSION_COMPAT": "0"})
+    version, build = parse_sw_vers(sw.stdout) if sw.ok else (None, None)
+
+    def sysctl(key: str) -> Optional[str]:
+        return parse_sysctl(run(["sysctl", "-n", key]))
+
+    memsize = sysctl("hw.memsize")
+    common = dict(common)
+    if memsize and memsize.isdigit():
+        common["memory_bytes"] = int(memsize)
+    return Host(
+        macos_version=normalize_macos_version(version, build),
+        macos_build=build,
+        # hw.optional.arm64 answers 1 on Apple Silicon even to an x86_64 process (CMake MR 5291).
+        hw_arm64=sysctl_flag(sysctl("hw.optional.arm64")),
+        # kern.hv_vmm_present is 1 inside a virtual machine (Apple corecrypto cc_is_vmm_present).
+        vmm_present=sysctl_flag(sysctl("kern.hv_vmm_present")),
+        cpu_brand=sysctl("machdep.cpu.brand_string") or None,
+        brew_prefixes=tuple(p for p in BREW_PREFIXES if path_exists(os.path.join(p, "bin", "brew"))),
+        **common,
+    )
+
+
+def memory_total() -> Optional[int]:
+    """Total physical memory in bytes via psutil, or None."""
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().total)
+    except Exception:
+        return None
+
+
+def linux_distro() -> Optional[dict]:
+    """id, version and name of the Linux distribution (distro package), or None when it cannot be read."""
+    try:
+        import distro
+    except ImportError:
+        return None
+    return {"id": distro.id(), "version": distro.version(), "name": distro.name(pretty=True)}

@@ -1,0 +1,193 @@
+"""The target probe: run the child script under the target interpreter and turn what it said into facts.
+
+A crash, a hang, a segfault or an `Illegal instruction` in the child becomes a ProbeFailure naming the
+stage it happened in; only input that is not a Python at all is a usage error.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from mps_doctor.errors import TargetPythonError
+from mps_doctor.facts import (
+    Comparison, CudaDevice, ErrorInfo, Interpreter, Parity, ProbeFailure, Smoke, Target, TorchInfo, from_jsonable,
+)
+from mps_doctor.probe.runner import command_env
+
+CHILD_DIR = Path(__file__).resolve().parent.parent / "child"
+DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "mnist"
+MARK = "@@mps-doctor "
+
+
+def validate_python(path: str) -> str:
+    """PATH as an absolute path to an executable file; raise TargetPythonError with a one-line reason."""
+    candidate = Path(path).expanduser()
+    if not candidate.exists():
+        raise TargetPythonError("--python %s: no such file" % path)
+    if candidate.is_dir():
+        raise TargetPythonError("--python %s: is a directory, not a Python executable" % path)
+    if not os.access(str(candidate), os.X_OK):
+        raise TargetPythonError("--python %s: not executable" % path)
+    return str(candidate.absolute())
+
+
+class ChildRun:
+    """A running probe child; `wait()` returns its stages as parsed JSON and how it ended."""
+
+    def __init__(self, argv: List[str], timeout: float):
+        self.argv, self.timeout = argv, timeout
+        self.started = time.monotonic()
+        try:
+            self.process = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=command_env({"PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"}),
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise TargetPythonError("--python %s: cannot run it (%s)" % (argv[0], exc.strerror or exc))
+
+    def wait(self) -> Tuple[Dict[str, dict], List[str], Optional[int], str, bool]:
+        """(results by stage, stages begun in order, returncode, stderr, timed out)."""
+        remaining = max(0.1, self.timeout - (time.monotonic() - self.started))
+        timed_out = False
+        try:
+            out, err = self.process.communicate(timeout=remaining)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            kill_group(self.process)
+            out, err = self.process.communicate()
+        results, begun = parse_frames(out.decode("utf-8", "replace"))
+        return results, begun, self.process.returncode, err.decode("utf-8", "replace"), timed_out
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    """Kill the child and anything it started."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (OSError, AttributeError):
+        process.kill()
+
+
+def parse_frames(stdout: str) -> Tuple[Dict[str, dict], List[str]]:
+    """Framed lines of the child's stdout: results by stage and the stages begun, in order; other lines ignored."""
+    results: Dict[str, dict] = {}
+    begun: List[str] = []
+    for line in stdout.splitlines():
+        if not line.startswith(MARK):
+            continue
+        try:
+            frame = json.loads(line[len(MARK):])
+            stage = str(frame["stage"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if frame.get("event") == "begin":
+            begun.append(stage)
+        elif frame.get("event") == "result" and isinstance(frame.get("data"), dict):
+            results[stage] = frame["data"]
+            if stage not in begun:
+                begun.append(stage)
+    return results, begun
+
+
+def start_target(python: str, device: str, smoke: bool, timeout: float) -> ChildRun:
+    """Start the child probe under PYTHON; the host probe runs while it imports torch."""
+    options = {"device": device, "smoke": smoke, "data_dir": str(DATA_DIR)}
+    return ChildRun([python, str(CHILD_DIR), "check", json.dumps(options)], timeout)
+
+
+def finish_target(run: ChildRun, python: str, device: str, smoke: bool) -> Target:
+    """Wait for the child and build the Target facts; raise TargetPythonError when it was not a Python."""
+    results, begun, returncode, stderr, timed_out = run.wait()
+    stages = ("interpreter", "torch", "parity") + (("smoke",) if smoke else ())
+    failure = None
+    unfinished = [s for s in begun if s not in results]
+    if timed_out or unfinished or (returncode not in (0, None) and "interpreter" in results):
+        stage = unfinished[-1] if unfinished else (begun[-1] if begun else "interpreter")
+        failure = describe_failure(stage, returncode, stderr, timed_out, run.timeout)
+    if "interpreter" not in results and failure is None:
+        raise TargetPythonError("--python %s: not a Python interpreter (it exited with code %s without answering "
+                                "the probe)" % (python, returncode))
+    if "interpreter" not in results and failure is not None and failure.kind == "crash" and not begun:
+        failure = ProbeFailure(stage="interpreter", kind=failure.kind, returncode=failure.returncode,
+                               signal=failure.signal, stderr_tail=failure.stderr_tail)
+    return Target(
+        python=python, device=device, stages_requested=stages, failure=failure,
+        interpreter=adapt(Interpreter, results.get("interpreter"), "interpreter"),
+        torch=adapt_torch(results.get("torch")),
+        parity=adapt(Parity, results.get("parity"), "parity"),
+        smoke=adapt_smoke(results.get("smoke")),
+    )
+
+
+def describe_failure(stage: str, returncode: Optional[int], stderr: str, timed_out: bool, timeout: float) -> ProbeFailure:
+    """A ProbeFailure for a child that timed out, died by a signal, or exited mid-stage."""
+    tail = "\n".join(stderr.strip().splitlines()[-8:])
+    if timed_out:
+        return ProbeFailure(stage=stage, kind="timeout", stderr_tail=tail, timeout_seconds=timeout)
+    name = None
+    if returncode is not None and returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = "signal %d" % -returncode
+    return ProbeFailure(stage=stage, kind="crash", returncode=returncode, signal=name, stderr_tail=tail)
+
+
+def last_line(text: str) -> str:
+    """The last non-empty line of TEXT, shortened."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+def adapt(cls, data: Optional[dict], path: str):
+    """Child JSON for one stage as a facts dataclass, keeping only the fields the class knows."""
+    if data is None:
+        return None
+    if cls is Parity and "error" in data:
+        return Parity(device=data.get("device", "?"), error=from_jsonable(ErrorInfo, data["error"], path + ".error"))
+    known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+    return from_jsonable(cls, known, path)
+
+
+def adapt_torch(data: Optional[dict]) -> Optional[TorchInfo]:
+    """The child's torch stage (nested mps/cuda objects) as a flat TorchInfo."""
+    if data is None:
+        return None
+    mps, cuda = data.get("mps") or {}, data.get("cuda") or {}
+    flat = {
+        "installed": data.get("installed", False),
+        "version": data.get("version"), "file": data.get("file"), "import_seconds": data.get("import_seconds"),
+        "import_error": data.get("import_error"), "num_threads": data.get("num_threads"),
+        "mps_built": mps.get("built"), "mps_available": mps.get("available"), "mps_name": mps.get("name"),
+        "mps_core_count": mps.get("core_count"), "mps_recommended_max_memory": mps.get("recommended_max_memory"),
+        "cuda_version": cuda.get("version"), "cuda_available": cuda.get("available"),
+        "cuda_arch_list": cuda.get("arch_list") or [],
+        "cuda_devices": [{k: d.get(k) for k in CudaDevice.__dataclass_fields__} for d in cuda.get("devices") or []],
+        "packages": data.get("packages") or {}, "warnings": data.get("warnings") or [],
+    }
+    return from_jsonable(TorchInfo, flat, "torch")
+
+
+def adapt_smoke(data: Optional[dict]) -> Optional[Smoke]:
+    """The child's smoke stage as Smoke facts."""
+    if data is None:
+        return None
+    parity = data.get("parity") or {}
+    flat = {k: v for k, v in data.items() if k in Smoke.__dataclass_fields__ and k != "parity"}
+    flat["reference"] = parity.get("reference")
+    flat["loss_parity"] = parity.get("loss")
+    flat["grad_parity"] = parity.get("grads") or []
+    return from_jsonable(Smoke, flat, "smoke")
+
+
+def this_python() -> str:
+    """The interpreter running the doctor, the default target."""
+    return sys.executable
+
+
+__all__ = ["start_target", "finish_target", "validate_python", "this_python", "Comparison"]

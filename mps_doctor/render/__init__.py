@@ -1,0 +1,1 @@
+"""Renderers: a Report in, text out. They never look at the machine."""

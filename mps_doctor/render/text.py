@@ -1,0 +1,81 @@
+"""The text report: a status mark per check, grouped by layer, the root cause first, a one-line summary."""
+
+from typing import List, Optional
+
+import click
+
+from mps_doctor.checks.model import CheckResult, Remedy, Status
+from mps_doctor.report import Report
+
+MARKS = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.SKIP: "-", Status.ERROR: "☠"}
+ASCII_MARKS = {Status.PASS: "ok", Status.WARN: "!!", Status.FAIL: "XX", Status.SKIP: "--", Status.ERROR: "!?"}
+COLORS = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "red", Status.SKIP: None, Status.ERROR: "magenta"}
+
+
+def render_text(report: Report, verbose: bool = False, color: bool = False, unicode: bool = True) -> str:
+    """The whole text report as one string (colour codes only when COLOR)."""
+    lines: List[str] = []
+
+    def mark(status: Status) -> str:
+        glyph = "[%s]" % (MARKS if unicode else ASCII_MARKS)[status]
+        return click.style(glyph, fg=COLORS[status], bold=True) if color and COLORS[status] else glyph
+
+    target = report.facts.target
+    interp = target.interpreter
+    python = "Python %s %s" % (".".join(map(str, interp.version)), interp.machine) if interp else "Python ?"
+    lines.append("mps-doctor %s: %s (%s), device %s" % (report.tool_version, target.python, python, report.options.device))
+    root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
+    if root is not None and root.status == Status.FAIL:
+        lines.append("")
+        lines.append("%s Root cause: %s" % (mark(root.status), root.summary))
+        lines += remedy_lines(root.remedy, "    ", verbose=True)
+    layers = [r for r in report.results if r.layer is not None]
+    advisories = [r for r in report.results if r.layer is None]
+    lines.append("")
+    lines.append("Layers (%s):" % report.options.device)
+    width = max(len(r.id) for r in report.results) if report.results else 10
+    for result in layers:
+        lines += result_lines(result, mark, width, verbose, show_remedy=result is not root)
+    shown = [r for r in advisories if verbose or r.status != Status.SKIP]
+    if shown:
+        lines.append("")
+        lines.append("Advisories:")
+        for result in shown:
+            lines += result_lines(result, mark, width, verbose, show_remedy=True)
+    lines.append("")
+    summary = report.verdict.summary
+    if color:
+        summary = click.style(summary, fg="green" if report.verdict.ready else "red", bold=True)
+    lines.append(summary)
+    return "\n".join(lines) + "\n"
+
+
+def result_lines(result: CheckResult, mark, width: int, verbose: bool, show_remedy: bool) -> List[str]:
+    """One line per check, its remedy under it for fail and warn, details with -v."""
+    number = "%2d " % result.layer if result.layer is not None else "   "
+    lines = ["  %s %s%-*s  %s" % (mark(result.status), number, width, result.id, result.summary)]
+    indent = " " * 10
+    if result.remedy is not None and show_remedy and result.status in (Status.FAIL, Status.WARN, Status.ERROR):
+        lines += remedy_lines(result.remedy, indent, verbose)
+    if verbose:
+        if result.rule:
+            lines.append("%sdata: %s" % (indent, result.rule))
+        for detail in result.details:
+            for piece in str(detail).rstrip().splitlines():
+                lines.append("%s%s" % (indent, piece))
+    return lines
+
+
+def remedy_lines(remedy: Optional[Remedy], indent: str, verbose: bool) -> List[str]:
+    """A remedy: what and why (always for a root cause, with -v otherwise), the commands, the link."""
+    if remedy is None:
+        return []
+    lines = []
+    if verbose:
+        lines.append("%s%s" % (indent, remedy.problem))
+        lines.append("%s%s" % (indent, remedy.why))
+    for command in remedy.commands:
+        lines.append("%s$ %s" % (indent, command))
+    if remedy.link and verbose:
+        lines.append("%ssee %s" % (indent, remedy.link))
+    return lines

@@ -1,0 +1,164 @@
+"""Run the checks on the facts and build the report: results, verdict, exit code, and its JSON form."""
+
+import datetime
+import traceback
+from dataclasses import dataclass, replace
+from typing import Any, Dict, Optional, Tuple
+
+from mps_doctor import __version__, exit_codes
+from mps_doctor.checks.context import Context
+from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
+from mps_doctor.checks.registry import REGISTRY, plan_for
+from mps_doctor.errors import ReportFormatError
+from mps_doctor.facts import Facts, from_jsonable, to_jsonable
+from mps_doctor.versions import load_releases
+
+FORMAT = "mps-doctor-report"
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer: ready or not, the root cause (first failing layer), and the one-line summary."""
+
+    ready: bool
+    state: str  # "ready" | "not-ready" | "doctor-failed"
+    root_cause: Optional[str]
+    summary: str
+    counts: Dict[str, int]
+
+
+@dataclass(frozen=True)
+class Report:
+    """Facts, options, results and verdict of one run."""
+
+    facts: Facts
+    options: Options
+    results: Tuple[CheckResult, ...]
+    verdict: Verdict
+    tool_version: str = __version__
+    created: str = ""
+
+    def exit_code(self, strict: bool = False) -> int:
+        """0 ready, 1 not ready (or a warning under STRICT), 3 a check crashed."""
+        statuses = {r.status for r in self.results}
+        if Status.FAIL in statuses:
+            return exit_codes.NOT_READY
+        if Status.ERROR in statuses:
+            return exit_codes.DOCTOR_FAILED
+        if strict and Status.WARN in statuses:
+            return exit_codes.NOT_READY
+        return exit_codes.READY
+
+    def result(self, check_id: str) -> Optional[CheckResult]:
+        """The result of CHECK_ID, or None when it did not run."""
+        return next((r for r in self.results if r.id == check_id), None)
+
+
+def resolve_device(requested: str, facts: Facts) -> str:
+    """AUTO is mps on macOS, cuda where torch sees a CUDA GPU, else cpu (the same rule as the child)."""
+    if requested != "auto":
+        return requested
+    if facts.host.system == "Darwin":
+        return "mps"
+    if facts.target.torch is not None and facts.target.torch.cuda_available:
+        return "cuda"
+    return "cpu"
+
+
+def guarded(spec, ctx: Context) -> Outcome:
+    """Run one check; an exception becomes an ERROR outcome carrying the traceback (never a doctor crash)."""
+    try:
+        outcome = spec.fn(ctx)
+    except Exception as exc:  # crash containment: one broken check never breaks the doctor
+        return Outcome(Status.ERROR, "the check itself failed: %s: %s" % (type(exc).__name__, exc),
+                       (traceback.format_exc(),))
+    if outcome.status in (Status.FAIL, Status.WARN) and outcome.remedy is None:
+        return Outcome(Status.ERROR, "the check returned %s without a remedy" % outcome.status.value)
+    return outcome
+
+
+def run_checks(facts: Facts, options: Options) -> Report:
+    """Evaluate the layers for the device in order, skipping after the first failure, then the advisories."""
+    releases = load_releases()
+    device = resolve_device(options.requested_device if options.device == "auto" else options.device, facts)
+    options = replace(options, device=device)
+    ctx = Context(facts, options, releases)
+    layers, advisories = plan_for(device, facts.host.system)
+    results = []
+    root: Optional[CheckResult] = None
+    for number, check_id in enumerate(layers, start=1):
+        spec = REGISTRY[check_id]
+        if root is not None:
+            outcome = Outcome(Status.SKIP, "skipped: %s failed" % root.id)
+        else:
+            outcome = guarded(spec, ctx)
+        result = CheckResult(spec.id, spec.title, number, outcome.status, outcome.summary, outcome.details,
+                             outcome.remedy, outcome.rule)
+        if root is None and result.status in (Status.FAIL, Status.ERROR):
+            root = result
+        results.append(result)
+    for check_id in advisories:
+        spec = REGISTRY[check_id]
+        outcome = guarded(spec, ctx)
+        if outcome.status == Status.FAIL:
+            outcome = replace(outcome, status=Status.WARN)
+        results.append(CheckResult(spec.id, spec.title, None, outcome.status, outcome.summary, outcome.details,
+                                   outcome.remedy, outcome.rule))
+    created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+    return Report(facts, options, tuple(results), make_verdict(results, device, root), created=created)
+
+
+def make_verdict(results, device: str, root: Optional[CheckResult]) -> Verdict:
+    """The verdict and its one-line summary from the results."""
+    counts = {s.value: sum(1 for r in results if r.status == s) for s in Status}
+    tally = "%d failure%s, %d warning%s, %d passed" % (
+        counts["fail"], "" if counts["fail"] == 1 else "s", counts["warn"], "" if counts["warn"] == 1 else "s",
+        counts["pass"])
+    if counts["error"]:
+        tally += ", %d check error%s" % (counts["error"], "" if counts["error"] == 1 else "s")
+    if counts["fail"]:
+        first = root if root is not None and root.status == Status.FAIL else next(r for r in results if r.status == Status.FAIL)
+        return Verdict(False, "not-ready", first.id, "not ready: %s; %s" % (first.summary, tally), counts)
+    if counts["error"]:
+        first = next(r for r in results if r.status == Status.ERROR)
+        return Verdict(False, "doctor-failed", first.id, "incomplete: %s could not be checked; %s" % (first.id, tally), counts)
+    return Verdict(True, "ready", None, "ready to train on %s; %s" % (device, tally), counts)
+
+
+def report_to_dict(report: Report) -> Dict[str, Any]:
+    """The versioned JSON document (docs/report-format.md)."""
+    return {
+        "format": FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "mps-doctor", "version": report.tool_version},
+        "created": report.created,
+        "options": {"device": report.options.device, "requested_device": report.options.requested_device,
+                    "quick": report.options.quick},
+        "verdict": to_jsonable(report.verdict),
+        "results": [
+            dict(to_jsonable(r), status=r.status.value) for r in report.results
+        ],
+        "facts": to_jsonable(report.facts),
+    }
+
+
+def facts_from_report(doc: Any) -> Tuple[Facts, Dict[str, Any]]:
+    """(facts, options) of a saved report; raise ReportFormatError for anything that is not one we can read."""
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ReportFormatError("not an mps-doctor report (missing \"format\": \"%s\")" % FORMAT)
+    version = doc.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ReportFormatError("report has no integer schema_version")
+    if version > SCHEMA_VERSION:
+        raise ReportFormatError("report schema_version %d is newer than this mps-doctor understands (%d); upgrade "
+                                "mps-doctor" % (version, SCHEMA_VERSION))
+    if version < 1:
+        raise ReportFormatError("report schema_version %d is not supported" % version)
+    options = doc.get("options")
+    if not isinstance(options, dict):
+        raise ReportFormatError("report has no options object")
+    facts = from_jsonable(Facts, doc.get("facts"), "facts")
+    return facts, options
+
+

@@ -1,0 +1,124 @@
+"""The torch release table (data/torch_releases.json): Python range, companions and MPS minimum macOS per release."""
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Tuple
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+DATA_FILE = Path(__file__).resolve().parent / "data" / "torch_releases.json"
+
+
+@dataclass(frozen=True)
+class Release:
+    """One torch minor release and what goes with it; every row names its sources."""
+
+    torch: str
+    python: str
+    torchvision: str
+    torchaudio: str
+    macos_min_mps: Optional[str]
+    intel_mac_wheels: bool
+    torch_pin: str
+    torchvision_pin: str
+    confidence: str
+    sources: Tuple[str, ...]
+    notes: str = ""
+
+    @property
+    def label(self) -> str:
+        """How the output names this row."""
+        return "torch %s row of torch_releases.json (%s)" % (self.torch, self.confidence)
+
+    def supports_python(self, version: Tuple[int, ...]) -> bool:
+        """Whether Python VERSION (major, minor, ...) is in this release's supported range."""
+        return "%d.%d" % tuple(version[:2]) in SpecifierSet(self.python)
+
+    def pip_args(self) -> Tuple[str, str]:
+        """The torch and torchvision requirements, pinned together."""
+        return "torch==%s" % self.torch_pin, "torchvision==%s" % self.torchvision_pin
+
+
+@dataclass(frozen=True)
+class ReleaseTable:
+    """All rows, oldest first, plus the table-wide facts."""
+
+    releases: Tuple[Release, ...]
+    torchaudio_stable_abi_from: str
+    last_intel_torch: str
+    last_intel_torchvision: str
+
+    def row_for(self, torch_version: str) -> Tuple[Optional[Release], bool]:
+        """(row, exact) for TORCH_VERSION: the newest row when it is newer than the table (exact False)."""
+        key = minor_of(torch_version)
+        if key is None:
+            return None, False
+        for release in self.releases:
+            if minor_of(release.torch) == key:
+                return release, True
+        newest = self.releases[-1]
+        if key > minor_of(newest.torch):
+            return newest, False
+        return None, False
+
+    @property
+    def current(self) -> Release:
+        """The newest release whose facts are not unknown: what `pip install torch` gives today."""
+        return [r for r in self.releases if r.confidence != "unknown"][-1]
+
+    def newest_for_macos(self, macos: str, python: Optional[Tuple[int, ...]] = None) -> Optional[Release]:
+        """The newest release whose MPS works on MACOS (and that supports PYTHON when given)."""
+        candidates = [
+            r for r in self.releases
+            if r.macos_min_mps and version_tuple(macos) >= version_tuple(r.macos_min_mps)
+            and (python is None or r.supports_python(python))
+        ]
+        return candidates[-1] if candidates else None
+
+    def newest_for_python(self, python: Tuple[int, ...], arm64_mac: bool = False) -> Optional[Release]:
+        """The newest known release that supports PYTHON (on an arm64 Mac, one that also has MPS there)."""
+        candidates = [r for r in self.releases if r.confidence != "unknown" and r.supports_python(python)]
+        return candidates[-1] if candidates else None
+
+
+def minor_of(version: str) -> Optional[Tuple[int, int]]:
+    """(major, minor) of a torch version string such as '2.13.0+cpu' or '2.9'; None if it does not parse."""
+    try:
+        release = Version(version).release
+    except (InvalidVersion, TypeError):
+        return None
+    return (release[0], release[1] if len(release) > 1 else 0)
+
+
+def version_tuple(version: str) -> Tuple[int, ...]:
+    """'14.5.1' as (14, 5, 1); non-numeric parts end the tuple."""
+    parts = []
+    for piece in str(version).split("."):
+        if not piece.isdigit():
+            break
+        parts.append(int(piece))
+    return tuple(parts)
+
+
+@functools.lru_cache(maxsize=None)
+def load_releases(path: str = str(DATA_FILE)) -> ReleaseTable:
+    """Read and validate the release table shipped in the package."""
+    with open(path, encoding="utf-8") as handle:
+        doc = json.load(handle)
+    releases = tuple(
+        Release(
+            torch=row["torch"], python=row["python"], torchvision=row["torchvision"], torchaudio=row["torchaudio"],
+            macos_min_mps=row["macos_min_mps"], intel_mac_wheels=row["intel_mac_wheels"], torch_pin=row["torch_pin"],
+            torchvision_pin=row["torchvision_pin"], confidence=row["confidence"], sources=tuple(row["sources"]),
+            notes=row.get("notes", ""),
+        )
+        for row in doc["releases"]
+    )
+    return ReleaseTable(
+        releases=releases, torchaudio_stable_abi_from=doc["torchaudio_stable_abi_from"],
+        last_intel_torch=doc["last_intel_mac_torch"]["torch"],
+        last_intel_torchvision=doc["last_intel_mac_torch"]["torchvision"],
+    )
