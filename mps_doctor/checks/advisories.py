@@ -102,7 +102,7 @@ def torch_companions(ctx: Context) -> Outcome:
             rule=release.label,
         )
     present = ", ".join("%s %s" % (n, info.packages[n]) for n in ("torchvision", "torchaudio") if info.packages.get(n))
-    return passed(present + " match torch %s" % torch_version if present else "no torchvision or torchaudio installed",
+    return passed(present + (" match" if ", " in present else " matches") + " torch %s" % torch_version if present else "no torchvision or torchaudio installed",
                   rule=release.label)
 
 

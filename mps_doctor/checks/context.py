@@ -88,6 +88,15 @@ class Context:
             return self.releases.current
         return self.releases.newest_for_python(py)
 
+    def installed_release(self) -> Optional[Release]:
+        """The table row of the installed torch, when it is in the table; else the release to install."""
+        version = self.torch_version()
+        if version:
+            release, exact = self.releases.row_for(version)
+            if release is not None and exact:
+                return release
+        return self.install_release()
+
     def pip_install(self, release: Optional[Release] = None, force: bool = False) -> str:
         """`<python> -m pip install` of torch and torchvision pinned together, for this platform."""
         release = release or self.install_release() or self.releases.current

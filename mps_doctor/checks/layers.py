@@ -241,7 +241,7 @@ def torch_import(ctx: Context) -> Outcome:
             "`import torch` %s" % what,
             Remedy("Importing torch in %s %s." % (ctx.target.python, what),
                    "A crash or hang in the import leaves torch unusable." + hint,
-                   (ctx.pip_install(force=True),), GET_STARTED, key="reinstall-torch"),
+                   (ctx.pip_install(ctx.installed_release(), force=True),), GET_STARTED, key="reinstall-torch"),
             *(("stderr: " + failure.stderr_tail,) if failure.stderr_tail else ()),
         )
     info = ctx.torch
@@ -267,7 +267,7 @@ def torch_import(ctx: Context) -> Outcome:
             commands = ("ls -d torch torch.py", "cd ~ && %s -c 'import torch'" % ctx.python)
             why = "Python imports the local `torch` from the current directory instead of the installed one."
         else:
-            commands = (ctx.pip_install(force=True),)
+            commands = (ctx.pip_install(ctx.installed_release(), force=True),)
             why = "Reinstalling torch and torchvision as a matching pair restores a consistent install."
         return failed(
             "`import torch` fails: %s" % diagnosis,

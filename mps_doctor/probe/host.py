@@ -87,19 +87,24 @@ def collect_host(
     system: Optional[str] = None,
     which: Callable[[str], Optional[str]] = shutil.which,
     path_exists: Callable[[str], bool] = os.path.exists,
+    uname: Optional[Tuple[str, str]] = None,
+    memory: Callable[[], Optional[int]] = None,
+    distro_reader: Callable[[], Optional[dict]] = None,
 ) -> Host:
     """Probe the host; every argument can be injected, and given facts are never re-read from the machine."""
     environ = os.environ if environ is None else environ
     system = system or platform.system()
+    release, machine = uname or (platform.release(), platform.machine())
+    distro_reader = distro_reader or linux_distro
     common = dict(
-        system=system, release=platform.release(), doctor_machine=platform.machine(),
-        env=relevant_env(environ), home=os.path.expanduser("~"), user=environ.get("USER") or environ.get("USERNAME"),
-        memory_bytes=memory_total(),
+        system=system, release=release, doctor_machine=machine, env=relevant_env(environ),
+        home=environ.get("HOME") or os.path.expanduser("~"), user=environ.get("USER") or environ.get("USERNAME"),
+        memory_bytes=(memory or memory_total)(),
     )
     if system == "Darwin":
         return collect_macos(run, path_exists, common)
     if system == "Linux":
-        return Host(linux_distro=linux_distro(), nvidia_smi=probe_nvidia_smi(run, which), **common)
+        return Host(linux_distro=distro_reader(), nvidia_smi=probe_nvidia_smi(run, which), **common)
     return Host(**common)
 
 

@@ -103,18 +103,24 @@ def start_target(python: str, device: str, smoke: bool, timeout: float) -> Child
 def finish_target(run: ChildRun, python: str, device: str, smoke: bool) -> Target:
     """Wait for the child and build the Target facts; raise TargetPythonError when it was not a Python."""
     results, begun, returncode, stderr, timed_out = run.wait()
+    return target_from_frames(results, begun, returncode, stderr, timed_out, run.timeout, python, device, smoke)
+
+
+def target_from_frames(results: Dict[str, dict], begun: List[str], returncode: Optional[int], stderr: str,
+                       timed_out: bool, timeout: float, python: str, device: str, smoke: bool) -> Target:
+    """Target facts from what a child said and how it ended (recorded or live)."""
     stages = ("interpreter", "torch", "parity") + (("smoke",) if smoke else ())
     failure = None
     unfinished = [s for s in begun if s not in results]
     if timed_out or unfinished or (returncode not in (0, None) and "interpreter" in results):
         stage = unfinished[-1] if unfinished else (begun[-1] if begun else "interpreter")
-        failure = describe_failure(stage, returncode, stderr, timed_out, run.timeout)
+        failure = describe_failure(stage, returncode, stderr, timed_out, timeout)
     if "interpreter" not in results and failure is None:
-        raise TargetPythonError("--python %s: not a Python interpreter (it exited with code %s without answering "
-                                "the probe)" % (python, returncode))
-    if "interpreter" not in results and failure is not None and failure.kind == "crash" and not begun:
-        failure = ProbeFailure(stage="interpreter", kind=failure.kind, returncode=failure.returncode,
-                               signal=failure.signal, stderr_tail=failure.stderr_tail)
+        if returncode is not None and returncode < 0:
+            failure = describe_failure("interpreter", returncode, stderr, False, timeout)
+        else:
+            raise TargetPythonError("--python %s: not a Python interpreter (it exited with code %s without answering "
+                                    "the probe)" % (python, returncode))
     return Target(
         python=python, device=device, stages_requested=stages, failure=failure,
         interpreter=adapt(Interpreter, results.get("interpreter"), "interpreter"),

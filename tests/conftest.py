@@ -1,0 +1,35 @@
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(autouse=True)
+def isolation(monkeypatch):
+    """No colour and a fixed width in every test; the environment of the machine stays untouched."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "100")
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """Run the mps-doctor CLI in-process; exceptions are never swallowed."""
+    from click.testing import CliRunner
+
+    from mps_doctor.cli import main
+
+    runner = CliRunner()
+
+    def invoke(*args, **kwargs):
+        kwargs.setdefault("catch_exceptions", False)
+        return runner.invoke(main, list(args), **kwargs)
+
+    return invoke
+
+
+@pytest.fixture(scope="session")
+def python_with_torch():
+    """An interpreter that has torch 2.13.0 (the test environment's own)."""
+    return sys.executable

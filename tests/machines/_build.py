@@ -1,0 +1,285 @@
+"""Writes the recorded machines under tests/machines/<name>/machine.json.
+
+Each machine is what the probes would have recorded on that kind of machine: the raw command output of
+the host probe (sw_vers, sysctl, nvidia-smi), the environment, and the framed lines of the child probe.
+Every value comes from reference/mps-facts.md (cited per machine) or, for this Linux box and the H200,
+from a real run. Run `python tests/machines/_build.py` after changing a machine; the tests replay the files.
+"""
+
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GIB = 1024 ** 3
+
+
+def ok(stdout):
+    return {"returncode": 0, "stdout": stdout + "\n", "stderr": ""}
+
+
+def missing(key):
+    # sysctl on a key the kernel does not have: "unknown oid" on stderr, exit status 1.
+    return {"returncode": 1, "stdout": "", "stderr": "sysctl: unknown oid '%s'\n" % key}
+
+
+def mac_host(version, build, arm64=True, vmm=False, brand="Apple M2 Pro", memsize=32 * GIB, env=None, brew=("/opt/homebrew",),
+             uname_machine="arm64", kernel="24.1.0"):
+    commands = {
+        "sw_vers": ok("ProductName:\t\tmacOS\nProductVersion:\t\t%s\nBuildVersion:\t\t%s" % (version, build)),
+        "sysctl -n hw.memsize": ok(str(memsize)),
+        "sysctl -n hw.optional.arm64": ok("1") if arm64 else missing("hw.optional.arm64"),
+        "sysctl -n kern.hv_vmm_present": ok("1" if vmm else "0"),
+        "sysctl -n machdep.cpu.brand_string": ok(brand),
+    }
+    base_env = {"HOME": "/Users/alex", "USER": "alex", "SHELL": "/bin/zsh", "TERM_PROGRAM": "Apple_Terminal"}
+    base_env.update(env or {})
+    return {"system": "Darwin", "uname": [kernel, uname_machine], "env": base_env, "brew": list(brew),
+            "memory_bytes": memsize, "distro": None, "which": {}, "commands": commands}
+
+
+def interp(version=(3, 12, 7), machine="arm64", python="/Users/alex/proj/.venv/bin/python", mac_ver="15.1",
+           translated=0, venv=True, real="/opt/homebrew/Cellar/python@3.12/3.12.7/Frameworks/Python.framework/Versions/3.12/bin/python3.12",
+           base="/opt/homebrew/opt/python@3.12/Frameworks/Python.framework/Versions/3.12", conda_subdir=None, uv=False):
+    prefix = os.path.dirname(os.path.dirname(python))
+    cfg = None
+    if venv:
+        cfg = {"home": os.path.dirname(real), "include-system-site-packages": "false",
+               "version": ".".join(map(str, version))}
+        if uv:
+            cfg["uv"] = "0.9.7"
+    return {"version": list(version), "implementation": "CPython", "executable": python, "executable_realpath": real,
+            "prefix": prefix, "base_prefix": base if venv else prefix, "machine": machine, "sys_platform": "darwin",
+            "mac_ver": mac_ver, "pointer_bits": 64, "proc_translated": translated, "pyvenv_cfg": cfg,
+            "conda_meta": conda_subdir is not None, "conda_subdir": conda_subdir, "externally_managed": False}
+
+
+def torch_stage(version="2.13.0", built=True, available=True, name="Apple M2 Pro", cores=19, vision=None, numpy="2.3.4",
+                python="3.12", site="/Users/alex/proj/.venv/lib/python3.12/site-packages", rec=22 * GIB, warnings=()):
+    mps = {"built": built, "available": available}
+    if available:
+        mps.update(name=name, core_count=cores, recommended_max_memory=rec)
+    return {"installed": True, "packages": {"torch": version, "torchvision": vision, "torchaudio": None, "numpy": numpy},
+            "import_seconds": 1.21, "version": version, "file": site + "/torch/__init__.py", "num_threads": 10,
+            "mps": mps, "cuda": {"version": None, "available": False, "arch_list": [], "devices": []},
+            "warnings": list(warnings)}
+
+
+def parity(device="mps", wrong=False):
+    return {"device": device, "ops": [
+        {"name": "matmul-batch16", "finite": True, "max_abs_err": 3.1 if wrong else 2.9e-05, "max_abs_ref": 93.18682101943922},
+        {"name": "addcdiv_-noncontiguous", "finite": True, "max_abs_err": 1.8e-07, "max_abs_ref": 3.9643663034605714}]}
+
+
+GRADS = [("conv1.weight", 0.0074), ("conv1.bias", 0.0056), ("conv2.weight", 0.0062), ("conv2.bias", 0.0081),
+         ("fc1.weight", 0.0127), ("fc1.bias", 0.0102), ("fc2.weight", 0.0935), ("fc2.bias", 0.0711)]
+
+
+def smoke(device="mps", cold=412.0, warm=6.8, before=2.3079, after=1.7712, reference="cpu-float32", grad_err=3e-8, fallback=()):
+    return {"device": device, "steps": 6, "batch": 64, "fallback_env": None,
+            "parity": {"reference": reference, "loss": {"name": "loss", "finite": True, "max_abs_err": 1.2e-7, "max_abs_ref": 2.319},
+                       "grads": [{"name": n, "finite": True, "max_abs_err": grad_err, "max_abs_ref": r} for n, r in GRADS]},
+            "loss_before": before, "cold_step_ms": cold, "warm_step_ms": warm, "loss_after": after,
+            "warnings": list(fallback), "fallback_warnings": list(fallback)}
+
+
+def frames(interpreter=None, torch=None, parity_data=None, smoke_data=None, crash_in=None):
+    out = []
+    for stage, data in (("interpreter", interpreter), ("torch", torch), ("parity", parity_data), ("smoke", smoke_data)):
+        if stage == crash_in:
+            out.append({"event": "begin", "stage": stage, "data": None})
+            break
+        if data is None:
+            continue
+        out.append({"event": "begin", "stage": stage, "data": None})
+        out.append({"event": "result", "stage": stage, "data": data})
+    return out
+
+
+def target(python, frame_list, returncode=0, stderr="", timed_out=False, device="auto", smoke_on=True):
+    return {"python": python, "device": device, "smoke": smoke_on, "frames": frame_list, "returncode": returncode,
+            "stderr": stderr, "timed_out": timed_out}
+
+
+MACHINES = {}
+
+
+def machine(name, about, sources, host, tgt, expect):
+    MACHINES[name] = {"about": about, "sources": sources, "host": host, "target": tgt, "expect": expect}
+
+
+PY = "/Users/alex/proj/.venv/bin/python"
+
+machine(
+    "m2-native-torch213", "Apple Silicon (M2 Pro), macOS 15.1, native arm64 Python 3.12 venv, torch 2.13.0 with MPS working.",
+    ["mps-facts.md 1.1 (is_built/is_available), 1.4 (14.0 minimum from 2.9), 3 (sysctl keys)"],
+    mac_host("15.1", "24B83"),
+    target(PY, frames(interp(), torch_stage(vision="0.28.0"), parity(), smoke())),
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0},
+)
+machine(
+    "m1-rosetta-x86-python", "M1 Mac, x86_64 python.org Python 3.11 run by Rosetta, torch 2.2.2 (the last x86_64 wheel, no MPS).",
+    ["mps-facts.md P1 (Rosetta: proc_translated=1, x86 wheels stop at 2.2.2, is_built False)", "1.5"],
+    mac_host("14.6.1", "23G93", brand="Apple M1", memsize=16 * GIB, uname_machine="x86_64", brew=()),
+    target("/Users/alex/proj/.venv/bin/python", frames(
+        interp(version=(3, 11, 9), machine="x86_64", translated=1, mac_ver="14.6.1",
+               real="/Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11",
+               base="/Library/Frameworks/Python.framework/Versions/3.11"),
+        torch_stage(version="2.2.2", built=False, available=False, python="3.11",
+                    site="/Users/alex/proj/.venv/lib/python3.11/site-packages"))),
+    {"device": "mps", "state": "not-ready", "root_cause": "python.rosetta", "exit_code": 1,
+     "remedy_command": "arch -arm64", "summary_contains": "Python runs under Rosetta (x86_64) on an arm64 Mac"},
+)
+machine(
+    "intel-mac-torch222", "Intel Mac (Core i7), macOS 13.6.9, Python 3.11, torch 2.2.2 (the last Intel-Mac wheel).",
+    ["mps-facts.md 1.5 and P16 (last x86_64 wheels 2.2.2; no MPS on Intel GPUs in current wheels)",
+     "mps-facts.md 3 (hw.optional.arm64 missing on Intel)"],
+    mac_host("13.6.9", "22G830", arm64=False, brand="Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz", memsize=16 * GIB,
+             uname_machine="x86_64", brew=("/usr/local",), kernel="22.6.0"),
+    target(PY, frames(
+        interp(version=(3, 11, 9), machine="x86_64", translated=None, mac_ver="13.6.9",
+               real="/usr/local/Cellar/python@3.11/3.11.9/Frameworks/Python.framework/Versions/3.11/bin/python3.11",
+               base="/usr/local/opt/python@3.11/Frameworks/Python.framework/Versions/3.11"),
+        torch_stage(version="2.2.2", built=False, available=False, vision="0.17.2", python="3.11"))),
+    {"device": "mps", "state": "not-ready", "root_cause": "hardware.apple-silicon", "exit_code": 1,
+     "remedy_command": "torch==2.2.2 torchvision==0.17.2"},
+)
+machine(
+    "m1-macos13-torch29", "M1 on macOS 13.6.7 with torch 2.9.1: torch imports but MPS needs macOS 14 from 2.9.",
+    ["mps-facts.md 1.4 (2.9+: 14.0, PR #162921), 1.6 (torch imports on macOS 11+), P3 (pin torch<2.9 on 13.x)"],
+    mac_host("13.6.7", "22G720", brand="Apple M1", memsize=8 * GIB, kernel="22.6.0"),
+    target(PY, frames(interp(mac_ver="13.6.7"), torch_stage(version="2.9.1", built=True, available=False, vision="0.24.1"))),
+    {"device": "mps", "state": "not-ready", "root_cause": "macos.version", "exit_code": 1,
+     "remedy_command": "'torch==2.8.*' 'torchvision==0.23.*'"},
+)
+machine(
+    "m1-macos126-torch24", "M1 on macOS 12.6 with torch 2.4.1: MPS needs 12.3 up to torch 2.4, so this is fine.",
+    ["mps-facts.md 1.4 (1.12-2.4: 12.3)"],
+    mac_host("12.6", "21G115", brand="Apple M1", memsize=16 * GIB, kernel="21.6.0"),
+    target(PY, frames(interp(version=(3, 10, 14), mac_ver="12.6"),
+                      torch_stage(version="2.4.1", vision="0.19.1", name=None, cores=None, rec=None),
+                      parity(), smoke(cold=780.0, warm=14.2))),
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0},
+)
+machine(
+    "m2-python-reports-1016", "M2 on macOS 14.5; an old Python build reports platform.mac_ver() 10.16 while sw_vers says 14.5.",
+    ["mps-facts.md 3 ('10.16 / 16.0 pitfall', cpython#135675, packaging tags.py SYSTEM_VERSION_COMPAT)"],
+    mac_host("14.5", "23F79", brand="Apple M2", memsize=16 * GIB, kernel="23.5.0"),
+    target(PY, frames(interp(version=(3, 10, 4), mac_ver="10.16"), torch_stage(version="2.13.0", name="Apple M2", cores=10),
+                      parity(), smoke())),
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
+     "warnings": ["macos.python-view"]},
+)
+machine(
+    "m3-torch-missing", "M3 on macOS 15.2, a fresh uv venv with Python 3.12 and no torch.",
+    ["mps-facts.md 8.1 (pip install torch torchvision from PyPI is the MPS build)"],
+    mac_host("15.2", "24C101", brand="Apple M3", memsize=24 * GIB),
+    target(PY, frames(interp(uv=True), {"installed": False, "packages": {"torch": None, "torchvision": None,
+                                                                         "torchaudio": None, "numpy": None}})),
+    {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
+     "remedy_command": "-m pip install 'torch==2.14.*' 'torchvision==0.29.*'"},
+)
+machine(
+    "m2-torch-import-error", "M2 on macOS 15.1; torch 2.13.0 is installed but its dylib is missing (a half-finished install).",
+    ["mps-facts.md 3/4 (import failure must be separated from MPS availability)"],
+    mac_host("15.1", "24B83"),
+    target(PY, frames(interp(), {"installed": True, "packages": {"torch": "2.13.0", "torchvision": None, "torchaudio": None, "numpy": None},
+                                 "import_seconds": 0.3, "import_error": {
+                                     "type": "ImportError",
+                                     "message": "dlopen(/Users/alex/proj/.venv/lib/python3.12/site-packages/torch/_C.cpython-312-darwin.so, 0x0002): "
+                                                "Library not loaded: @rpath/libtorch_cpu.dylib",
+                                     "traceback": "Traceback (most recent call last):\n  File \"<probe>\", line 1\nImportError: dlopen(...)"},
+                                 "warnings": []})),
+    {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
+     "remedy_command": "--force-reinstall 'torch==2.13.*'"},
+)
+machine(
+    "m1-torch-no-mps", "M1 on macOS 14.7 with a source build of torch 2.13 made without MPS (USE_MPS=0).",
+    ["mps-facts.md 1.1 (is_built = torch._C._has_mps, a compile-time flag)"],
+    mac_host("14.7", "23H124", brand="Apple M1", memsize=16 * GIB, kernel="23.6.0"),
+    target(PY, frames(interp(mac_ver="14.7"), torch_stage(version="2.13.0a0+git4c1d5e2", built=False, available=False))),
+    {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-built", "exit_code": 1,
+     "remedy_command": "--force-reinstall"},
+)
+machine(
+    "m1-hosted-runner-vm", "GitHub-hosted macos-14 arm64 runner (a VM): MPS is built but not available.",
+    ["mps-facts.md 3 (kern.hv_vmm_present), P4 and P11 (GitHub docs: MPS not supported in hosted runners)"],
+    mac_host("14.7.1", "23H222", vmm=True, brand="Apple M1 (Virtual)", memsize=7 * GIB, kernel="23.6.0",
+             env={"HOME": "/Users/runner", "USER": "runner", "CI": "true", "GITHUB_ACTIONS": "true",
+                  "RUNNER_ENVIRONMENT": "github-hosted", "ImageOS": "macos14"}),
+    target("/Users/runner/work/proj/proj/.venv/bin/python", frames(
+        interp(python="/Users/runner/work/proj/proj/.venv/bin/python", mac_ver="14.7.1"),
+        torch_stage(version="2.13.0", built=True, available=False, site="/Users/runner/work/proj/proj/.venv/lib/python3.12/site-packages"))),
+    {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
+     "remedy_command": "mps-doctor check --device cpu", "warnings": ["host.memory", "ci.hosted-runner"]},
+)
+machine(
+    "m1-hosted-runner-wrong-results", "GitHub-hosted macos-26 runner: MPS reports available but returns wrong numbers.",
+    ["mps-facts.md P11 (actions/runner-images#14380 silently different outputs; pytorch#125197)", "P12"],
+    mac_host("26.0.1", "25A362", vmm=True, brand="Apple M1 (Virtual)", memsize=7 * GIB, kernel="25.0.0",
+             env={"HOME": "/Users/runner", "USER": "runner", "CI": "true", "GITHUB_ACTIONS": "true",
+                  "RUNNER_ENVIRONMENT": "github-hosted", "ImageOS": "macos26"}),
+    target("/Users/runner/work/proj/proj/.venv/bin/python", frames(
+        interp(python="/Users/runner/work/proj/proj/.venv/bin/python", mac_ver="26.0.1"),
+        torch_stage(version="2.13.0", name="Apple Paravirtual device", cores=None), parity(wrong=True), smoke())),
+    {"device": "mps", "state": "not-ready", "root_cause": "device.parity", "exit_code": 1,
+     "warnings": ["torch.mps-available", "host.memory", "ci.hosted-runner"]},
+)
+machine(
+    "m1-conda-osx64", "M1 on macOS 14.4 with an Intel (osx-64) conda environment: Python 3.11 x86_64 under Rosetta, torch 2.2.2.",
+    ["mps-facts.md P2 (conda platform osx-64 on Apple Silicon)", "3 (conda-meta subdir, CONDA_SUBDIR)"],
+    mac_host("14.4.1", "23E224", brand="Apple M1 Pro", memsize=16 * GIB, uname_machine="x86_64", brew=(), kernel="23.4.0",
+             env={"CONDA_PREFIX": "/Users/alex/miniconda3/envs/ml", "CONDA_DEFAULT_ENV": "ml"}),
+    target("/Users/alex/miniconda3/envs/ml/bin/python", frames(
+        interp(version=(3, 11, 10), machine="x86_64", translated=1, python="/Users/alex/miniconda3/envs/ml/bin/python",
+               mac_ver="14.4.1", venv=False, real="/Users/alex/miniconda3/envs/ml/bin/python3.11", conda_subdir="osx-64"),
+        torch_stage(version="2.2.2", built=False, available=False, python="3.11",
+                    site="/Users/alex/miniconda3/envs/ml/lib/python3.11/site-packages"))),
+    {"device": "mps", "state": "not-ready", "root_cause": "python.rosetta", "exit_code": 1,
+     "remedy_command": "CONDA_SUBDIR=osx-arm64 conda create", "warnings": ["conda.platform"]},
+)
+machine(
+    "m4-torch-import-sigill", "M4 on macOS 15.3; importing torch dies with Illegal instruction (a wheel built for another CPU).",
+    ["mps-facts.md 3 (Rosetta/arch mismatches); DESIGN.md (a crash becomes a fact)"],
+    mac_host("15.3", "24D60", brand="Apple M4", memsize=16 * GIB),
+    target(PY, frames(interp(mac_ver="15.3"), crash_in="torch"), returncode=-4, stderr="zsh: illegal hardware instruction"),
+    {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
+     "summary_contains": "SIGILL", "remedy_command": "--force-reinstall"},
+)
+LINUX_ENV = {"HOME": "/home/dev", "USER": "dev", "SHELL": "/bin/bash"}
+LINUX_PY = "/home/dev/proj/.venv/bin/python"
+
+
+def linux_interp(version=(3, 11, 7), python=LINUX_PY):
+    prefix = os.path.dirname(os.path.dirname(python))
+    return {"version": list(version), "implementation": "CPython", "executable": python,
+            "executable_realpath": "/usr/bin/python3.11", "prefix": prefix, "base_prefix": "/usr", "machine": "x86_64",
+            "sys_platform": "linux", "mac_ver": None, "pointer_bits": 64, "proc_translated": None,
+            "pyvenv_cfg": {"home": "/usr/bin", "include-system-site-packages": "false", "version": "3.11.7"},
+            "conda_meta": False, "conda_subdir": None, "externally_managed": False}
+
+
+def linux_torch(version="2.13.0+cpu", cuda=None, site="/home/dev/proj/.venv/lib/python3.11/site-packages"):
+    return {"installed": True, "packages": {"torch": version, "torchvision": None, "torchaudio": None, "numpy": "2.3.4"},
+            "import_seconds": 1.31, "version": version, "file": site + "/torch/__init__.py", "num_threads": 2,
+            "mps": {"built": False, "available": False},
+            "cuda": cuda or {"version": None, "available": False, "arch_list": [], "devices": []}, "warnings": []}
+
+
+machine(
+    "linux-x86-cpu-torch", "Linux x86_64 (Debian 12, 2 cores) with torch 2.13.0+cpu: the CPU is the device.",
+    ["recorded from this project's CI machine (torch 2.13.0+cpu wheel)"],
+    {"system": "Linux", "uname": ["6.1.0", "x86_64"], "env": LINUX_ENV, "brew": [], "memory_bytes": 24 * GIB,
+     "distro": {"id": "debian", "version": "12", "name": "Debian GNU/Linux 12 (bookworm)"}, "which": {}, "commands": {}},
+    target(LINUX_PY, frames(linux_interp(), linux_torch(), parity("cpu"),
+                            smoke("cpu", cold=36.7, warm=37.6, reference="cpu-float64"))),
+    {"device": "cpu", "state": "ready", "root_cause": None, "exit_code": 0},
+)
+
+if __name__ == "__main__":
+    for name, data in MACHINES.items():
+        folder = os.path.join(HERE, name)
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "machine.json"), "w") as handle:
+            json.dump(data, handle, indent=1, sort_keys=True)
+            handle.write("\n")
+    print("wrote %d machines" % len(MACHINES))
