@@ -7,7 +7,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from mps_doctor import __version__, exit_codes
 from mps_doctor.checks.context import Context
-from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
+from mps_doctor.checks.model import CheckResult, Options, Outcome, Status
 from mps_doctor.checks.registry import REGISTRY, plan_for
 from mps_doctor.errors import ReportFormatError
 from mps_doctor.facts import Facts, from_jsonable, to_jsonable

@@ -27,6 +27,7 @@ class Release:
     confidence: str
     sources: Tuple[str, ...]
     notes: str = ""
+    cuda_builds: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
 
     @property
     def label(self) -> str:
@@ -114,6 +115,8 @@ def load_releases(path: str = str(DATA_FILE)) -> ReleaseTable:
             macos_min_mps=row["macos_min_mps"], intel_mac_wheels=row["intel_mac_wheels"], torch_pin=row["torch_pin"],
             torchvision_pin=row["torchvision_pin"], confidence=row["confidence"], sources=tuple(row["sources"]),
             notes=row.get("notes", ""),
+            cuda_builds=tuple((cuda, tuple(ccs)) for cuda, ccs in sorted(row.get("cuda_builds", {}).items(),
+                                                                        key=lambda item: version_tuple(item[0]))),
         )
         for row in doc["releases"]
     )

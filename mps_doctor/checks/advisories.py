@@ -1,6 +1,6 @@
 """Advisories: facts worth a warning that never make the machine "not ready" on their own."""
 
-from mps_doctor.checks.context import GET_STARTED, PYTORCH_MPS_DOCS, Context
+from mps_doctor.checks.context import GET_STARTED, Context
 from mps_doctor.checks.layers import hosted_runner
 from mps_doctor.checks.model import Outcome, Remedy, passed, skipped, warned
 from mps_doctor.checks.registry import check

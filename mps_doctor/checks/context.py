@@ -11,6 +11,7 @@ from mps_doctor.versions import Release, ReleaseTable, version_tuple
 PYTORCH_MPS_DOCS = "https://docs.pytorch.org/docs/stable/notes/mps.html"
 GET_STARTED = "https://pytorch.org/get-started/locally/"
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+WHEEL_INDEX = "https://download.pytorch.org/whl/"
 
 
 @dataclass(frozen=True)
@@ -97,15 +98,21 @@ class Context:
                 return release
         return self.install_release()
 
-    def pip_install(self, release: Optional[Release] = None, force: bool = False) -> str:
-        """`<python> -m pip install` of torch and torchvision pinned together, for this platform."""
+    def pip_install(self, release: Optional[Release] = None, force: bool = False, index: Optional[str] = None) -> str:
+        """`<python> -m pip install` of torch and torchvision pinned together, for this platform.
+
+        On Linux the CPU build comes from PyTorch's cpu index (plain PyPI would bring a CUDA build) and a
+        CUDA build from the cuXYZ index given as INDEX (reference/mps-facts.md 8.2).
+        """
         release = release or self.install_release() or self.releases.current
         args = [self.python, "-m", "pip", "install"]
         if force:
             args.append("--force-reinstall")
         args += [shlex.quote(a) for a in release.pip_args()]
-        if self.host.system == "Linux" and self.device != "cuda":
-            args += ["--index-url", CPU_INDEX]
+        if index is None and self.host.system == "Linux" and self.device != "cuda":
+            index = CPU_INDEX
+        if index:
+            args += ["--index-url", index]
         return " ".join(args)
 
 

@@ -1,1 +1,238 @@
-"""CUDA layers of the verdict (filled in by the CUDA work)."""
+"""CUDA layers of the verdict: driver, build, driver/build match, visible devices, capability coverage."""
+
+import re
+from typing import List, Optional, Tuple
+
+from mps_doctor.checks.context import GET_STARTED, WHEEL_INDEX, Context
+from mps_doctor.checks.model import Outcome, Remedy, failed, passed, skipped, warned
+from mps_doctor.checks.registry import check
+from mps_doctor.versions import Release, version_tuple
+
+DRIVER_DOWNLOAD = "https://www.nvidia.com/Download/index.aspx"
+COMPAT_DOCS = "https://docs.nvidia.com/deploy/cuda-compatibility/"
+CAPABILITY_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility"
+VISIBLE_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#env-vars"
+
+
+def cuda_index(cuda: str) -> str:
+    """The wheel index of a CUDA build: 13.0 -> https://download.pytorch.org/whl/cu130."""
+    return WHEEL_INDEX + "cu" + cuda.replace(".", "")
+
+
+def cc_label(capability) -> str:
+    return "%d.%d" % tuple(capability[:2])
+
+
+def arch_covers(arch_list, capability) -> bool:
+    """Whether a wheel built for ARCH_LIST runs on a GPU of CAPABILITY.
+
+    NVIDIA's rules (CUDA C++ Programming Guide, "Binary Compatibility" and "PTX Compatibility"): sm_XY code runs
+    on X.Z with Z >= Y; compute_XY PTX is JIT-compiled for any device >= X.Y.
+    """
+    major, minor = capability[0], capability[1]
+    for arch in arch_list:
+        match = re.match(r"^(sm|compute)_(\d+)(\d)[a-z]?$", arch)
+        if not match:
+            continue
+        kind, arch_major, arch_minor = match.group(1), int(match.group(2)), int(match.group(3))
+        if kind == "sm" and arch_major == major and arch_minor <= minor:
+            return True
+        if kind == "compute" and (arch_major, arch_minor) <= (major, minor):
+            return True
+    return False
+
+
+def driver_cuda(ctx: Context) -> Optional[str]:
+    """The newest CUDA the driver supports: from nvidia-smi, else from torch's 'driver too old (found version N)'."""
+    smi = ctx.host.nvidia_smi
+    if smi is not None and smi.cuda_version:
+        return smi.cuda_version
+    for text in (ctx.torch.warnings if ctx.torch else ()):
+        # c10/cuda/CUDAFunctions.cpp: the number is major * 1000 + minor * 10 (12080 = CUDA 12.8).
+        found = re.search(r"driver on your system is too old \(found version (\d+)\)", text)
+        if found:
+            number = int(found.group(1))
+            return "%d.%d" % (number // 1000, (number % 1000) // 10)
+    return None
+
+
+def best_build(release: Optional[Release], capabilities: List[Tuple[int, int]], driver: Optional[str]) -> Optional[str]:
+    """The newest CUDA build of RELEASE that the driver runs and whose kernels cover every GPU."""
+    if release is None:
+        return None
+    choices = []
+    for cuda, ccs in release.cuda_builds:
+        if driver and version_tuple(cuda)[:1] > version_tuple(driver)[:1]:
+            continue
+        if driver and version_tuple(cuda) > version_tuple(driver):
+            continue
+        arch = ["sm_%s" % cc.replace(".", "") for cc in ccs]
+        if all(arch_covers(arch, cap) for cap in capabilities):
+            choices.append(cuda)
+    return choices[-1] if choices else None
+
+
+def gpu_capabilities(ctx: Context) -> List[Tuple[int, int]]:
+    """Capabilities of the GPUs torch sees."""
+    return [tuple(d.capability[:2]) for d in (ctx.torch.cuda_devices if ctx.torch else ())]
+
+
+def cuda_reinstall(ctx: Context, capabilities=None, why_extra: str = "") -> Tuple[str, ...]:
+    """Commands that reinstall the installed torch release from the CUDA index this driver and GPU need."""
+    release = ctx.installed_release()
+    build = best_build(release, capabilities if capabilities is not None else gpu_capabilities(ctx), driver_cuda(ctx))
+    if build is None:
+        return ("nvidia-smi", "uv pip install --python %s torch torchvision --torch-backend=auto" % ctx.python)
+    return (ctx.pip_install(release, force=True, index=cuda_index(build)),)
+
+
+@check("os.linux", "Operating system supports CUDA")
+def os_linux(ctx: Context) -> Outcome:
+    if ctx.host.system == "Linux":
+        distro = ctx.host.linux_distro or {}
+        return passed("Linux %s" % (distro.get("name") or ctx.host.release or ""))
+    alternative = "mps" if ctx.is_mac else "cpu"
+    return failed(
+        "CUDA is not available on %s" % ("macOS" if ctx.is_mac else ctx.host.system),
+        Remedy("--device cuda was asked for on %s." % ctx.host.system,
+               "PyTorch's macOS wheels have no CUDA ('CUDA is not available on MacOS, please use default package'); "
+               "mps-doctor diagnoses CUDA on Linux.",
+               ("mps-doctor check --device %s" % alternative,), GET_STARTED, key="use-another-device"),
+    )
+
+
+@check("cuda.driver", "NVIDIA driver is installed")
+def cuda_driver(ctx: Context) -> Outcome:
+    smi = ctx.host.nvidia_smi
+    if smi is not None and smi.found and smi.error is None:
+        gpus = ", ".join(smi.gpus) if smi.gpus else "no GPU listed"
+        return passed("driver %s, supports CUDA %s; %s" % (smi.driver_version or "?", smi.cuda_version or "?", gpus))
+    if smi is not None and smi.found:
+        return failed(
+            "nvidia-smi cannot talk to the driver",
+            Remedy("nvidia-smi: %s" % smi.error, "Without a working driver no CUDA program can start.",
+                   ("nvidia-smi",), DRIVER_DOWNLOAD, key="install-driver"),
+        )
+    if ctx.torch and ctx.torch.cuda_devices:
+        return passed("nvidia-smi not on PATH, but torch sees %d GPU(s)" % len(ctx.torch.cuda_devices))
+    return failed(
+        "no NVIDIA driver found (nvidia-smi is not on PATH)",
+        Remedy("nvidia-smi was not found and torch sees no GPU.",
+               "CUDA needs an NVIDIA GPU and its driver; in a container, the GPU must be passed in "
+               "(docker run --gpus all, or Kubernetes runtimeClassName: nvidia).",
+               ("nvidia-smi", "mps-doctor check --device cpu"), DRIVER_DOWNLOAD, key="install-driver"),
+    )
+
+
+@check("torch.cuda-built", "torch was built with CUDA")
+def torch_cuda_built(ctx: Context) -> Outcome:
+    if ctx.torch.cuda_version:
+        return passed("CUDA %s build (torch %s)" % (ctx.torch.cuda_version, ctx.torch.version))
+    label = ctx.torch.version or "?"
+    kind = "a CPU-only build" if label.endswith("+cpu") or "+" not in label else "a build without CUDA"
+    capabilities = [(9, 0)] if not gpu_capabilities(ctx) else None
+    return failed(
+        "torch %s is %s" % (label, kind),
+        Remedy("torch.version.cuda is None, so torch.cuda.is_available() is always False.",
+               "Install the same release from the CUDA index that matches the driver ('nvidia-smi' shows the newest "
+               "CUDA it supports), torch and torchvision pinned together.",
+               cuda_reinstall(ctx, capabilities), GET_STARTED, key="install-cuda-torch"),
+    )
+
+
+@check("cuda.driver-version", "The driver supports the wheel's CUDA version")
+def cuda_driver_version(ctx: Context) -> Outcome:
+    wheel, driver = ctx.torch.cuda_version, driver_cuda(ctx)
+    if driver is None:
+        return warned(
+            "the driver's CUDA version is unknown; later layers decide",
+            Remedy("nvidia-smi did not report a CUDA version.", "The driver must support the wheel's CUDA %s." % wheel,
+                   ("nvidia-smi",), COMPAT_DOCS, key="read-driver"),
+        )
+    if version_tuple(driver)[:1] < version_tuple(wheel)[:1]:
+        return failed(
+            "the driver supports CUDA %s, but torch was built for CUDA %s" % (driver, wheel),
+            Remedy("torch %s needs a driver for CUDA %s; this driver stops at %s." % (ctx.torch.version, wheel, driver),
+                   "torch then fails with 'The NVIDIA driver on your system is too old'. Update the driver, or install "
+                   "the same torch built for an older CUDA.", cuda_reinstall(ctx), COMPAT_DOCS, key="driver-too-old"),
+        )
+    if version_tuple(driver) < version_tuple(wheel):
+        return warned(
+            "the driver supports CUDA %s, the wheel is CUDA %s (minor-version compatibility)" % (driver, wheel),
+            Remedy("Same CUDA major, older minor.", "Runs through CUDA minor-version compatibility, without PTX JIT; a "
+                   "matching driver or wheel avoids surprises.", cuda_reinstall(ctx), COMPAT_DOCS, key="driver-minor"),
+        )
+    return passed("driver CUDA %s >= wheel CUDA %s" % (driver, wheel))
+
+
+def parse_visible_devices(value: str, gpu_count: Optional[int]) -> Tuple[List[str], Optional[str]]:
+    """(visible entries, first invalid entry) under NVIDIA's rules: entries after an invalid one are hidden."""
+    visible: List[str] = []
+    for token in [t.strip() for t in value.split(",")]:
+        valid = bool(re.match(r"^(GPU|MIG)-[0-9A-Za-z-]+$", token)) or (
+            token.isdigit() and (gpu_count is None or int(token) < gpu_count))
+        if not valid:
+            return visible, token
+        visible.append(token)
+    return visible, None
+
+
+@check("cuda.visible-devices", "CUDA_VISIBLE_DEVICES leaves GPUs visible")
+def cuda_visible_devices(ctx: Context) -> Outcome:
+    value = ctx.host.env.get("CUDA_VISIBLE_DEVICES")
+    if value is None:
+        return passed("CUDA_VISIBLE_DEVICES is not set: every GPU is visible")
+    smi = ctx.host.nvidia_smi
+    count = len(smi.gpus) if smi and smi.gpus else None
+    visible, invalid = parse_visible_devices(value, count)
+    # NVIDIA: an empty value hides every GPU, and an invalid entry hides itself and every entry after it.
+    if not visible:
+        return failed(
+            "CUDA_VISIBLE_DEVICES=%r hides every GPU" % value,
+            Remedy("CUDA_VISIBLE_DEVICES is %r." % value,
+                   "An empty or invalid value (such as -1, often left in a shell profile) makes "
+                   "torch.cuda.is_available() False without any error.",
+                   ("unset CUDA_VISIBLE_DEVICES", "nvidia-smi -L"), VISIBLE_DOCS, key="fix-visible-devices"),
+        )
+    if invalid is not None:
+        return warned(
+            "CUDA_VISIBLE_DEVICES=%r: %r is invalid and hides every entry after it" % (value, invalid),
+            Remedy("Only %s stay visible." % ",".join(visible), "CUDA stops reading the list at the first invalid entry.",
+                   ("export CUDA_VISIBLE_DEVICES=%s" % ",".join(visible), "nvidia-smi -L"), VISIBLE_DOCS,
+                   key="fix-visible-devices"),
+        )
+    return passed("CUDA_VISIBLE_DEVICES=%s" % value)
+
+
+@check("cuda.available", "torch sees a CUDA GPU")
+def cuda_available(ctx: Context) -> Outcome:
+    if ctx.torch.cuda_available and ctx.torch.cuda_devices:
+        return passed("%d GPU(s): %s" % (len(ctx.torch.cuda_devices), ", ".join(
+            "%s (%s, %.0f GiB)" % (d.name, cc_label(d.capability), (d.total_memory or 0) / 1024 ** 3)
+            for d in ctx.torch.cuda_devices)))
+    reason = next((w for w in ctx.torch.warnings if "CUDA initialization" in w or "driver" in w.lower()), None)
+    return failed(
+        "torch.cuda.is_available() is False" + (": %s" % reason.split(":", 2)[-1].strip()[:160] if reason else ""),
+        Remedy(reason or "torch found no usable GPU.",
+               "torch returns False instead of raising; its warning names the reason. Run nvidia-smi as this user.",
+               ("nvidia-smi", "%s -c 'import torch; print(torch.cuda.device_count())'" % ctx.python),
+               GET_STARTED, key="cuda-unavailable"),
+    )
+
+
+@check("cuda.capability", "The wheel has kernels for every visible GPU")
+def cuda_capability(ctx: Context) -> Outcome:
+    arch = ctx.torch.cuda_arch_list
+    if not arch:
+        return skipped("torch reports no arch list")
+    uncovered = [d for d in ctx.torch.cuda_devices if not arch_covers(arch, d.capability)]
+    if uncovered:
+        names = ", ".join("GPU%d %s (%s)" % (d.index, d.name, cc_label(d.capability)) for d in uncovered)
+        return failed(
+            "no kernels for %s in this wheel (built for %s)" % (names, " ".join(arch)),
+            Remedy("torch %s was built for %s." % (ctx.torch.version, " ".join(arch)),
+                   "Every CUDA kernel then fails with 'no kernel image is available for execution on the device'. "
+                   "Another CUDA build of the same release covers this GPU.",
+                   cuda_reinstall(ctx), CAPABILITY_DOCS, key="cuda-capability"),
+        )
+    return passed("%s covered by %s" % (", ".join(cc_label(d.capability) for d in ctx.torch.cuda_devices), " ".join(arch)))

@@ -4,9 +4,14 @@ import math
 import re
 
 from mps_doctor.checks.context import (
-    GET_STARTED, PYTORCH_MPS_DOCS, Context, at_least, describe_failure, needs_interpreter,
+    GET_STARTED,
+    PYTORCH_MPS_DOCS,
+    Context,
+    at_least,
+    describe_failure,
+    needs_interpreter,
 )
-from mps_doctor.checks.model import Remedy, Status, Outcome, failed, passed, skipped, warned
+from mps_doctor.checks.model import Outcome, Remedy, Status, failed, passed, skipped, warned
 from mps_doctor.checks.registry import check
 
 ROSETTA_DOCS = "https://developer.apple.com/documentation/apple-silicon/about-the-rosetta-translation-environment"

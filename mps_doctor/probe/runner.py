@@ -39,7 +39,7 @@ def run_command(argv: Sequence[str], timeout: float = 10.0, env: Optional[Mappin
     try:
         done = subprocess.run(
             list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            timeout=timeout, env=command_env(env), universal_newlines=True, errors="replace",
+            timeout=timeout, env=command_env(env), text=True, errors="replace",
         )
     except subprocess.TimeoutExpired:
         return CommandResult(argv, None, timed_out=True, error="timed out after %g s" % timeout)

@@ -15,7 +15,16 @@ from typing import Dict, List, Optional, Tuple
 
 from mps_doctor.errors import TargetPythonError
 from mps_doctor.facts import (
-    Comparison, CudaDevice, ErrorInfo, Interpreter, Parity, ProbeFailure, Smoke, Target, TorchInfo, from_jsonable,
+    Comparison,
+    CudaDevice,
+    ErrorInfo,
+    Interpreter,
+    Parity,
+    ProbeFailure,
+    Smoke,
+    Target,
+    TorchInfo,
+    from_jsonable,
 )
 from mps_doctor.probe.runner import command_env
 
