@@ -164,6 +164,91 @@ def list_checks(fmt):
         click.echo("%-*s  %-*s  %s" % (id_width, row["id"], where_width, place, row["title"]))
 
 
+@main.command(context_settings=CONTEXT, epilog="\b\nExit codes: 0 measured (a slower accelerator is a warning), 1 the "
+              "accelerator or torch is not usable, 2 usage error, 3 the doctor failed.")
+@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
+              help="Accelerator to compare with the CPU (auto: mps on macOS, cuda with nvidia-smi, else the CPU alone).")
+@click.option("--python", "python", metavar="PATH", help="Run the benchmark in this interpreter.")
+@click.option("--batch", type=click.IntRange(1, 8192), default=64, show_default=True)
+@click.option("--steps", type=click.IntRange(1, 100000), default=20, show_default=True, help="Steps per timed window.")
+@click.option("--windows", type=click.IntRange(1, 1000), default=5, show_default=True, help="Timed windows (median reported).")
+@click.option("--warmup", type=click.IntRange(0, 100000), default=10, show_default=True, help="Untimed steps after the cold one.")
+@click.option("--epochs", type=click.IntRange(0, 1000), default=0, help="Run the seed's full experiment: N epochs "
+              "of 60,000 images (or of --data-dir's training set) per device.")
+@click.option("--data-dir", metavar="DIR", type=click.Path(exists=True, file_okay=False),
+              help="Your MNIST, e.g. torchvision's root (DIR/MNIST/raw/*-idx?-ubyte[.gz]).")
+@click.option("--pipeline", type=click.Choice(("resident", "loader")), default=None,
+              help="resident: data on the device; loader: a DataLoader like the seed's. Default: resident, loader with --epochs.")
+@click.option("--workers", type=click.IntRange(0, 64), default=0, show_default=True, help="DataLoader num_workers.")
+@click.option("--no-cpu", is_flag=True, help="Measure the accelerator alone.")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option("--output", "-o", metavar="FILE", help="Write the result to FILE instead of stdout.")
+@click.option("--timeout", type=click.FloatRange(1, 86400), default=1800.0, show_default=True)
+@click.option("--no-progress", is_flag=True, help="No progress bar (also off in CI or when stderr is not a terminal).")
+def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipeline, workers, no_cpu, fmt, output, timeout,
+          no_progress):
+    """Measure the seed experiment: the MNIST network on the CPU vs the accelerator, timed correctly."""
+    import platform
+
+    from mps_doctor.bench import BenchOptions, bench_to_dict, run_bench
+    from mps_doctor.probe.target import this_python
+
+    try:
+        if data_dir:
+            check_data_dir(data_dir)
+        options = BenchOptions(device=device, batch=batch, warmup=warmup, windows=windows, steps=steps, epochs=epochs,
+                               pipeline=pipeline, workers=workers, data_dir=data_dir, include_cpu=not no_cpu, timeout=timeout)
+        show = not no_progress and epochs > 0 and sys.stderr.isatty() and not os.environ.get("CI")
+        progress = ProgressBar() if show else None
+        report = run_bench(python or this_python(), options, platform.system(), progress)
+        if progress is not None:
+            progress.finish()
+        if fmt == "json":
+            text = json.dumps(bench_to_dict(report), indent=2) + "\n"
+        else:
+            from mps_doctor.render.bench_text import render_bench_text
+
+            text = render_bench_text(report, unicode=stdout_is_unicode())
+        write_output(text, output)
+    except DoctorError as error:
+        fail(error)
+    sys.exit(1 if report.status[0] == "fail" else 0)
+
+
+def check_data_dir(data_dir: str) -> None:
+    """Fail early, as a usage error, when --data-dir holds no readable MNIST training split."""
+    from mps_doctor.child.mpsd_idx import IdxError, load_split
+
+    try:
+        load_split(data_dir, train=True)
+    except IdxError as exc:
+        raise UsageError("--data-dir: %s" % exc)
+
+
+class ProgressBar:
+    """Draws the child's progress frames as one bar per device and epoch on stderr."""
+
+    def __init__(self):
+        self.current = None
+
+    def __call__(self, frame) -> None:
+        if frame.get("event") != "progress":
+            return
+        data = frame["data"]
+        key = (data["device"], data["epoch"])
+        if self.current is not None and key != self.current:
+            click.echo("", err=True)
+        self.current = key
+        done = (data["step"] + 1) / float(data["steps"])
+        filled = int(done * 30)
+        click.echo("\r  %-4s epoch %d/%d [%s%s] %3.0f%%" % (data["device"], data["epoch"], data["epochs"], "#" * filled,
+                                                          "." * (30 - filled), done * 100), nl=False, err=True)
+
+    def finish(self) -> None:
+        if self.current is not None:
+            click.echo("", err=True)
+
+
 def run() -> None:
     """Console-script entry: any unexpected exception is exit 3 with one line, never a traceback."""
     try:

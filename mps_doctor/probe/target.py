@@ -60,6 +60,40 @@ class ChildRun:
         except OSError as exc:
             raise TargetPythonError("--python %s: cannot run it (%s)" % (argv[0], exc.strerror or exc))
 
+    def stream(self, on_frame) -> Tuple[Dict[str, dict], List[str], Optional[int], str, bool]:
+        """Like wait(), calling ON_FRAME(frame) for each framed line as it arrives (progress bars)."""
+        import threading
+
+        expired = threading.Event()
+
+        def expire():
+            expired.set()
+            kill_group(self.process)
+
+        timer = threading.Timer(max(0.1, self.timeout - (time.monotonic() - self.started)), expire)
+        timer.daemon = True
+        timer.start()
+        stderr_chunks: List[bytes] = []
+        reader = threading.Thread(target=lambda: stderr_chunks.append(self.process.stderr.read()), daemon=True)
+        reader.start()
+        lines = []
+        try:
+            for raw in self.process.stdout:
+                line = raw.decode("utf-8", "replace")
+                lines.append(line)
+                if line.startswith(MARK):
+                    try:
+                        on_frame(json.loads(line[len(MARK):]))
+                    except ValueError:
+                        pass
+            self.process.wait()
+        finally:
+            timer.cancel()
+        reader.join(5)
+        results, begun = parse_frames("".join(lines))
+        stderr = b"".join(stderr_chunks).decode("utf-8", "replace")
+        return results, begun, self.process.returncode, stderr, expired.is_set()
+
     def wait(self) -> Tuple[Dict[str, dict], List[str], Optional[int], str, bool]:
         """(results by stage, stages begun in order, returncode, stderr, timed out)."""
         remaining = max(0.1, self.timeout - (time.monotonic() - self.started))

@@ -1,0 +1,246 @@
+"""`mps-doctor bench`: the seed experiment (CPU vs accelerator on the MNIST Net), run in the target interpreter.
+
+This module only plans the run, reads the child's measurements and derives figures from them; the timing
+itself happens in child/mpsd_bench.py.
+"""
+
+import json
+import shutil
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Tuple
+
+from mps_doctor import __version__
+from mps_doctor.errors import DoctorError, UsageError
+from mps_doctor.probe.target import CHILD_DIR, DATA_DIR, ChildRun, validate_python
+
+FORMAT = "mps-doctor-bench"
+SCHEMA_VERSION = 1
+# One training step of the MNIST Net at batch 64 is 4.580 GFLOP (reference/performance.md section 4).
+STEP_FLOP_AT_64 = 4.580179968e9
+SEED_EPOCH_IMAGES = 60000
+PEAKS_FILE = Path(__file__).resolve().parent / "data" / "chip_peaks.json"
+
+
+class BenchUnavailable(DoctorError):
+    """The accelerator asked for cannot run here (exit 1)."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    """What to measure."""
+
+    device: str = "auto"
+    batch: int = 64
+    warmup: int = 10
+    windows: int = 5
+    steps: int = 20
+    epochs: int = 0
+    pipeline: Optional[str] = None
+    workers: int = 0
+    data_dir: Optional[str] = None
+    include_cpu: bool = True
+    timeout: float = 1800.0
+
+
+@dataclass(frozen=True)
+class DeviceRun:
+    """One device's measurement and the figures derived from it."""
+
+    device: str
+    name: str = ""
+    batch: int = 64
+    pipeline: str = "resident"
+    cold_first_step_ms: Optional[float] = None
+    window_ms: Tuple[float, ...] = ()
+    epochs: Tuple[Dict[str, float], ...] = ()
+    final_loss: Optional[float] = None
+    warnings: Tuple[str, ...] = ()
+    error: Optional[str] = None
+    unavailable: bool = False
+    peak_tflops: Optional[float] = None
+    peak_source: Optional[str] = None
+
+    @property
+    def median_ms(self) -> Optional[float]:
+        return statistics.median(self.window_ms) if self.window_ms else None
+
+    @property
+    def spread(self) -> Optional[float]:
+        """(max - min) / median of the windows: how noisy the measurement was."""
+        if len(self.window_ms) < 2:
+            return None
+        return (max(self.window_ms) - min(self.window_ms)) / self.median_ms
+
+    @property
+    def images_per_second(self) -> Optional[float]:
+        return self.batch / (self.median_ms / 1e3) if self.median_ms else None
+
+    @property
+    def tflops(self) -> Optional[float]:
+        """Achieved TFLOP/s: 4.58 GFLOP per step at batch 64, scaled by batch (information, not a health signal)."""
+        if not self.median_ms:
+            return None
+        return STEP_FLOP_AT_64 * (self.batch / 64.0) / (self.median_ms / 1e3) / 1e12
+
+
+@dataclass(frozen=True)
+class BenchReport:
+    """Everything `bench` prints."""
+
+    options: BenchOptions
+    python: str
+    torch_version: Optional[str]
+    runs: Tuple[DeviceRun, ...]
+    data: str
+    notes: Tuple[str, ...] = field(default=())
+
+    def run_for(self, device: str) -> Optional[DeviceRun]:
+        return next((r for r in self.runs if r.device == device and not r.unavailable and r.error is None), None)
+
+    @property
+    def accelerator(self) -> Optional[DeviceRun]:
+        return next((r for r in self.runs if r.device != "cpu" and not r.unavailable and r.error is None), None)
+
+    @property
+    def speedup(self) -> Optional[float]:
+        """CPU ms/step divided by accelerator ms/step, measured in this run."""
+        cpu, accel = self.run_for("cpu"), self.accelerator
+        if cpu is None or accel is None or not accel.median_ms:
+            return None
+        return cpu.median_ms / accel.median_ms
+
+    @property
+    def status(self) -> Tuple[str, str]:
+        """('pass' | 'warn' | 'fail', message)."""
+        failed = [r for r in self.runs if r.error]
+        if failed:
+            return "fail", "%s failed: %s" % (failed[0].device, failed[0].error)
+        if self.speedup is not None and self.speedup < 1.0:
+            return "warn", (
+                "%s is slower than the CPU here (%.2fx). On this small network at batch %d each step is ~%.1f GFLOP, so "
+                "per-operation launch overhead dominates; that is expected on small chips or old torch and is no fault. "
+                "Try --batch 256, or a bigger model, to see the GPU's throughput."
+                % (self.accelerator.device, self.speedup, self.options.batch, STEP_FLOP_AT_64 * self.options.batch / 64e9))
+        return "pass", ""
+
+
+def resolve_bench_device(requested: str, system: str, which: Callable[[str], Optional[str]] = shutil.which) -> str:
+    """auto: mps on macOS, cuda where nvidia-smi exists, else cpu."""
+    if requested != "auto":
+        return requested
+    if system == "Darwin":
+        return "mps"
+    if which("nvidia-smi"):
+        return "cuda"
+    return "cpu"
+
+
+def load_peaks() -> List[dict]:
+    with open(str(PEAKS_FILE), encoding="utf-8") as handle:
+        return json.load(handle)["chips"]
+
+
+def find_peak(name: str, cores: Optional[int] = None, peaks: Optional[List[dict]] = None):
+    """(FP32 TFLOP/s, source) for a device NAME (and Apple GPU CORES), or (None, None) when unknown."""
+    for row in peaks if peaks is not None else load_peaks():
+        same_name = name == row["name"] or (row["name"].startswith("NVIDIA") and name.startswith(row["name"]))
+        if same_name and (row.get("gpu_cores") is None or row.get("gpu_cores") == cores):
+            return row["fp32_tflops"], row["source"]
+    return None, None
+
+
+def run_bench(python: str, options: BenchOptions, system: str, on_progress=None) -> BenchReport:
+    """Run the bench child under PYTHON and build the report."""
+    python = validate_python(python)
+    accel = resolve_bench_device(options.device, system)
+    devices = (["cpu"] if options.include_cpu or accel == "cpu" else []) + ([accel] if accel != "cpu" else [])
+    data_dir = options.data_dir or str(DATA_DIR)
+    pipeline = options.pipeline or ("loader" if options.epochs else "resident")
+    child_options = {
+        "devices": devices, "batch": options.batch, "warmup": options.warmup, "windows": options.windows,
+        "steps": options.steps, "epochs": options.epochs, "pipeline": pipeline, "workers": options.workers,
+        "data_dir": data_dir, "images_per_epoch": SEED_EPOCH_IMAGES if options.epochs and not options.data_dir else None,
+    }
+    child = ChildRun([python, str(CHILD_DIR), "bench", json.dumps(child_options)], options.timeout)
+    results, _, returncode, stderr, timed_out = child.stream(on_progress or (lambda frame: None))
+    if "interpreter" not in results:
+        raise UsageError("--python %s: not a Python interpreter (it exited with code %s)" % (python, returncode))
+    torch_data = results.get("torch") or {}
+    if not torch_data.get("installed") or torch_data.get("import_error"):
+        raise BenchUnavailable("torch does not import in %s; run: mps-doctor check --python %s" % (python, python))
+    runs = []
+    for device in devices:
+        data = results.get("bench-" + device)
+        if data is None:
+            why = "timed out after %g s" % options.timeout if timed_out else "the child stopped (exit %s)" % returncode
+            runs.append(DeviceRun(device=device, error=why + (": " + stderr.strip().splitlines()[-1] if stderr.strip() else "")))
+            continue
+        runs.append(device_run(data, torch_data))
+    accel_run = next((r for r in runs if r.device == accel), None)
+    if accel != "cpu" and accel_run is not None and accel_run.unavailable:
+        raise BenchUnavailable("%s is not available to torch in %s; run: mps-doctor check --device %s" % (accel, python, accel))
+    data_note = describe_data(options, data_dir)
+    return BenchReport(options=options, python=python, torch_version=torch_data.get("version"), runs=tuple(runs),
+                       data=data_note, notes=(("pipeline: " + describe_pipeline(pipeline, options.workers)),))
+
+
+def device_run(data: dict, torch_data: dict) -> DeviceRun:
+    """A DeviceRun from the child's bench frame, with the chip's peak when known."""
+    if data.get("unavailable"):
+        return DeviceRun(device=data["device"], unavailable=True)
+    if data.get("error"):
+        return DeviceRun(device=data["device"], error="%s: %s" % (data["error"]["type"], data["error"]["message"][:300]))
+    cores = (torch_data.get("mps") or {}).get("core_count") if data["device"] == "mps" else None
+    peak, source = find_peak(data.get("name", ""), cores) if data["device"] != "cpu" else (None, None)
+    return DeviceRun(
+        device=data["device"], name=data.get("name", ""), batch=data["batch"], pipeline=data["pipeline"],
+        cold_first_step_ms=data.get("cold_first_step_ms"), window_ms=tuple(data.get("window_ms", ())),
+        epochs=tuple(data.get("epochs", ())), final_loss=data.get("final_loss"), warnings=tuple(data.get("warnings", ())),
+        peak_tflops=peak, peak_source=source,
+    )
+
+
+def describe_data(options: BenchOptions, data_dir: str) -> str:
+    if options.data_dir:
+        return "MNIST from %s" % options.data_dir
+    if options.epochs:
+        return "the 2,000 MNIST digits shipped with mps-doctor, cycled to 60,000 images per epoch (the seed's epoch size)"
+    return "the 2,000 MNIST digits shipped with mps-doctor"
+
+
+def describe_pipeline(pipeline: str, workers: int) -> str:
+    if pipeline == "loader":
+        return ("DataLoader with per-sample decode and normalize (like the seed's ToTensor + Normalize), "
+                "num_workers=%d, copied to the device every step" % workers)
+    return "data resident on the device (measures the device, not the input pipeline)"
+
+
+def bench_to_dict(report: BenchReport) -> dict:
+    """The versioned JSON document of a bench run."""
+    status, message = report.status
+    return {
+        "format": FORMAT, "schema_version": SCHEMA_VERSION, "tool": {"name": "mps-doctor", "version": __version__},
+        "python": report.python, "torch": report.torch_version, "data": report.data,
+        "options": {"device": report.options.device, "batch": report.options.batch, "warmup": report.options.warmup,
+                    "windows": report.options.windows, "steps": report.options.steps, "epochs": report.options.epochs,
+                    "pipeline": report.runs[0].pipeline if report.runs else report.options.pipeline,
+                    "workers": report.options.workers},
+        "step_gflop": STEP_FLOP_AT_64 * report.options.batch / 64e9,
+        "runs": [run_to_dict(r) for r in report.runs],
+        "speedup": report.speedup, "status": status, "message": message, "notes": list(report.notes),
+    }
+
+
+def run_to_dict(run: DeviceRun) -> dict:
+    return {
+        "device": run.device, "name": run.name, "unavailable": run.unavailable, "error": run.error,
+        "cold_first_step_ms": run.cold_first_step_ms, "window_ms_per_step": list(run.window_ms),
+        "median_ms_per_step": run.median_ms, "spread": run.spread, "images_per_second": run.images_per_second,
+        "achieved_tflops": run.tflops, "peak_fp32_tflops": run.peak_tflops, "peak_source": run.peak_source,
+        "fraction_of_peak": run.tflops / run.peak_tflops if run.tflops and run.peak_tflops else None,
+        "epochs": list(run.epochs), "final_loss": run.final_loss, "warnings": list(run.warnings),
+    }

@@ -1,0 +1,70 @@
+"""The text form of a bench run: a table, a bar chart of images per second, and the speedup."""
+
+from typing import List
+
+from mps_doctor.bench import BenchReport
+
+BLOCKS = " ▏▎▍▌▋▊▉█"
+
+
+def bar(value: float, largest: float, width: int, unicode: bool) -> str:
+    """A horizontal bar of VALUE against LARGEST, WIDTH cells wide."""
+    if largest <= 0:
+        return ""
+    cells = value / largest * width
+    if not unicode:
+        return "#" * max(1, int(round(cells)))
+    full, rest = int(cells), cells - int(cells)
+    return "█" * full + (BLOCKS[int(rest * 8)] if rest * 8 >= 1 else "") or "▏"
+
+
+def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
+    """The bench report for a person: what was measured, per-device figures, the bar chart, the verdict."""
+    opts = report.options
+    lines: List[str] = [
+        "mps-doctor bench: pytorch/examples MNIST Net, batch %d, Adadelta, torch %s" % (opts.batch, report.torch_version),
+        "  data: %s" % report.data,
+    ]
+    lines += ["  %s" % note for note in report.notes]
+    if opts.epochs:
+        lines.append("  %d epoch(s) per device after %d warm-up steps; ms/step = epoch time / steps" % (opts.epochs, opts.warmup))
+    else:
+        lines.append("  %d warm-up steps, then %d windows of %d steps; device synchronized before every clock read"
+                     % (opts.warmup, opts.windows, opts.steps))
+    lines.append("")
+    header = "  %-34s %10s %18s %10s %9s" % ("device", "cold step", "warm ms/step", "images/s", "TFLOP/s")
+    lines += [header, "  " + "-" * (len(header) - 2)]
+    good = [r for r in report.runs if r.median_ms]
+    for run in report.runs:
+        label = "%s (%s)" % (run.device, run.name) if run.name else run.device
+        if run.unavailable:
+            lines.append("  %-34s not available" % label)
+            continue
+        if run.error:
+            lines.append("  %-34s failed: %s" % (label, run.error))
+            continue
+        spread = " ±%.0f%%" % (run.spread * 50) if run.spread is not None else ""
+        lines.append("  %-34s %8.0f ms %12.2f%-6s %10.0f %9.3f" % (
+            label[:34], run.cold_first_step_ms or 0, run.median_ms, spread, run.images_per_second, run.tflops))
+        if run.peak_tflops:
+            lines.append("  %-34s %s" % ("", "%.1f%% of the %.1f TFLOP/s FP32 peak (information only: this network is "
+                                         "launch-bound)" % (100 * run.tflops / run.peak_tflops, run.peak_tflops)))
+        for epoch in run.epochs:
+            lines.append("  %-34s epoch: %.1f s for %d images" % ("", epoch["seconds"], epoch["images"]))
+    if good:
+        lines.append("")
+        largest = max(r.images_per_second for r in good)
+        lines.append("  images per second (higher is better)")
+        for run in good:
+            lines.append("  %-5s %s %s" % (run.device, bar(run.images_per_second, largest, 40, unicode).ljust(40),
+                                           "{:,.0f}".format(run.images_per_second)))
+    lines.append("")
+    status, message = report.status
+    if report.speedup is not None:
+        accel = report.accelerator
+        lines.append("%s is %.2fx %s than the CPU on this network and batch (median ms/step, same run)." % (
+            accel.device, report.speedup if report.speedup >= 1 else 1 / report.speedup,
+            "faster" if report.speedup >= 1 else "slower"))
+    if message:
+        lines.append(("warning: " if status == "warn" else "error: ") + message)
+    return "\n".join(lines) + "\n"
