@@ -13,7 +13,7 @@ NAMES = machine_names()
 
 def report_for(name, device=None, quick=False):
     machine = load_machine(name)
-    requested = device or "auto"
+    requested = device or machine["expect"].get("requested", "auto")
     return machine, run_checks(replay_facts(machine), Options(device=requested, requested_device=requested, quick=quick))
 
 

@@ -77,10 +77,10 @@ def gpu_capabilities(ctx: Context) -> List[Tuple[int, int]]:
     return [tuple(d.capability[:2]) for d in (ctx.torch.cuda_devices if ctx.torch else ())]
 
 
-def cuda_reinstall(ctx: Context, capabilities=None, why_extra: str = "") -> Tuple[str, ...]:
+def cuda_reinstall(ctx: Context) -> Tuple[str, ...]:
     """Commands that reinstall the installed torch release from the CUDA index this driver and GPU need."""
     release = ctx.installed_release()
-    build = best_build(release, capabilities if capabilities is not None else gpu_capabilities(ctx), driver_cuda(ctx))
+    build = best_build(release, gpu_capabilities(ctx), driver_cuda(ctx))
     if build is None:
         return ("nvidia-smi", "uv pip install --python %s torch torchvision --torch-backend=auto" % ctx.python)
     return (ctx.pip_install(release, force=True, index=cuda_index(build)),)
@@ -130,13 +130,12 @@ def torch_cuda_built(ctx: Context) -> Outcome:
         return passed("CUDA %s build (torch %s)" % (ctx.torch.cuda_version, ctx.torch.version))
     label = ctx.torch.version or "?"
     kind = "a CPU-only build" if label.endswith("+cpu") or "+" not in label else "a build without CUDA"
-    capabilities = [(9, 0)] if not gpu_capabilities(ctx) else None
     return failed(
         "torch %s is %s" % (label, kind),
         Remedy("torch.version.cuda is None, so torch.cuda.is_available() is always False.",
                "Install the same release from the CUDA index that matches the driver ('nvidia-smi' shows the newest "
                "CUDA it supports), torch and torchvision pinned together.",
-               cuda_reinstall(ctx, capabilities), GET_STARTED, key="install-cuda-torch"),
+               cuda_reinstall(ctx), GET_STARTED, key="install-cuda-torch"),
     )
 
 

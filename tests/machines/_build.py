@@ -275,6 +275,91 @@ machine(
     {"device": "cpu", "state": "ready", "root_cause": None, "exit_code": 0},
 )
 
+
+DATA = os.path.join(os.path.dirname(HERE), "data")
+with open(os.path.join(DATA, "nvidia-smi-h200.txt")) as _h:
+    SMI_H200 = _h.read()
+with open(os.path.join(DATA, "nvidia-smi-L-h200.txt")) as _h:
+    SMI_L_H200 = _h.read()
+
+
+def smi(header=SMI_H200, listing=SMI_L_H200, driver=None, cuda=None, name=None):
+    """nvidia-smi output: the real H200 text, with the driver, CUDA version and GPU name swapped when asked."""
+    if driver:
+        header = header.replace("580.159.04", driver)
+    if cuda:
+        header = header.replace("CUDA Version: 13.0", "CUDA Version: %s" % cuda)
+    if name:
+        header = header.replace("NVIDIA H200         ", name.ljust(20)[:20])
+        listing = listing.replace("NVIDIA H200", name)
+    return {"nvidia-smi": {"returncode": 0, "stdout": header, "stderr": ""},
+            "nvidia-smi -L": {"returncode": 0, "stdout": listing, "stderr": ""}}
+
+
+def linux_gpu_host(commands, env=None):
+    base_env = dict(LINUX_ENV)
+    base_env.update(env or {})
+    return {"system": "Linux", "uname": ["6.8.0-49-generic", "x86_64"], "env": base_env, "brew": [],
+            "memory_bytes": 128 * GIB, "distro": {"id": "ubuntu", "version": "24.04", "name": "Ubuntu 24.04.1 LTS"},
+            "which": {"nvidia-smi": "/usr/bin/nvidia-smi"}, "commands": commands}
+
+
+def cuda_facts(version="13.0", available=True, name="NVIDIA H200", cap=(9, 0), memory=150109880320,
+               arch=("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")):
+    devices = [{"index": 0, "name": name, "capability": list(cap), "total_memory": memory}] if available else []
+    return {"version": version, "available": available, "arch_list": list(arch) if version else [], "devices": devices}
+
+
+with open(os.path.join(HERE, "_h200_frames.json")) as _h:
+    H200_FRAMES = json.load(_h)
+
+machine(
+    "linux-h200-cuda", "A real NVIDIA H200 (driver 580.159.04, CUDA 13.0) with torch 2.11.0+cu130: the child's output and "
+    "nvidia-smi text as recorded on that machine on 2026-11-29 (paths redacted).",
+    ["recorded from a real H200 run, docs/measurements.md"],
+    linux_gpu_host(smi()),
+    target("/home/dev/proj/.venv/bin/python3", H200_FRAMES),
+    {"device": "cuda", "state": "ready", "root_cause": None, "exit_code": 0},
+)
+machine(
+    "linux-cpu-wheel-on-gpu", "Linux with an RTX 4090 (driver for CUDA 12.8) but torch 2.13.0+cpu installed.",
+    ["mps-facts.md 7.2 item 1 (CPU wheel on a GPU box; choose cuXYZ <= the driver's CUDA)", "7.1 (build -> CC table)"],
+    linux_gpu_host(smi(driver="570.86.10", cuda="12.8", name="NVIDIA GeForce RTX 4090")),
+    target(LINUX_PY, frames(linux_interp(), linux_torch())),
+    {"device": "cuda", "state": "not-ready", "root_cause": "torch.cuda-built", "exit_code": 1, "requested": "cuda",
+     "remedy_command": "--force-reinstall 'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126"},
+)
+machine(
+    "linux-cu130-on-driver-128", "torch 2.13.0+cu130 on a driver that supports CUDA 12.8 only: 'driver too old'.",
+    ["mps-facts.md 7.1 (CUDAFunctions.cpp 'driver on your system is too old (found version 12080)'; typical cause a "
+     "cu130 wheel on a 12.8/12.9 driver)", "7.2 item 2"],
+    linux_gpu_host(smi(driver="570.86.10", cuda="12.8")),
+    target(LINUX_PY, frames(linux_interp(), dict(linux_torch("2.13.0+cu130", cuda_facts(available=False)), warnings=[
+        "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12080). Please "
+        "update your GPU driver by downloading and installing a new version from the URL: "
+        "http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a PyTorch version "
+        "that has been compiled with your version of the CUDA driver."])), device="cuda"),
+    {"device": "cuda", "state": "not-ready", "root_cause": "cuda.driver-version", "exit_code": 1, "requested": "cuda",
+     "remedy_command": "--index-url https://download.pytorch.org/whl/cu126"},
+)
+machine(
+    "linux-p40-sm61-cu130", "A Tesla P40 (compute capability 6.1) with torch 2.13.0+cu130, built for sm_75 and newer.",
+    ["mps-facts.md 7.1 (cu126 = 5.0-9.0, cu13x = 7.5-12.0; 'no kernel image is available for execution on the device')"],
+    linux_gpu_host(smi(name="Tesla P40")),
+    target(LINUX_PY, frames(linux_interp(), linux_torch("2.13.0+cu130", cuda_facts(name="Tesla P40", cap=(6, 1),
+                                                                                       memory=24 * GIB))), device="cuda"),
+    {"device": "cuda", "state": "not-ready", "root_cause": "cuda.capability", "exit_code": 1, "requested": "cuda",
+     "remedy_command": "--index-url https://download.pytorch.org/whl/cu126"},
+)
+machine(
+    "linux-cuda-visible-empty", "The H200 host with CUDA_VISIBLE_DEVICES set to the empty string (seen for real there).",
+    ["mps-facts.md 7.1 (NVIDIA: an empty CUDA_VISIBLE_DEVICES hides every GPU)", "docs/measurements.md (run on the H200)"],
+    linux_gpu_host(smi(), env={"CUDA_VISIBLE_DEVICES": ""}),
+    target(LINUX_PY, frames(linux_interp(), linux_torch("2.11.0+cu130", cuda_facts(available=False))), device="cuda"),
+    {"device": "cuda", "state": "not-ready", "root_cause": "cuda.visible-devices", "exit_code": 1, "requested": "cuda",
+     "remedy_command": "unset CUDA_VISIBLE_DEVICES"},
+)
+
 if __name__ == "__main__":
     for name, data in MACHINES.items():
         folder = os.path.join(HERE, name)
