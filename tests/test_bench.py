@@ -1,0 +1,140 @@
+"""The bench: timing discipline shown with test doubles, and a real short run on this CPU."""
+
+import json
+import os
+import sys
+import types
+
+import jsonschema
+import pytest
+
+from mps_doctor.bench import BenchOptions, BenchReport, DeviceRun, find_peak, resolve_bench_device
+from mps_doctor.probe.target import CHILD_DIR
+from tests.helpers import doctor
+
+sys.path.insert(0, str(CHILD_DIR))
+import mpsd_bench  # noqa: E402  (the child's module, stdlib + torch)
+
+SCHEMA = os.path.join(str(CHILD_DIR.parent), "data", "bench.schema.json")
+
+
+def test_every_clock_read_follows_a_device_sync():
+    calls = []
+    fake_clock = iter(range(1000))
+
+    def clock():
+        calls.append("clock")
+        return next(fake_clock)
+
+    results = mpsd_bench.time_windows(lambda: calls.append("step"), lambda: calls.append("sync"), windows=3, steps=4, clock=clock)
+    assert len(results) == 3
+    for index, call in enumerate(calls):
+        if call == "clock":
+            assert calls[index - 1] == "sync"
+    assert calls.count("step") == 12 and calls.count("sync") == 6
+
+
+@pytest.mark.parametrize("device", ["cuda", "mps"])
+def test_make_sync_calls_the_device_module(device):
+    recorded = []
+    fake_torch = types.SimpleNamespace(cuda=types.SimpleNamespace(synchronize=lambda: recorded.append("cuda")),
+                                       mps=types.SimpleNamespace(synchronize=lambda: recorded.append("mps")))
+    mpsd_bench.make_sync(fake_torch, device)()
+    assert recorded == [device]
+
+
+def test_the_timed_loop_never_reads_a_value_back(monkeypatch):
+    """`.item()` or `float()` on a tensor inside the window would be a hidden host sync."""
+    import torch
+
+    import mpsd_idx
+
+    images, labels = mpsd_idx.load_split(str(CHILD_DIR.parent / "data" / "mnist"))
+    options = {"batch": 16, "warmup": 1, "windows": 2, "steps": 2, "pipeline": "resident", "epochs": 0}
+    real_windows = mpsd_bench.time_windows
+
+    def guarded_windows(step, sync, windows, steps, clock=None):
+        def forbidden(*args, **kwargs):
+            raise AssertionError("host read inside the timed loop")
+
+        monkeypatch.setattr(torch.Tensor, "item", forbidden)
+        monkeypatch.setattr(torch.Tensor, "__float__", forbidden)
+        try:
+            return real_windows(step, sync, windows, steps)
+        finally:
+            monkeypatch.undo()
+
+    monkeypatch.setattr(mpsd_bench, "time_windows", guarded_windows)
+    result = mpsd_bench.bench_device(torch, "cpu", images, labels, options, lambda *a: None)
+    assert len(result["window_ms"]) == 2 and result["final_loss"] > 0
+
+
+def test_loader_pipeline_normalizes_like_the_seed():
+    import torch
+
+    import mpsd_idx
+    import mpsd_net
+
+    images, labels = mpsd_idx.load_split(str(CHILD_DIR.parent / "data" / "mnist"))
+    dataset = mpsd_bench.MnistDataset(torch, images, labels, length=5000)
+    x, y = dataset[2001]  # cycles past the 2,000 shipped digits
+    resident, targets = mpsd_net.to_tensors(images, labels, count=2)
+    assert len(dataset) == 5000 and y == int(targets[1])
+    assert torch.allclose(x, resident[1])
+
+
+def test_peak_lookup_matches_name_and_cores():
+    assert find_peak("Apple M2 Pro", 19)[0] == 6.80
+    assert find_peak("Apple M1", 7)[0] == 2.29 and find_peak("Apple M1", 8)[0] == 2.62
+    assert find_peak("NVIDIA H200")[0] == 66.9
+    assert find_peak("Apple M9 Hyper", 99) == (None, None)
+
+
+def test_slower_accelerator_is_a_warning_with_an_explanation():
+    runs = (DeviceRun("cpu", window_ms=(10.0, 10.0)), DeviceRun("mps", window_ms=(25.0, 25.0)))
+    report = BenchReport(BenchOptions(device="mps"), "python", "2.13.0", runs, "data")
+    status, message = report.status
+    assert report.speedup == pytest.approx(0.4)
+    assert status == "warn" and "launch overhead" in message
+
+
+def test_auto_device():
+    assert resolve_bench_device("auto", "Darwin") == "mps"
+    assert resolve_bench_device("auto", "Linux", which=lambda n: "/usr/bin/nvidia-smi") == "cuda"
+    assert resolve_bench_device("auto", "Linux", which=lambda n: None) == "cpu"
+
+
+@pytest.mark.slow
+def test_bench_for_real_on_this_cpu_validates_against_the_schema(tmp_path):
+    path = tmp_path / "bench.json"
+    code, out, err = doctor("bench", "--device", "cpu", "--steps", "3", "--windows", "3", "--warmup", "2",
+                            "--format", "json", "--output", str(path))
+    assert code == 0, err
+    doc = json.loads(path.read_text())
+    with open(SCHEMA) as handle:
+        jsonschema.validate(doc, json.load(handle))
+    cpu = doc["runs"][0]
+    assert cpu["device"] == "cpu" and len(cpu["window_ms_per_step"]) == 3 and cpu["median_ms_per_step"] > 0
+    assert cpu["achieved_tflops"] == pytest.approx(4.580179968e9 / (cpu["median_ms_per_step"] / 1e3) / 1e12)
+
+
+@pytest.mark.slow
+def test_bench_epochs_on_a_torchvision_layout_with_the_loader(tmp_path):
+    import gzip
+    import struct
+
+    from mps_doctor.child.mpsd_idx import load_split
+
+    images, labels = load_split(str(CHILD_DIR.parent / "data" / "mnist"))
+    raw = tmp_path / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    (raw / "train-images-idx3-ubyte.gz").write_bytes(gzip.compress(struct.pack(">HBBIII", 0, 8, 3, 128, 28, 28) + images.data[:128 * 784]))
+    (raw / "train-labels-idx1-ubyte").write_bytes(struct.pack(">HBBI", 0, 8, 1, 128) + labels.data[:128])
+    code, out, err = doctor("bench", "--device", "cpu", "--epochs", "1", "--warmup", "0", "--data-dir", str(tmp_path))
+    assert code == 0, err
+    assert "DataLoader" in out and "MNIST from" in out and "epoch:" in out and "128 images" in out
+
+
+def test_bad_data_dir_is_a_usage_error(tmp_path):
+    code, out, err = doctor("bench", "--data-dir", str(tmp_path))
+    assert code == 2 and "no train-images-idx3-ubyte" in err

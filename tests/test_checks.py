@@ -1,0 +1,207 @@
+"""Check logic on hand-built facts: parity tolerances, environment variables, CUDA rules, the release table."""
+
+import dataclasses
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mps_doctor.checks.advisories import pytorch_env_problems
+from mps_doctor.checks.cuda import arch_covers, best_build, parse_visible_devices
+from mps_doctor.checks.model import Options, Status
+from mps_doctor.checks.registry import CHECK_ID_PATTERN, all_checks
+from mps_doctor.errors import ReportFormatError
+from mps_doctor.facts import Comparison
+from mps_doctor.report import facts_from_report, report_to_dict, run_checks
+from mps_doctor.versions import load_releases
+from tests.machines import load_machine, replay_facts
+
+GOOD = load_machine("m2-native-torch213")
+
+
+def with_smoke(**changes):
+    facts = replay_facts(GOOD)
+    smoke = dataclasses.replace(facts.target.smoke, **changes)
+    return dataclasses.replace(facts, target=dataclasses.replace(facts.target, smoke=smoke))
+
+
+def result(facts, check_id, device="auto"):
+    return run_checks(facts, Options(device=device, requested_device=device)).result(check_id)
+
+
+def test_recorded_agreeing_step_passes():
+    assert result(replay_facts(GOOD), "device.smoke").status == Status.PASS
+
+
+def test_recorded_disagreeing_gradients_fail_and_are_named():
+    facts = replay_facts(GOOD)
+    grads = list(facts.target.smoke.grad_parity)
+    grads[2] = Comparison("conv2.weight", True, 0.004, 0.0062)
+    smoke = result(with_smoke(grad_parity=tuple(grads)), "device.smoke")
+    assert smoke.status == Status.FAIL and "conv2.weight" in smoke.summary
+
+
+def test_nan_loss_fails_parity():
+    smoke = result(with_smoke(loss_parity=Comparison("loss", False, None, 2.31)), "device.smoke")
+    assert smoke.status == Status.FAIL and "loss" in smoke.summary
+
+
+def test_loss_that_does_not_fall_fails():
+    smoke = result(with_smoke(loss_before=2.30, loss_after=2.31), "device.smoke")
+    assert smoke.status == Status.FAIL and "did not fall" in smoke.summary
+
+
+def test_nan_after_training_fails():
+    smoke = result(with_smoke(loss_after=None), "device.smoke")
+    assert smoke.status == Status.FAIL
+
+
+def test_fallback_warnings_turn_a_pass_into_a_warning():
+    text = ("UserWarning: The operator 'aten::foo' is not currently supported on the MPS backend and will fall back to run "
+            "on the CPU. This may have performance implications.")
+    smoke = result(with_smoke(fallback_warnings=(text,), fallback_env="1"), "device.smoke")
+    assert smoke.status == Status.WARN and smoke.remedy.commands == ("unset PYTORCH_ENABLE_MPS_FALLBACK",)
+
+
+def test_wrong_matmul_fails_the_parity_layer():
+    facts = replay_facts(load_machine("m1-hosted-runner-wrong-results"))
+    parity = result(facts, "device.parity")
+    assert parity.status == Status.FAIL and "matmul-batch16" in parity.summary
+
+
+def test_a_crashing_check_is_contained(monkeypatch):
+    from mps_doctor.checks import registry
+
+    spec = registry.REGISTRY["host.memory"]
+    monkeypatch.setitem(registry.REGISTRY, "host.memory", dataclasses.replace(spec, fn=lambda ctx: 1 / 0))
+    report = run_checks(replay_facts(GOOD), Options(device="auto"))
+    broken = report.result("host.memory")
+    assert broken.status == Status.ERROR and "ZeroDivisionError" in broken.summary
+    assert report.exit_code() == 3 and report.verdict.state == "doctor-failed"
+
+
+@pytest.mark.parametrize(("env", "bad"), [
+    ({"PYTORCH_MPS_HIGH_WATERMARK_RATIO": "2.5"}, ["PYTORCH_MPS_HIGH_WATERMARK_RATIO"]),
+    ({"PYTORCH_MPS_HIGH_WATERMARK_RATIO": "abc"}, ["PYTORCH_MPS_HIGH_WATERMARK_RATIO"]),
+    ({"PYTORCH_MPS_HIGH_WATERMARK_RATIO": "1.0", "PYTORCH_MPS_LOW_WATERMARK_RATIO": "1.2"}, ["PYTORCH_MPS_LOW_WATERMARK_RATIO"]),
+    ({"PYTORCH_MPS_LOW_WATERMARK_RATIO": "1.4"}, []),  # default high is 1.7
+    ({"PYTORCH_MPS_HIGH_WATERMARK_RATIO": "0.0", "PYTORCH_MPS_LOW_WATERMARK_RATIO": "1.9"}, []),  # high 0: bound 2.0
+    ({"PYTORCH_ENABLE_MPS_FALLBACK": "yes"}, ["PYTORCH_ENABLE_MPS_FALLBACK"]),
+    ({"PYTORCH_ENABLE_MPS_FALLBACK": "1"}, []),
+    ({"PYTORCH_MPS_FAST_MATH": "true"}, ["PYTORCH_MPS_FAST_MATH"]),
+    ({"PYTORCH_MPS_METAL_VERSION": "3.1"}, []),
+    ({"PYTORCH_MPS_METAL_VERSION": "3"}, ["PYTORCH_MPS_METAL_VERSION"]),
+])
+def test_pytorch_env_ranges(env, bad):
+    assert [p[0] for p in pytorch_env_problems(env)] == bad
+
+
+@pytest.mark.parametrize(("value", "count", "visible", "invalid"), [
+    ("", 2, [], ""),
+    ("-1", 2, [], "-1"),
+    ("0,1", 2, ["0", "1"], None),
+    ("0,2,-1,1", 4, ["0", "2"], "-1"),  # NVIDIA: entries after an invalid one are hidden
+    ("3", 2, [], "3"),
+    ("GPU-f29034e0-1760-448c-a480-d66d633c11f1", None, ["GPU-f29034e0-1760-448c-a480-d66d633c11f1"], None),
+])
+def test_cuda_visible_devices(value, count, visible, invalid):
+    assert parse_visible_devices(value, count) == (visible, invalid)
+
+
+@pytest.mark.parametrize(("arch", "capability", "covered"), [
+    (["sm_75", "sm_80", "sm_86", "sm_90"], (9, 0), True),
+    (["sm_75", "sm_80", "sm_86", "sm_90"], (8, 9), True),   # sm_86 cubin runs on 8.9 (same major)
+    (["sm_75", "sm_80", "sm_90"], (6, 1), False),
+    (["sm_50", "sm_60", "sm_70"], (6, 1), True),
+    (["sm_80", "sm_90", "compute_90"], (12, 0), True),      # PTX JIT forward
+    (["sm_80", "sm_90"], (12, 0), False),
+])
+def test_arch_coverage(arch, capability, covered):
+    assert arch_covers(arch, capability) is covered
+
+
+def test_best_build_respects_driver_and_capability():
+    table = load_releases()
+    release, _ = table.row_for("2.13.0")
+    assert best_build(release, [(9, 0)], "13.0") == "13.0"
+    assert best_build(release, [(6, 1)], "13.0") == "12.6"
+    assert best_build(release, [(9, 0)], "12.8") == "12.6"
+    assert best_build(release, [(12, 0)], "12.8") is None
+
+
+@pytest.mark.parametrize(("torch", "macos"), [("2.4.1", "12.3"), ("2.5.0", "13.0"), ("2.8.0", "13.0"), ("2.9.1", "14.0"),
+                                              ("2.14.1", "14.0"), ("1.12.1", "12.3")])
+def test_minimum_macos_per_release(torch, macos):
+    release, exact = load_releases().row_for(torch)
+    assert exact and release.macos_min_mps == macos
+
+
+def test_newest_torch_for_old_macos():
+    table = load_releases()
+    assert table.newest_for_macos("13.6.7").torch == "2.8"
+    assert table.newest_for_macos("12.6").torch == "2.4"
+    assert table.newest_for_macos("12.2") is None
+
+
+def test_every_release_row_names_a_source_and_pins_a_pair():
+    for release in load_releases().releases:
+        assert release.sources
+        torch_pin, vision_pin = release.pip_args()
+        assert torch_pin.startswith("torch==") and vision_pin.startswith("torchvision==")
+
+
+def test_torchvision_minor_is_torch_minor_plus_15_for_2x():
+    """reference/mps-facts.md 2.2 says '+13'; its own table (0.15 with 2.0, 0.28 with 2.13) is +15."""
+    for release in load_releases().releases:
+        major, minor = map(int, release.torch.split("."))
+        if major == 2:
+            assert release.torchvision == "0.%d" % (minor + 15)
+
+
+def test_open_question_for_215_is_unknown_not_a_guess():
+    release, exact = load_releases().row_for("2.15.0")
+    assert exact and release.macos_min_mps is None and release.confidence == "unknown"
+
+
+def test_check_ids_are_stable_kebab_dotted():
+    import re
+
+    ids = [c.id for c in all_checks()]
+    assert len(ids) == len(set(ids))
+    assert all(re.match(CHECK_ID_PATTERN, i) for i in ids)
+
+
+JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+                       lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                       max_leaves=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSONISH)
+def test_report_loader_never_crashes_on_arbitrary_json(doc):
+    try:
+        facts_from_report(doc)
+    except ReportFormatError:
+        pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_report_loader_on_mutated_real_reports(data):
+    _, report = None, run_checks(replay_facts(GOOD), Options(device="auto"))
+    doc = json.loads(json.dumps(report_to_dict(report)))
+    path = data.draw(st.sampled_from(["host", "target", "interpreter", "torch", "smoke"]))
+    value = data.draw(JSONISH)
+    if path in ("host", "target"):
+        doc["facts"][path] = value
+    else:
+        doc["facts"]["target"][path] = value
+    try:
+        facts, _ = facts_from_report(doc)
+    except ReportFormatError:
+        return
+    again = run_checks(facts, Options(device="auto"))
+    assert again.verdict.state in ("ready", "not-ready", "doctor-failed")
+    assert not math.isnan(len(again.results))

@@ -1,0 +1,111 @@
+"""Probe parsers on recorded command output, and the host probe's injected facts."""
+
+import os
+
+import pytest
+
+from mps_doctor.probe.host import (
+    collect_host, normalize_macos_version, parse_nvidia_smi, parse_sw_vers, parse_sysctl, relevant_env, sysctl_flag,
+)
+from mps_doctor.probe.runner import CommandResult, replay_runner, run_command
+from mps_doctor.probe.target import parse_frames
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def read(name):
+    with open(os.path.join(DATA, name)) as handle:
+        return handle.read()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("ProductName:\t\tmacOS\nProductVersion:\t\t14.5\nBuildVersion:\t\t23F79\n", ("14.5", "23F79")),
+    ("ProductName:\tMac OS X\nProductVersion:\t10.16\nBuildVersion:\t20G95\n", ("10.16", "20G95")),
+    ("ProductName:    macOS\nProductVersion:    26.0.1\nBuildVersion:    25A362\n", ("26.0.1", "25A362")),
+    ("", (None, None)),
+])
+def test_sw_vers(text, expected):
+    assert parse_sw_vers(text) == expected
+
+
+@pytest.mark.parametrize(("version", "build", "expected"), [
+    ("16.0", "25A354", "26.0"),  # an old-SDK process on Tahoe (cpython#135675)
+    ("16.1", "25B78", "26.1"),
+    ("16.0", None, "16.0"),
+    ("14.5", "23F79", "14.5"),
+    (None, None, None),
+])
+def test_macos_16_is_26_on_tahoe_builds(version, build, expected):
+    assert normalize_macos_version(version, build) == expected
+
+
+@pytest.mark.parametrize(("result", "value", "flag"), [
+    (CommandResult(["sysctl"], 0, "1\n"), "1", True),
+    (CommandResult(["sysctl"], 0, "0\n"), "0", False),
+    (CommandResult(["sysctl"], 1, "", "sysctl: unknown oid 'hw.optional.arm64'\n"), "", False),
+    (CommandResult(["sysctl"], None, error="No such file or directory"), None, None),
+    (CommandResult(["sysctl"], 1, "", "sysctl: permission denied\n"), None, None),
+])
+def test_sysctl_values_and_flags(result, value, flag):
+    assert parse_sysctl(result) == value
+    assert sysctl_flag(value) is flag
+
+
+def test_nvidia_smi_recorded_on_an_h200():
+    smi = parse_nvidia_smi(read("nvidia-smi-h200.txt"), read("nvidia-smi-L-h200.txt"))
+    assert (smi.driver_version, smi.cuda_version, smi.gpus) == ("580.159.04", "13.0", ("NVIDIA H200",))
+
+
+def test_nvidia_smi_that_cannot_reach_the_driver_is_an_error_fact():
+    from mps_doctor.probe.host import probe_nvidia_smi
+
+    text = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
+            "NVIDIA driver is installed and running.\n")
+    run = replay_runner({"nvidia-smi": {"returncode": 9, "stdout": text}})
+    smi = probe_nvidia_smi(run, lambda name: "/usr/bin/nvidia-smi")
+    assert smi.found and smi.error.startswith("NVIDIA-SMI has failed")
+
+
+def test_absent_nvidia_smi_runs_nothing():
+    from mps_doctor.probe.host import probe_nvidia_smi
+
+    smi = probe_nvidia_smi(replay_runner({}), lambda name: None)
+    assert smi.found is False
+
+
+def test_given_facts_are_never_read_from_the_machine():
+    """Like packaging's mac_platforms: with every fact injected, no command outside the recording runs."""
+    commands = {"sw_vers": {"returncode": 0, "stdout": "ProductVersion:\t15.1\nBuildVersion:\t24B83\n"},
+                "sysctl -n hw.memsize": {"returncode": 0, "stdout": "17179869184\n"},
+                "sysctl -n hw.optional.arm64": {"returncode": 0, "stdout": "1\n"},
+                "sysctl -n kern.hv_vmm_present": {"returncode": 0, "stdout": "0\n"},
+                "sysctl -n machdep.cpu.brand_string": {"returncode": 0, "stdout": "Apple M3\n"}}
+    host = collect_host(run=replay_runner(commands), environ={"HOME": "/Users/x", "PYTORCH_MPS_FAST_MATH": "1", "SECRET": "y"},
+                        system="Darwin", which=lambda n: None, path_exists=lambda p: p == "/opt/homebrew/bin/brew",
+                        uname=("24.1.0", "arm64"), memory=lambda: None)
+    assert host.macos_version == "15.1" and host.hw_arm64 is True and host.vmm_present is False
+    assert host.memory_bytes == 16 * 1024 ** 3 and host.brew_prefixes == ("/opt/homebrew",)
+    assert "SECRET" not in host.env and host.env["PYTORCH_MPS_FAST_MATH"] == "1"
+
+
+def test_relevant_env_keeps_only_named_variables():
+    env = relevant_env({"PATH": "/bin", "CUDA_VISIBLE_DEVICES": "0", "CONDA_PREFIX": "/c", "AWS_SECRET": "x", "CI": "true"})
+    assert env == {"CUDA_VISIBLE_DEVICES": "0", "CONDA_PREFIX": "/c", "CI": "true"}
+
+
+def test_run_command_turns_a_missing_program_and_a_timeout_into_results():
+    missing = run_command(["definitely-not-a-program-here"])
+    assert missing.returncode is None and missing.error
+    slow = run_command(["sleep", "5"], timeout=0.2)
+    assert slow.timed_out and slow.returncode is None
+
+
+def test_run_command_uses_the_c_locale():
+    assert run_command(["sh", "-c", "echo $LC_ALL"]).stdout.strip() == "C"
+
+
+def test_frames_ignore_stray_output_and_broken_lines():
+    stdout = ("hello\n@@mps-doctor {\"event\": \"begin\", \"stage\": \"torch\", \"data\": null}\n"
+              "@@mps-doctor {not json\n@@mps-doctor {\"event\": \"result\", \"stage\": \"interpreter\", \"data\": {\"a\": 1}}\n")
+    results, begun = parse_frames(stdout)
+    assert results == {"interpreter": {"a": 1}} and begun == ["torch", "interpreter"]
