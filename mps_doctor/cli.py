@@ -94,27 +94,32 @@ def main() -> None:
 @click.pass_context
 def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout, verbose, no_color, no_redact):
     """Check whether PyTorch can train on the device from this Python, layer by layer."""
-    from mps_doctor.checks.model import Options
-
     try:
-        if from_report:
-            if python:
-                raise UsageError("--from and --python cannot be combined: a report's facts are not re-probed")
-            facts, saved = load_report(from_report)
-            if ctx.get_parameter_source("device").name == "DEFAULT":
-                device = saved.get("requested_device", saved.get("device", "auto"))
-            if ctx.get_parameter_source("quick").name == "DEFAULT":
-                quick = bool(saved.get("quick", False))
-        else:
-            from mps_doctor.probe.collect import collect_facts
-            from mps_doctor.probe.target import this_python
-
-            facts = collect_facts(python or this_python(), device, smoke=not quick, timeout=timeout)
-        report = build_report(facts, Options(device=device, requested_device=device, quick=quick))
+        report = diagnose(ctx, device, python, from_report, quick, timeout)
         write_output(render(report, fmt, verbose, use_color(no_color) and output is None, not no_redact), output)
     except DoctorError as error:
         fail(error)
     sys.exit(report.exit_code(strict))
+
+
+def diagnose(ctx, device, python, from_report, quick, timeout):
+    """The report for the options shared by check and fix: from a saved report, or by probing."""
+    from mps_doctor.checks.model import Options
+
+    if from_report:
+        if python:
+            raise UsageError("--from and --python cannot be combined: a report's facts are not re-probed")
+        facts, saved = load_report(from_report)
+        if ctx.get_parameter_source("device").name == "DEFAULT":
+            device = saved.get("requested_device", saved.get("device", "auto"))
+        if ctx.get_parameter_source("quick").name == "DEFAULT":
+            quick = bool(saved.get("quick", False))
+    else:
+        from mps_doctor.probe.collect import collect_facts
+        from mps_doctor.probe.target import this_python
+
+        facts = collect_facts(python or this_python(), device, smoke=not quick, timeout=timeout)
+    return build_report(facts, Options(device=device, requested_device=device, quick=quick))
 
 
 def build_report(facts, options):
@@ -213,6 +218,43 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
     except DoctorError as error:
         fail(error)
     sys.exit(1 if report.status[0] == "fail" else 0)
+
+
+@main.command(context_settings=CONTEXT, epilog="\b\nExit codes: 0 a plan was printed, or nothing to fix; 2 usage error "
+              "or unreadable input; 3 the doctor failed.\nmps-doctor never runs these commands itself.")
+@click.option("--print-commands", is_flag=True, help="Print only the commands, as a script with # comments.")
+@click.option("--shell", type=click.Choice(("zsh", "bash", "fish")), help="Shell to write for (default: from $SHELL).")
+@click.option("--manager", type=click.Choice(("pip", "uv", "conda")), help="Package manager (default: detected).")
+@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
+@click.option("--python", "python", metavar="PATH", help="Plan for this interpreter.")
+@click.option("--from", "from_report", metavar="REPORT.json", help="Plan for a saved report (e.g. a teammate's).")
+@click.option("--torch", "torch_pin", metavar="VERSION", help="Install exactly this torch (torchvision is paired from "
+              "the release table) instead of the newest that fits.")
+@click.option("--index-url", metavar="URL", help="Package index for torch, instead of the one mps-doctor picks.")
+@click.option("--pypi", is_flag=True, help="Install torch from the default index (no --index-url).")
+@click.option("--quick", is_flag=True, help="Skip the training smoke step while diagnosing.")
+@click.option("--timeout", type=click.FloatRange(1, 3600), default=180.0, show_default=True)
+@click.option("--output", "-o", metavar="FILE", help="Write the plan to FILE instead of stdout.")
+@click.pass_context
+def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_pin, index_url, pypi, quick, timeout,
+        output):
+    """The exact, ordered, safe commands that fix what `check` finds, for this setup."""
+    from mps_doctor.remedies.plan import build_plan
+    from mps_doctor.render.script import render_explained, render_script
+    from mps_doctor.versions import minor_of
+
+    try:
+        if index_url and pypi:
+            raise UsageError("--index-url and --pypi cannot be combined")
+        if torch_pin is not None and minor_of(torch_pin) is None:
+            raise UsageError("--torch %s: not a version such as 2.13.0" % torch_pin)
+        report = diagnose(ctx, device, python, from_report, quick, timeout)
+        plan = build_plan(report, manager=manager, shell=shell, torch_pin=torch_pin,
+                          index="" if pypi else index_url)
+        write_output(render_script(plan) if print_commands else render_explained(plan), output)
+    except DoctorError as error:
+        fail(error)
+    sys.exit(exit_codes.READY)
 
 
 def check_data_dir(data_dir: str) -> None:

@@ -171,6 +171,7 @@ class Host:
     linux_distro: Optional[Mapping[str, str]] = None
     brew_prefixes: Tuple[str, ...] = ()
     nvidia_smi: Optional[NvidiaSmi] = None
+    tools: Mapping[str, str] = dataclasses.field(default_factory=dict)
     env: Env = dataclasses.field(default_factory=dict)
     home: Optional[str] = None
     user: Optional[str] = None

@@ -18,6 +18,8 @@ ENV_NAMES = (
     "TEAMCITY_VERSION", "TRAVIS", "APPVEYOR", "BITBUCKET_BUILD_NUMBER", "CODEBUILD_BUILD_ID", "DRONE",
     "MPS_DOCTOR_SANDBOX", "APP_SANDBOX_CONTAINER_ID", "CODEX_SANDBOX",
 )
+# Installers whose presence changes the fix plan; looked up on PATH, never run.
+TOOLS = ("uv", "conda", "mamba", "brew", "pyenv")
 # Homebrew's default prefixes: /opt/homebrew on Apple Silicon, /usr/local on Intel (Homebrew docs/Installation.md).
 BREW_PREFIXES = ("/opt/homebrew", "/usr/local")
 
@@ -100,6 +102,7 @@ def collect_host(
         system=system, release=release, doctor_machine=machine, env=relevant_env(environ),
         home=environ.get("HOME") or os.path.expanduser("~"), user=environ.get("USER") or environ.get("USERNAME"),
         memory_bytes=(memory or memory_total)(),
+        tools={name: found for name, found in ((name, which(name)) for name in TOOLS) if found},
     )
     if system == "Darwin":
         return collect_macos(run, path_exists, common)

@@ -23,7 +23,7 @@ def missing(key):
 
 
 def mac_host(version, build, arm64=True, vmm=False, brand="Apple M2 Pro", memsize=32 * GIB, env=None, brew=("/opt/homebrew",),
-             uname_machine="arm64", kernel="24.1.0"):
+             uname_machine="arm64", kernel="24.1.0", tools=None):
     commands = {
         "sw_vers": ok("ProductName:\t\tmacOS\nProductVersion:\t\t%s\nBuildVersion:\t\t%s" % (version, build)),
         "sysctl -n hw.memsize": ok(str(memsize)),
@@ -33,8 +33,10 @@ def mac_host(version, build, arm64=True, vmm=False, brand="Apple M2 Pro", memsiz
     }
     base_env = {"HOME": "/Users/alex", "USER": "alex", "SHELL": "/bin/zsh", "TERM_PROGRAM": "Apple_Terminal"}
     base_env.update(env or {})
+    which = {"brew": prefix + "/bin/brew" for prefix in brew[:1]}
+    which.update(tools or {})
     return {"system": "Darwin", "uname": [kernel, uname_machine], "env": base_env, "brew": list(brew),
-            "memory_bytes": memsize, "distro": None, "which": {}, "commands": commands}
+            "memory_bytes": memsize, "distro": None, "which": which, "commands": commands}
 
 
 def interp(version=(3, 12, 7), machine="arm64", python="/Users/alex/proj/.venv/bin/python", mac_ver="15.1",

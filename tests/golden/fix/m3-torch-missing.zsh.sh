@@ -1,0 +1,14 @@
+#!/usr/bin/env zsh
+# mps-doctor 0.1.0 fix plan for /Users/alex/proj/.venv/bin/python
+# not ready: torch is not installed in /Users/alex/proj/.venv/bin/python; 1 failure, 0 warnings, 11
+# passed
+# setup: a uv venv, Python from homebrew, uv, zsh. Review before running: nothing here uses sudo or
+# deletes an environment.
+
+# 1/2 Install torch and torchvision, pinned together
+#   There is no torch in /Users/alex/proj/.venv/bin/python.
+uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.14.*' 'torchvision==0.29.*'
+
+# 2/2 Check again
+#   Confirms the fix and shows the next problem, if any.
+mps-doctor check --python /Users/alex/proj/.venv/bin/python

@@ -1,0 +1,14 @@
+#!/usr/bin/env zsh
+# mps-doctor 0.1.0 fix plan for /Users/alex/proj/.venv/bin/python
+# not ready: `import torch` crashed with SIGILL (Illegal instruction); 1 failure, 0 warnings, 11
+# passed
+# setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or
+# deletes an environment.
+
+# 1/2 Reinstall torch and torchvision, pinned together
+#   The installed torch does not import (`import torch` crashed with SIGILL (Illegal instruction)).
+/Users/alex/proj/.venv/bin/python -m pip install --force-reinstall 'torch==2.14.*' 'torchvision==0.29.*'
+
+# 2/2 Check again
+#   Confirms the fix and shows the next problem, if any.
+mps-doctor check --python /Users/alex/proj/.venv/bin/python

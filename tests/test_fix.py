@@ -1,0 +1,167 @@
+"""`mps-doctor fix`: golden plans per recorded machine and shell, shell syntax, safety, and a real run here."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import venv
+
+import pytest
+
+from mps_doctor.checks.model import Options
+from mps_doctor.remedies.plan import build_plan
+from mps_doctor.remedies.setup import python_source
+from mps_doctor.render.script import fish_quote, render_script
+from mps_doctor.report import run_checks
+from tests.helpers import doctor
+from tests.machines import load_machine, machine_names, replay_facts
+
+GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "fix")
+SHELLS = ("zsh", "bash", "fish")
+FORBIDDEN = [r"\bsudo\b", r"\brm\b", r"\bcurl\b", r"\bwget\b", r"\|\s*(sh|bash|zsh)\b", r"conda (env )?remove",
+             r"\buninstall\b", r"--clear\b", r"\bmv\b"]
+
+
+def plan_text(name, shell):
+    machine = load_machine(name)
+    device = machine["expect"].get("requested", "auto")
+    report = run_checks(replay_facts(machine), Options(device=device, requested_device=device))
+    return render_script(build_plan(report, shell=shell))
+
+
+def golden_path(name, shell):
+    return os.path.join(GOLDEN, "%s.%s" % (name, "fish" if shell == "fish" else shell + ".sh"))
+
+
+def body(text):
+    """The steps, without the header (shebang and the setup line name the shell)."""
+    return text.split("\n\n", 1)[1] if "\n\n" in text else text.rstrip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("name", machine_names())
+def test_golden_plans(name):
+    """zsh always has a golden file; bash and fish have one where they differ from zsh beyond the shebang."""
+    zsh = plan_text(name, "zsh")
+    for shell in SHELLS:
+        text = plan_text(name, shell)
+        path = golden_path(name, shell)
+        needed = shell == "zsh" or body(text) != body(zsh)
+        if os.environ.get("UPDATE_GOLDEN"):
+            if needed:
+                with open(path, "w") as handle:
+                    handle.write(text)
+            elif os.path.exists(path):
+                os.unlink(path)
+            continue
+        if needed:
+            with open(path) as handle:
+                assert text == handle.read(), "%s differs from its golden file (UPDATE_GOLDEN=1 to accept)" % path
+        else:
+            assert not os.path.exists(path)
+
+
+def commands_of(text):
+    return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+@pytest.mark.parametrize("name", machine_names())
+@pytest.mark.parametrize("shell", SHELLS)
+def test_plans_are_safe_and_pin_pairs(name, shell):
+    for line in commands_of(plan_text(name, shell)):
+        for pattern in FORBIDDEN:
+            assert not re.search(pattern, line), (pattern, line)
+        if "torch==" in line and "pip install" in line and "torch==2.2.2" not in line:
+            assert "torchvision==" in line, line
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is installed by .ci/run")
+@pytest.mark.parametrize("dialect", ["bash", "sh"])
+def test_every_posix_plan_passes_shellcheck(tmp_path, dialect):
+    paths = []
+    for name in machine_names():
+        for shell in ("zsh", "bash"):
+            path = tmp_path / ("%s-%s.sh" % (name, shell))
+            path.write_text(plan_text(name, shell))
+            paths.append(str(path))
+    done = subprocess.run(["shellcheck", "--shell", dialect] + paths, stdout=subprocess.PIPE, text=True)
+    assert done.returncode == 0, done.stdout
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is installed by .ci/run")
+def test_every_fish_plan_parses(tmp_path):
+    for name in machine_names():
+        path = tmp_path / (name + ".fish")
+        path.write_text(plan_text(name, "fish"))
+        done = subprocess.run(["fish", "--no-execute", str(path)], stderr=subprocess.PIPE, text=True)
+        assert done.returncode == 0, (name, done.stderr)
+
+
+def test_shell_tools_are_really_there_in_ci():
+    if os.environ.get("CI"):
+        assert shutil.which("shellcheck") and shutil.which("fish")
+
+
+@pytest.mark.parametrize(("word", "quoted"), [("torch==2.13.*", "'torch==2.13.*'"), ("plain", "plain"),
+                                              ("it's", "'it\\'s'"), ("a\\b", "'a\\\\b'")])
+def test_fish_quoting(word, quoted):
+    assert fish_quote(word) == quoted
+
+
+def test_ready_machine_has_nothing_to_fix():
+    text = plan_text("m2-native-torch213", "zsh")
+    assert text.rstrip().endswith("# nothing to fix") and not commands_of(text)
+
+
+def test_new_environment_makes_old_environment_warnings_moot():
+    text = plan_text("m1-conda-osx64", "zsh")
+    assert "conda.platform" not in text and text.count("Check again") == 1
+
+
+@pytest.mark.parametrize(("real", "source"), [
+    ("/Users/a/.local/share/uv/python/cpython-3.12.7-macos-aarch64-none/bin/python3.12", "uv"),
+    ("/opt/homebrew/Cellar/python@3.12/3.12.7/bin/python3.12", "homebrew"),
+    ("/usr/local/Cellar/python@3.11/3.11.9/bin/python3.11", "homebrew-intel"),
+    ("/Users/a/.pyenv/versions/3.11.9/bin/python3.11", "pyenv"),
+    ("/Users/a/miniforge3/envs/x/bin/python3.12", "miniforge"),
+    ("/Library/Frameworks/Python.framework/Versions/3.12/bin/python3.12", "python.org"),
+    ("/usr/bin/python3", "system"),
+])
+def test_python_source_heuristics(real, source):
+    assert python_source(real, "", "") == source
+
+
+def test_fix_explains_in_words_by_default():
+    code, out, _ = doctor("fix", "--from", os.devnull)
+    assert code == 2  # an empty file is not a report
+
+
+def test_fix_usage_errors():
+    code, _, err = doctor("fix", "--torch", "banana")
+    assert code == 2 and "--torch banana" in err
+    code, _, err = doctor("fix", "--pypi", "--index-url", "https://example.invalid/simple")
+    assert code == 2 and "cannot be combined" in err
+
+
+@pytest.mark.slow
+def test_printed_plan_run_for_real_makes_a_bare_venv_ready(tmp_path):
+    """A venv without torch: run the printed plan step by step, then check --device cpu exits 0."""
+    folder = tmp_path / "bare"
+    venv.EnvBuilder(with_pip=True).create(str(folder))
+    python = str(folder / "bin" / "python")
+    code, before, _ = doctor("check", "--python", python, "--device", "cpu", "--quick")
+    assert code == 1 and "torch is not installed" in before
+    # The local torch is 2.13.0 (CPU) from the default index: pin it, and do not send pip elsewhere.
+    code, script, err = doctor("fix", "--print-commands", "--python", python, "--device", "cpu", "--quick",
+                               "--manager", "pip", "--shell", "bash", "--torch", "2.13.0", "--pypi")
+    assert code == 0, err
+    assert script.startswith("#!/usr/bin/env bash")
+    steps = commands_of(script)
+    assert steps[0] == "%s -m pip install torch==2.13.0 'torchvision==0.28.*'" % python
+    assert steps[-1].startswith("mps-doctor check --python %s --device cpu" % python)
+    for line in steps[:-1]:
+        done = subprocess.run(["bash", "-c", line], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert done.returncode == 0, done.stdout[-2000:]
+    code, after, err = doctor("check", "--python", python, "--device", "cpu")
+    assert code == 0, after + err
+    assert "ready to train on cpu" in after
