@@ -45,9 +45,8 @@ def test_make_sync_calls_the_device_module(device):
 
 def test_the_timed_loop_never_reads_a_value_back(monkeypatch):
     """`.item()` or `float()` on a tensor inside the window would be a hidden host sync."""
-    import torch
-
     import mpsd_idx
+    import torch
 
     images, labels = mpsd_idx.load_split(str(CHILD_DIR.parent / "data" / "mnist"))
     options = {"batch": 16, "warmup": 1, "windows": 2, "steps": 2, "pipeline": "resident", "epochs": 0}
@@ -70,10 +69,9 @@ def test_the_timed_loop_never_reads_a_value_back(monkeypatch):
 
 
 def test_loader_pipeline_normalizes_like_the_seed():
-    import torch
-
     import mpsd_idx
     import mpsd_net
+    import torch
 
     images, labels = mpsd_idx.load_split(str(CHILD_DIR.parent / "data" / "mnist"))
     dataset = mpsd_bench.MnistDataset(torch, images, labels, length=5000)

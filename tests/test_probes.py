@@ -5,7 +5,13 @@ import os
 import pytest
 
 from mps_doctor.probe.host import (
-    collect_host, normalize_macos_version, parse_nvidia_smi, parse_sw_vers, parse_sysctl, relevant_env, sysctl_flag,
+    collect_host,
+    normalize_macos_version,
+    parse_nvidia_smi,
+    parse_sw_vers,
+    parse_sysctl,
+    relevant_env,
+    sysctl_flag,
 )
 from mps_doctor.probe.runner import CommandResult, replay_runner, run_command
 from mps_doctor.probe.target import parse_frames

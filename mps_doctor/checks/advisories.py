@@ -102,8 +102,9 @@ def torch_companions(ctx: Context) -> Outcome:
             rule=release.label,
         )
     present = ", ".join("%s %s" % (n, info.packages[n]) for n in ("torchvision", "torchaudio") if info.packages.get(n))
-    return passed(present + (" match" if ", " in present else " matches") + " torch %s" % torch_version if present else "no torchvision or torchaudio installed",
-                  rule=release.label)
+    if not present:
+        return passed("no torchvision or torchaudio installed", rule=release.label)
+    return passed("%s %s torch %s" % (present, "match" if ", " in present else "matches", torch_version), rule=release.label)
 
 
 def audio_matches(audio: str, release, stable_from: str) -> bool:

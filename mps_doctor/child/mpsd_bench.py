@@ -5,7 +5,6 @@ Timing rules (reference/performance.md section 5): synchronize the device before
 report the median of several windows.
 """
 import itertools
-import os
 import platform
 import statistics
 import time

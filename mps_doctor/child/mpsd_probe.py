@@ -98,7 +98,7 @@ def externally_managed():
 def distribution_version(name):
     """The installed version of distribution NAME without importing it, or None."""
     try:
-        from importlib import metadata
+        from importlib import metadata  # novermin (guarded: Python 3.7 scans dist-info below)
     except ImportError:
         metadata = None
     if metadata is not None:

@@ -328,7 +328,7 @@ ROOT_FIXES = {
 def warn_env_vars(planner: Planner, result) -> None:
     env = planner.report.facts.host.env
     commands = []
-    for name, problem, fix in pytorch_env_problems(env):
+    for name, _problem, fix in pytorch_env_problems(env):
         commands.append(unset(name) if fix.startswith("unset") else export(name, fix.split("=", 1)[1]))
     if not commands and env.get("PYTORCH_MPS_HIGH_WATERMARK_RATIO") is not None:
         commands.append(export("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "1.0"))

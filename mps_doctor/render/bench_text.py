@@ -57,7 +57,7 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
         lines.append("  images per second (higher is better)")
         for run in good:
             lines.append("  %-5s %s %s" % (run.device, bar(run.images_per_second, largest, 40, unicode).ljust(40),
-                                           "{:,.0f}".format(run.images_per_second)))
+                                           f"{run.images_per_second:,.0f}"))
     lines.append("")
     status, message = report.status
     if report.speedup is not None:
