@@ -13,6 +13,17 @@ DEVICES = ("auto", "mps", "cpu", "cuda")
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+def policy_options(fn):
+    """--config, --select, --skip and --require-device, shared by check and fix."""
+    fn = click.option("--require-device", "required", multiple=True, type=click.Choice(DEVICES[1:]),
+                      help="Insist on this device (repeatable): on a hosted CI runner MPS is otherwise skipped.")(fn)
+    fn = click.option("--skip", "skip_ids", multiple=True, metavar="ID", help="Skip this check (repeatable).")(fn)
+    fn = click.option("--select", "select_ids", multiple=True, metavar="ID", help="Run only these checks (repeatable).")(fn)
+    fn = click.option("--config", metavar="FILE", help="Policy file (default: the nearest pyproject.toml with a "
+                      "[tool.mps-doctor] table, searched upwards from the working directory).")(fn)
+    return fn
+
+
 def fail(error: DoctorError) -> "NoReturn":  # noqa: F821
     """Print ERROR as one line on stderr and exit with its code."""
     click.echo("mps-doctor: error: %s" % error, err=True)
@@ -20,8 +31,10 @@ def fail(error: DoctorError) -> "NoReturn":  # noqa: F821
 
 
 def use_color(no_color: bool) -> bool:
-    """Colour only on a terminal, and never with --no-color or NO_COLOR (https://no-color.org)."""
-    if no_color or "NO_COLOR" in os.environ:
+    """Colour only on a terminal, never in CI, and never with --no-color or NO_COLOR (https://no-color.org)."""
+    from mps_doctor.ci import ci_name
+
+    if no_color or "NO_COLOR" in os.environ or ci_name(os.environ):
         return False
     return sys.stdout.isatty()
 
@@ -91,21 +104,30 @@ def main() -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Show details, reasons and the data rows used.")
 @click.option("--no-color", is_flag=True, help="No colour (also NO_COLOR, or when stdout is not a terminal).")
 @click.option("--no-redact", is_flag=True, help="Keep the home folder and user name in --format markdown.")
+@policy_options
 @click.pass_context
-def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout, verbose, no_color, no_redact):
+def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout, verbose, no_color, no_redact, config,
+          select_ids, skip_ids, required):
     """Check whether PyTorch can train on the device from this Python, layer by layer."""
     try:
-        report = diagnose(ctx, device, python, from_report, quick, timeout)
+        report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required)
         write_output(render(report, fmt, verbose, use_color(no_color) and output is None, not no_redact), output)
     except DoctorError as error:
         fail(error)
     sys.exit(report.exit_code(strict))
 
 
-def diagnose(ctx, device, python, from_report, quick, timeout):
+def diagnose(ctx, device, python, from_report, quick, timeout, config=None, select_ids=(), skip_ids=(), required=()):
     """The report for the options shared by check and fix: from a saved report, or by probing."""
     from mps_doctor.checks.model import Options
+    from mps_doctor.checks.registry import REGISTRY, all_checks
+    from mps_doctor.policy import Policy, load_policy, policy_from_dict
 
+    all_checks()
+    for check_id in tuple(select_ids) + tuple(skip_ids):
+        if check_id not in REGISTRY:
+            raise UsageError("%s: not a check id (see mps-doctor list-checks)" % check_id)
+    saved = {}
     if from_report:
         if python:
             raise UsageError("--from and --python cannot be combined: a report's facts are not re-probed")
@@ -114,12 +136,19 @@ def diagnose(ctx, device, python, from_report, quick, timeout):
             device = saved.get("requested_device", saved.get("device", "auto"))
         if ctx.get_parameter_source("quick").name == "DEFAULT":
             quick = bool(saved.get("quick", False))
-    else:
+    policy = load_policy(config) if config or not from_report else policy_from_dict(saved.get("policy"))
+    if skip_ids:
+        policy = Policy(**dict(policy.__dict__, skip=policy.skip + tuple((i, "--skip on the command line") for i in skip_ids)))
+    select = tuple(select_ids) or tuple(saved.get("select") or ())
+    required = tuple(required) or tuple(saved.get("required") or ())
+    if not from_report:
         from mps_doctor.probe.collect import collect_facts
         from mps_doctor.probe.target import this_python
 
-        facts = collect_facts(python or this_python(), device, smoke=not quick, timeout=timeout)
-    return build_report(facts, Options(device=device, requested_device=device, quick=quick))
+        facts = collect_facts(python or this_python(), device, smoke=not quick, timeout=timeout,
+                              policy_devices=policy.devices)
+    return build_report(facts, Options(device=device, requested_device=device, quick=quick, policy=policy,
+                                       select=select, required=required))
 
 
 def build_report(facts, options):
@@ -235,9 +264,10 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
 @click.option("--quick", is_flag=True, help="Skip the training smoke step while diagnosing.")
 @click.option("--timeout", type=click.FloatRange(1, 3600), default=180.0, show_default=True)
 @click.option("--output", "-o", metavar="FILE", help="Write the plan to FILE instead of stdout.")
+@policy_options
 @click.pass_context
 def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_pin, index_url, pypi, quick, timeout,
-        output):
+        output, config, select_ids, skip_ids, required):
     """The exact, ordered, safe commands that fix what `check` finds, for this setup."""
     from mps_doctor.remedies.plan import build_plan
     from mps_doctor.render.script import render_explained, render_script
@@ -248,13 +278,61 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_
             raise UsageError("--index-url and --pypi cannot be combined")
         if torch_pin is not None and minor_of(torch_pin) is None:
             raise UsageError("--torch %s: not a version such as 2.13.0" % torch_pin)
-        report = diagnose(ctx, device, python, from_report, quick, timeout)
+        report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required)
         plan = build_plan(report, manager=manager, shell=shell, torch_pin=torch_pin,
                           index="" if pypi else index_url)
         write_output(render_script(plan) if print_commands else render_explained(plan), output)
     except DoctorError as error:
         fail(error)
     sys.exit(exit_codes.READY)
+
+
+@main.group(context_settings=CONTEXT)
+def policy():
+    """The team policy in [tool.mps-doctor] of the project's pyproject.toml (docs/policy.md)."""
+
+
+@policy.command("show", context_settings=CONTEXT)
+@click.option("--config", metavar="FILE", help="Policy file (default: the nearest pyproject.toml upwards).")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+def policy_show(config, fmt):
+    """Print the effective policy and where each value came from."""
+    from mps_doctor.policy import KNOWN_KEYS, load_policy, policy_to_dict
+
+    try:
+        effective = load_policy(config)
+    except DoctorError as error:
+        fail(error)
+    if fmt == "json":
+        click.echo(json.dumps(dict(policy_to_dict(effective), origins=dict(effective.origins)), indent=2))
+        return
+    origins = dict(effective.origins)
+    click.echo("policy from %s" % (effective.source or "nowhere: no pyproject.toml with [tool.mps-doctor] found"))
+    values = {"device": ", ".join(effective.devices), "torch": effective.torch, "torchvision": effective.torchvision,
+              "python": effective.python, "min-macos": effective.min_macos,
+              "skip": "; ".join("%s (%s)" % item for item in effective.skip),
+              "accept": "; ".join("%s (%s)" % item for item in effective.accept),
+              "strict": "true" if effective.strict else "false"}
+    defaults = {"device": "any device mps-doctor picks", "strict": "false", "skip": "none", "accept": "none"}
+    for key in KNOWN_KEYS:
+        shown = values[key] if key in origins else "(%s)" % defaults.get(key, "any")
+        click.echo("  %-12s %-40s %s" % (key, shown, origins.get(key, "default")))
+
+
+@policy.command("init", context_settings=CONTEXT)
+@click.option("--python", "python", metavar="PATH", help="Describe this interpreter instead of the current one.")
+@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
+@click.option("--timeout", type=click.FloatRange(1, 3600), default=180.0, show_default=True)
+@click.pass_context
+def policy_init(ctx, python, device, timeout):
+    """Print a commented starting policy for this machine's current state (paste it into pyproject.toml)."""
+    from mps_doctor.policy_init import render_policy
+
+    try:
+        report = diagnose(ctx, device, python, None, True, timeout)
+    except DoctorError as error:
+        fail(error)
+    click.echo(render_policy(report), nl=False)
 
 
 def check_data_dir(data_dir: str) -> None:

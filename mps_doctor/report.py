@@ -8,7 +8,9 @@ from typing import Any, Dict, Optional, Tuple
 from mps_doctor import __version__, exit_codes
 from mps_doctor.checks.context import Context
 from mps_doctor.checks.model import CheckResult, Options, Outcome, Status
-from mps_doctor.checks.registry import REGISTRY, plan_for
+from mps_doctor.checks.registry import CPU_LAYERS, MPS_LAYERS, REGISTRY, plan_for
+from mps_doctor.ci import hosted_macos_runner
+from mps_doctor.policy import policy_to_dict
 from mps_doctor.errors import ReportFormatError
 from mps_doctor.facts import Facts, from_jsonable, to_jsonable
 from mps_doctor.versions import load_releases
@@ -40,13 +42,14 @@ class Report:
     created: str = ""
 
     def exit_code(self, strict: bool = False) -> int:
-        """0 ready, 1 not ready (or a warning under STRICT), 3 a check crashed."""
+        """0 ready, 1 not ready (or an unaccepted warning under STRICT or a strict policy), 3 a check crashed."""
         statuses = {r.status for r in self.results}
         if Status.FAIL in statuses:
             return exit_codes.NOT_READY
         if Status.ERROR in statuses:
             return exit_codes.DOCTOR_FAILED
-        if strict and Status.WARN in statuses:
+        strict = strict or self.options.policy.strict
+        if strict and any(r.status == Status.WARN and not r.accepted for r in self.results):
             return exit_codes.NOT_READY
         return exit_codes.READY
 
@@ -55,15 +58,40 @@ class Report:
         return next((r for r in self.results if r.id == check_id), None)
 
 
-def resolve_device(requested: str, facts: Facts) -> str:
-    """AUTO is mps on macOS, cuda where torch sees a CUDA GPU, else cpu (the same rule as the child)."""
-    if requested != "auto":
-        return requested
+def usable(device: str, facts: Facts) -> bool:
+    """Whether the facts say DEVICE can run torch work (unknown counts as no)."""
+    torch = facts.target.torch
+    if device == "cpu":
+        return True
+    if device == "mps":
+        return bool(facts.host.system == "Darwin" and torch and torch.mps_available)
+    return bool(torch and torch.cuda_available)
+
+
+def resolve_device(options: Options, facts: Facts) -> str:
+    """The device the verdict is about: the one asked for; else the first usable device the policy lists; else mps
+    on macOS (cpu on a hosted runner, unless MPS is demanded), cuda where torch sees a GPU, else cpu."""
+    if options.requested_device != "auto":
+        return options.requested_device
+    if options.policy.devices:
+        return next((d for d in options.policy.devices if usable(d, facts)), options.policy.devices[0])
     if facts.host.system == "Darwin":
-        return "mps"
+        hosted = hosted_macos_runner(facts.host.env, facts.host.vmm_present)
+        return "cpu" if hosted and "mps" not in options.demanded else "mps"
     if facts.target.torch is not None and facts.target.torch.cuda_available:
         return "cuda"
     return "cpu"
+
+
+def child_device(requested: str, policy_devices, env, system: str, vmm_present) -> str:
+    """What to ask the probe child to run parity and smoke on, before the host facts are complete."""
+    if requested != "auto":
+        return requested
+    if policy_devices:
+        return ",".join(policy_devices)
+    if system == "Darwin" and hosted_macos_runner(env, vmm_present):
+        return "cpu"
+    return "auto"
 
 
 def guarded(spec, ctx: Context) -> Outcome:
@@ -78,43 +106,77 @@ def guarded(spec, ctx: Context) -> Outcome:
     return outcome
 
 
+def filtered(check_id: str, options: Options) -> Optional[Outcome]:
+    """A skip outcome when --select leaves CHECK_ID out or the policy (or --skip) skips it."""
+    if options.select and check_id not in options.select:
+        return Outcome(Status.SKIP, "skipped: not selected (--select)")
+    reason = options.policy.reason_to_skip(check_id)
+    if reason:
+        return Outcome(Status.SKIP, "skipped by policy: %s" % reason)
+    return None
+
+
+def result_of(spec, number: Optional[int], outcome: Outcome, options: Options) -> CheckResult:
+    """A CheckResult, with the policy's acceptance attached to a warning."""
+    accepted = options.policy.reason_to_accept(spec.id) if outcome.status == Status.WARN else None
+    return CheckResult(spec.id, spec.title, number, outcome.status, outcome.summary, outcome.details,
+                       outcome.remedy, outcome.rule, accepted)
+
+
+HOSTED_SKIP = "skipped: hosted macOS runner (no MPS there)"
+
+
 def run_checks(facts: Facts, options: Options) -> Report:
-    """Evaluate the layers for the device in order, skipping after the first failure, then the advisories."""
+    """Evaluate the layers for the device in order, skipping after the first failure, then advisories and policy."""
     releases = load_releases()
-    device = resolve_device(options.requested_device if options.device == "auto" else options.device, facts)
+    device = resolve_device(options, facts)
     options = replace(options, device=device)
     ctx = Context(facts, options, releases)
     layers, advisories = plan_for(device, facts.host.system)
+    hosted_cpu = (device == "cpu" and options.requested_device == "auto" and facts.host.system == "Darwin"
+                  and hosted_macos_runner(facts.host.env, facts.host.vmm_present))
+    if hosted_cpu:
+        layers = tuple(layer for layer in MPS_LAYERS)
     results = []
     root: Optional[CheckResult] = None
     for number, check_id in enumerate(layers, start=1):
         spec = REGISTRY[check_id]
-        if root is not None:
+        if hosted_cpu and check_id not in CPU_LAYERS:
+            outcome = Outcome(Status.SKIP, HOSTED_SKIP)
+        elif root is not None:
             outcome = Outcome(Status.SKIP, "skipped: %s failed" % root.id)
         else:
-            outcome = guarded(spec, ctx)
-        result = CheckResult(spec.id, spec.title, number, outcome.status, outcome.summary, outcome.details,
-                             outcome.remedy, outcome.rule)
+            outcome = filtered(check_id, options) or guarded(spec, ctx)
+        result = result_of(spec, number, outcome, options)
         if root is None and result.status in (Status.FAIL, Status.ERROR):
             root = result
         results.append(result)
-    for check_id in advisories:
+    for check_id in advisories + policy_checks(options):
         spec = REGISTRY[check_id]
-        outcome = guarded(spec, ctx)
-        if outcome.status == Status.FAIL:
+        outcome = filtered(check_id, options) or guarded(spec, ctx)
+        if outcome.status == Status.FAIL and spec.advisory:
             outcome = replace(outcome, status=Status.WARN)
-        results.append(CheckResult(spec.id, spec.title, None, outcome.status, outcome.summary, outcome.details,
-                                   outcome.remedy, outcome.rule))
+        results.append(result_of(spec, None, outcome, options))
     created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
     return Report(facts, options, tuple(results), make_verdict(results, device, root), created=created)
+
+
+def policy_checks(options: Options) -> Tuple[str, ...]:
+    """The policy layer's checks that the policy (or --require-device) asks for."""
+    policy = options.policy
+    wanted = [("policy.device", bool(options.demanded)), ("policy.torch", bool(policy.torch)),
+              ("policy.torchvision", bool(policy.torchvision)), ("policy.python", bool(policy.python)),
+              ("policy.macos", bool(policy.min_macos))]
+    return tuple(check_id for check_id, on in wanted if on)
 
 
 def make_verdict(results, device: str, root: Optional[CheckResult]) -> Verdict:
     """The verdict and its one-line summary from the results."""
     counts = {s.value: sum(1 for r in results if r.status == s) for s in Status}
-    tally = "%d failure%s, %d warning%s, %d passed" % (
+    counts["accepted"] = sum(1 for r in results if r.accepted)
+    tally = "%d failure%s, %d warning%s%s, %d passed" % (
         counts["fail"], "" if counts["fail"] == 1 else "s", counts["warn"], "" if counts["warn"] == 1 else "s",
-        counts["pass"])
+        " (%d accepted)" % counts["accepted"] if counts["accepted"] else "", counts["pass"])
     if counts["error"]:
         tally += ", %d check error%s" % (counts["error"], "" if counts["error"] == 1 else "s")
     if counts["fail"]:
@@ -134,7 +196,8 @@ def report_to_dict(report: Report) -> Dict[str, Any]:
         "tool": {"name": "mps-doctor", "version": report.tool_version},
         "created": report.created,
         "options": {"device": report.options.device, "requested_device": report.options.requested_device,
-                    "quick": report.options.quick},
+                    "quick": report.options.quick, "select": list(report.options.select),
+                    "required": list(report.options.required), "policy": policy_to_dict(report.options.policy)},
         "verdict": to_jsonable(report.verdict),
         "results": [
             dict(to_jsonable(r), status=r.status.value) for r in report.results

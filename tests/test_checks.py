@@ -67,7 +67,7 @@ def test_fallback_warnings_turn_a_pass_into_a_warning():
 
 def test_wrong_matmul_fails_the_parity_layer():
     facts = replay_facts(load_machine("m1-hosted-runner-wrong-results"))
-    parity = result(facts, "device.parity")
+    parity = result(facts, "device.parity", device="mps")
     assert parity.status == Status.FAIL and "matmul-batch16" in parity.summary
 
 

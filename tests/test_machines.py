@@ -47,10 +47,12 @@ def test_root_cause_carries_the_key_command(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_expected_warnings(name):
+def test_expected_warnings_and_skips(name):
     machine, report = report_for(name)
     warned = {r.id for r in report.results if r.status == Status.WARN}
     assert set(machine["expect"].get("warnings", [])) <= warned
+    skipped = {r.id for r in report.results if r.status == Status.SKIP}
+    assert set(machine["expect"].get("skipped", [])) <= skipped
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -67,6 +69,8 @@ def test_every_failure_and_warning_has_a_command(name):
 def test_layers_after_the_root_cause_are_skipped_with_its_name(name):
     _, report = report_for(name)
     layers = [r for r in report.results if r.layer is not None]
+    if any("hosted macOS runner" in r.summary for r in layers):
+        return
     seen_fail = None
     for result in layers:
         if seen_fail:

@@ -136,7 +136,7 @@ def host_memory(ctx: Context) -> Outcome:
     if total is None:
         return skipped("memory size unknown")
     size = "%.0f GiB" % (total / GIB)
-    if ctx.is_mac and total < 8 * GIB:
+    if ctx.is_mac and ctx.device == "mps" and total < 8 * GIB:
         # Metal's recommendedMaxWorkingSetSize is typically ~75% of unified memory (MPSAllocator.h comment).
         return warned(
             "only %s of unified memory, shared by CPU and GPU" % size,
@@ -153,7 +153,10 @@ def host_memory(ctx: Context) -> Outcome:
 def ci_hosted_runner(ctx: Context) -> Outcome:
     if not ctx.is_mac:
         return passed("not a macOS runner" + (" (CI)" if ctx.host.env.get("CI") else ""))
-    if hosted_runner(ctx) or (ctx.host.env.get("CI") and ctx.host.vmm_present):
+    if hosted_runner(ctx) and ctx.device != "mps":
+        return passed("hosted macOS runner: MPS layers skipped, the %s is checked (GitHub: 'Metal Performance Shaders "
+                      "(MPS) are not supported'); --require-device mps to insist" % ctx.device.upper())
+    if hosted_runner(ctx):
         return warned(
             "a hosted macOS CI runner (a virtual machine): MPS is not supported there",
             Remedy("GITHUB_ACTIONS / RUNNER_ENVIRONMENT or kern.hv_vmm_present mark a hosted VM.",

@@ -13,6 +13,7 @@ from mps_doctor.checks.context import (
 )
 from mps_doctor.checks.model import Outcome, Remedy, Status, failed, passed, skipped, warned
 from mps_doctor.checks.registry import check
+from mps_doctor.ci import hosted_macos_runner
 
 ROSETTA_DOCS = "https://developer.apple.com/documentation/apple-silicon/about-the-rosetta-translation-environment"
 HOSTED_RUNNER_DOCS = "https://docs.github.com/en/actions/using-github-hosted-runners/about-github-hosted-runners"
@@ -300,10 +301,8 @@ def torch_mps_built(ctx: Context) -> Outcome:
 
 
 def hosted_runner(ctx: Context) -> bool:
-    """A GitHub-hosted runner: GitHub sets RUNNER_ENVIRONMENT=github-hosted, and ImageOS on hosted images."""
-    env = ctx.host.env
-    return env.get("GITHUB_ACTIONS") == "true" and (
-        env.get("RUNNER_ENVIRONMENT") == "github-hosted" or bool(env.get("ImageOS")))
+    """A hosted macOS CI runner (see ci.hosted_macos_runner)."""
+    return hosted_macos_runner(ctx.host.env, ctx.host.vmm_present)
 
 
 @check("torch.mps-available", "MPS is available")
@@ -361,6 +360,12 @@ def stage_failure(ctx: Context, stage: str):
     )
 
 
+def not_probed(ctx: Context, probed: str) -> Outcome:
+    """A skip for a replayed report whose device work ran on another device than this verdict is about."""
+    return skipped("not probed on %s (the saved facts are for %s): run mps-doctor check --device %s" % (
+        ctx.device, probed, ctx.device))
+
+
 @check("device.parity", "A tensor operation on the device matches the CPU")
 def device_parity(ctx: Context) -> Outcome:
     crashed = stage_failure(ctx, "parity")
@@ -369,6 +374,8 @@ def device_parity(ctx: Context) -> Outcome:
     parity = ctx.target.parity
     if parity is None:
         return Outcome(Status.ERROR, "no parity facts were recorded for %s" % ctx.device)
+    if parity.device != ctx.device:
+        return not_probed(ctx, parity.device)
     if parity.error is not None:
         text = "%s: %s" % (parity.error.type, parity.error.message)
         return failed(
@@ -405,6 +412,8 @@ def device_smoke(ctx: Context) -> Outcome:
     smoke = ctx.target.smoke
     if smoke is None:
         return Outcome(Status.ERROR, "no smoke facts were recorded for %s" % ctx.device)
+    if smoke.device != ctx.device:
+        return not_probed(ctx, smoke.device)
     on = "on the CPU (the target device is the CPU)" if smoke.device == "cpu" else "on %s" % smoke.device
     if smoke.error is not None:
         text = "%s: %s" % (smoke.error.type, smoke.error.message)

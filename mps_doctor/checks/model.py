@@ -4,6 +4,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
+from mps_doctor.policy import Policy
+
 
 class Status(str, enum.Enum):
     """The closed set of check outcomes."""
@@ -49,6 +51,7 @@ class CheckResult:
     details: Tuple[str, ...] = ()
     remedy: Optional[Remedy] = None
     rule: Optional[str] = None
+    accepted: Optional[str] = None
 
 
 def passed(summary: str, *details: str, rule: Optional[str] = None) -> Outcome:
@@ -73,9 +76,16 @@ def warned(summary: str, remedy: Remedy, *details: str, rule: Optional[str] = No
 
 @dataclass(frozen=True)
 class Options:
-    """Run options that checks may read: the resolved device and what the user asked for."""
+    """Run options that checks may read: the resolved device, what the user asked for, and the team policy."""
 
     device: str
     requested_device: str = "auto"
     quick: bool = False
-    extra: Tuple[Tuple[str, str], ...] = field(default=())
+    policy: Policy = field(default_factory=Policy)
+    select: Tuple[str, ...] = ()
+    required: Tuple[str, ...] = ()
+
+    @property
+    def demanded(self) -> Tuple[str, ...]:
+        """Devices the policy or --require-device insist on."""
+        return tuple(dict.fromkeys(self.required + self.policy.devices))

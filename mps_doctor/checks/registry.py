@@ -49,6 +49,7 @@ def _load() -> None:
     import mps_doctor.checks.advisories  # noqa: F401  (each module registers its checks)
     import mps_doctor.checks.cuda  # noqa: F401
     import mps_doctor.checks.layers  # noqa: F401
+    import mps_doctor.checks.policy_checks  # noqa: F401
 
 
 def all_checks() -> List[CheckSpec]:

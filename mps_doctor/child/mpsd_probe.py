@@ -208,6 +208,9 @@ def synchronize(torch, device):
 
 def resolve_device(requested, torch_data):
     """AUTO is mps on macOS, cuda where torch sees a CUDA GPU, else cpu (the doctor's report.resolve_device)."""
+    if "," in requested:
+        choices = requested.split(",")
+        return next((d for d in choices if device_usable(torch_data, d)), choices[0])
     if requested != "auto":
         return requested
     if sys.platform == "darwin":

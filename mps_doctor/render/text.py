@@ -9,6 +9,7 @@ from mps_doctor.report import Report
 
 MARKS = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.SKIP: "-", Status.ERROR: "☠"}
 ASCII_MARKS = {Status.PASS: "ok", Status.WARN: "!!", Status.FAIL: "XX", Status.SKIP: "--", Status.ERROR: "!?"}
+DELIBERATE_SKIPS = ("skipped by policy", "skipped: not selected")
 COLORS = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "red", Status.SKIP: None, Status.ERROR: "magenta"}
 
 
@@ -30,18 +31,21 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
         lines.append("%s Root cause: %s" % (mark(root.status), root.summary))
         lines += remedy_lines(root.remedy, "    ", verbose=True)
     layers = [r for r in report.results if r.layer is not None]
-    advisories = [r for r in report.results if r.layer is None]
+    advisories = [r for r in report.results if r.layer is None and not r.id.startswith("policy.")]
+    policy = [r for r in report.results if r.id.startswith("policy.")]
     lines.append("")
     lines.append("Layers (%s):" % report.options.device)
     width = max(len(r.id) for r in report.results) if report.results else 10
     for result in layers:
         lines += result_lines(result, mark, width, verbose, show_remedy=result is not root)
-    shown = [r for r in advisories if verbose or r.status != Status.SKIP]
-    if shown:
-        lines.append("")
-        lines.append("Advisories:")
-        for result in shown:
-            lines += result_lines(result, mark, width, verbose, show_remedy=True)
+    for title, group in (("Advisories", advisories), ("Policy (%s)" % (report.options.policy.source or "command line"),
+                                                      policy)):
+        shown = [r for r in group if verbose or r.status != Status.SKIP or r.summary.startswith(DELIBERATE_SKIPS)]
+        if shown:
+            lines.append("")
+            lines.append(title + ":")
+            for result in shown:
+                lines += result_lines(result, mark, width, verbose, show_remedy=True)
     lines.append("")
     summary = report.verdict.summary
     if color:
@@ -53,8 +57,11 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
 def result_lines(result: CheckResult, mark, width: int, verbose: bool, show_remedy: bool) -> List[str]:
     """One line per check, its remedy under it for fail and warn, details with -v."""
     number = "%2d " % result.layer if result.layer is not None else "   "
-    lines = ["  %s %s%-*s  %s" % (mark(result.status), number, width, result.id, result.summary)]
+    summary = result.summary + (" (accepted: %s)" % result.accepted if result.accepted else "")
+    lines = ["  %s %s%-*s  %s" % (mark(result.status), number, width, result.id, summary)]
     indent = " " * 10
+    if result.accepted and not verbose:
+        show_remedy = False
     if result.remedy is not None and show_remedy and result.status in (Status.FAIL, Status.WARN, Status.ERROR):
         lines += remedy_lines(result.remedy, indent, verbose)
     if verbose:

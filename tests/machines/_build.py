@@ -210,9 +210,10 @@ machine(
                   "RUNNER_ENVIRONMENT": "github-hosted", "ImageOS": "macos14"}),
     target("/Users/runner/work/proj/proj/.venv/bin/python", frames(
         interp(python="/Users/runner/work/proj/proj/.venv/bin/python", mac_ver="14.7.1"),
-        torch_stage(version="2.13.0", built=True, available=False, site="/Users/runner/work/proj/proj/.venv/lib/python3.12/site-packages"))),
-    {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
-     "remedy_command": "mps-doctor check --device cpu", "warnings": ["host.memory", "ci.hosted-runner"]},
+        torch_stage(version="2.13.0", built=True, available=False, site="/Users/runner/work/proj/proj/.venv/lib/python3.12/site-packages"),
+        parity("cpu"), smoke("cpu", cold=95.0, warm=41.0, reference="cpu-float64")), device="cpu"),
+    {"device": "cpu", "state": "ready", "root_cause": None, "exit_code": 0,
+     "skipped": ["hardware.apple-silicon", "torch.mps-available"]},
 )
 machine(
     "m1-hosted-runner-wrong-results", "GitHub-hosted macos-26 runner: MPS reports available but returns wrong numbers.",
@@ -222,8 +223,9 @@ machine(
                   "RUNNER_ENVIRONMENT": "github-hosted", "ImageOS": "macos26"}),
     target("/Users/runner/work/proj/proj/.venv/bin/python", frames(
         interp(python="/Users/runner/work/proj/proj/.venv/bin/python", mac_ver="26.0.1"),
-        torch_stage(version="2.13.0", name="Apple Paravirtual device", cores=None), parity(wrong=True), smoke())),
-    {"device": "mps", "state": "not-ready", "root_cause": "device.parity", "exit_code": 1,
+        torch_stage(version="2.13.0", name="Apple Paravirtual device", cores=None), parity(wrong=True), smoke()),
+           device="mps"),
+    {"device": "mps", "state": "not-ready", "root_cause": "device.parity", "exit_code": 1, "requested": "mps",
      "warnings": ["torch.mps-available", "host.memory", "ci.hosted-runner"]},
 )
 machine(

@@ -20,4 +20,4 @@ mps-doctor check --device cpu --python /Users/runner/work/proj/proj/.venv/bin/py
 
 # 4/4 Check again
 #   Confirms the fix and shows the next problem, if any.
-mps-doctor check --python /Users/runner/work/proj/proj/.venv/bin/python
+mps-doctor check --python /Users/runner/work/proj/proj/.venv/bin/python --device mps

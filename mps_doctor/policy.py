@@ -1,0 +1,205 @@
+"""Team policy: what "ready" means for a project, read from `[tool.mps-doctor]` in its pyproject.toml.
+
+Every value is validated; an unknown key, a wrong type, a missing reason or a specifier that does not parse is a
+PolicyError naming the key (exit 2), never silently ignored.
+"""
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional, Tuple
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from mps_doctor.errors import UsageError
+
+TABLE = "tool.mps-doctor"
+DEVICES = ("mps", "cuda", "cpu")
+SPECIFIER_KEYS = ("torch", "torchvision", "python")
+KNOWN_KEYS = ("device", "torch", "torchvision", "python", "min-macos", "skip", "accept", "strict")
+
+
+class PolicyError(UsageError):
+    """A policy file that cannot be read or does not validate (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The effective team policy; `origins` says where each set value came from."""
+
+    devices: Tuple[str, ...] = ()
+    torch: Optional[str] = None
+    torchvision: Optional[str] = None
+    python: Optional[str] = None
+    min_macos: Optional[str] = None
+    skip: Tuple[Tuple[str, str], ...] = ()
+    accept: Tuple[Tuple[str, str], ...] = ()
+    strict: bool = False
+    source: Optional[str] = None
+    origins: Tuple[Tuple[str, str], ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        return self == Policy(source=self.source, origins=self.origins)
+
+    def reason_to_skip(self, check_id: str) -> Optional[str]:
+        return next((reason for cid, reason in self.skip if cid == check_id), None)
+
+    def reason_to_accept(self, check_id: str) -> Optional[str]:
+        return next((reason for cid, reason in self.accept if cid == check_id), None)
+
+
+def read_toml(path: str) -> Dict[str, Any]:
+    """Parse a TOML file with tomllib (3.11+) or its backport tomli (3.8 to 3.10)."""
+    if sys.version_info >= (3, 11):
+        import tomllib  # novermin (3.11+ only; tomli below)
+    else:  # pragma: no cover - exercised on Python 3.8 to 3.10
+        import tomli as tomllib
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise PolicyError("%s: no such file" % path)
+    except IsADirectoryError:
+        raise PolicyError("%s: is a directory" % path)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise PolicyError("%s: not valid TOML (%s)" % (path, exc))
+    except OSError as exc:
+        raise PolicyError("%s: %s" % (path, exc.strerror or exc))
+
+
+def find_pyproject(start: str) -> Optional[str]:
+    """The nearest pyproject.toml at START or above it."""
+    folder = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def load_policy(config: Optional[str] = None, cwd: Optional[str] = None) -> Policy:
+    """The policy of --config FILE, else of the nearest pyproject.toml with a [tool.mps-doctor] table, else none."""
+    path = config or find_pyproject(cwd or os.getcwd())
+    if path is None:
+        return Policy()
+    document = read_toml(path)
+    table = document.get("tool", {}).get("mps-doctor") if isinstance(document.get("tool"), dict) else None
+    if table is None:
+        if config:
+            raise PolicyError("%s: has no [%s] table" % (path, TABLE))
+        return Policy()
+    return policy_from_table(table, path)
+
+
+def policy_from_table(table: Any, source: str = "pyproject.toml") -> Policy:
+    """Validate one [tool.mps-doctor] table."""
+    where = "%s [%s]" % (source, TABLE)
+    if not isinstance(table, dict):
+        raise PolicyError("%s: must be a table" % where)
+    unknown = sorted(k for k in table if k not in KNOWN_KEYS)
+    if unknown:
+        raise PolicyError("%s: unknown key %r (known: %s)" % (where, unknown[0], ", ".join(KNOWN_KEYS)))
+    values: Dict[str, Any] = {}
+    origins = []
+    if "device" in table:
+        values["devices"] = devices_of(table["device"], where)
+    for key in SPECIFIER_KEYS:
+        if key in table:
+            values[key] = specifier_of(table[key], "%s.%s" % (where, key))
+    if "min-macos" in table:
+        values["min_macos"] = macos_of(table["min-macos"], where + ".min-macos")
+    for key in ("skip", "accept"):
+        if key in table:
+            values[key] = entries_of(table[key], "%s.%s" % (where, key))
+    if "strict" in table:
+        if not isinstance(table["strict"], bool):
+            raise PolicyError("%s.strict: must be true or false, not %r" % (where, table["strict"]))
+        values["strict"] = table["strict"]
+    origins = tuple((key, "%s.%s" % (where, key)) for key in KNOWN_KEYS if key in table)
+    return Policy(source=source, origins=origins, **values)
+
+
+def devices_of(value: Any, where: str) -> Tuple[str, ...]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items or not all(isinstance(d, str) for d in items):
+        raise PolicyError("%s.device: must be one of %s or a non-empty list of them" % (where, ", ".join(DEVICES)))
+    bad = [d for d in items if d not in DEVICES]
+    if bad:
+        raise PolicyError("%s.device: %r is not one of %s" % (where, bad[0], ", ".join(DEVICES)))
+    return tuple(dict.fromkeys(items))
+
+
+def specifier_of(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise PolicyError("%s: must be a PEP 440 specifier string such as \">=2.9,<2.15\"" % where)
+    try:
+        SpecifierSet(value)
+    except InvalidSpecifier:
+        raise PolicyError("%s: %r is not a PEP 440 specifier (for example \">=2.9,<2.15\")" % (where, value))
+    return value
+
+
+def macos_of(value: Any, where: str) -> str:
+    text = value if isinstance(value, str) else None
+    if text is None or not all(part.isdigit() for part in text.split(".")) or not text:
+        raise PolicyError("%s: must be a macOS version string such as \"14.0\"" % where)
+    return text
+
+
+def entries_of(value: Any, where: str) -> Tuple[Tuple[str, str], ...]:
+    from mps_doctor.checks.registry import REGISTRY, all_checks
+
+    all_checks()
+    if not isinstance(value, list):
+        raise PolicyError("%s: must be a list of {id = \"...\", reason = \"...\"} tables" % where)
+    entries = []
+    for index, entry in enumerate(value):
+        at = "%s[%d]" % (where, index)
+        if not isinstance(entry, dict):
+            raise PolicyError("%s: must be a table {id = \"...\", reason = \"...\"}" % at)
+        extra = sorted(k for k in entry if k not in ("id", "reason"))
+        if extra:
+            raise PolicyError("%s: unknown key %r (known: id, reason)" % (at, extra[0]))
+        check_id, reason = entry.get("id"), entry.get("reason")
+        if not isinstance(check_id, str) or check_id not in REGISTRY:
+            raise PolicyError("%s.id: %r is not a check id (see mps-doctor list-checks)" % (at, check_id))
+        if not isinstance(reason, str) or not reason.strip():
+            raise PolicyError("%s.reason: a non-empty reason is required" % at)
+        entries.append((check_id, reason.strip()))
+    return tuple(entries)
+
+
+def policy_to_dict(policy: Policy) -> Dict[str, Any]:
+    """The policy as stored in a report's options (so that --from replays it)."""
+    return {"devices": list(policy.devices), "torch": policy.torch, "torchvision": policy.torchvision,
+            "python": policy.python, "min_macos": policy.min_macos,
+            "skip": [{"id": i, "reason": r} for i, r in policy.skip],
+            "accept": [{"id": i, "reason": r} for i, r in policy.accept], "strict": policy.strict,
+            "source": policy.source}
+
+
+def policy_from_dict(data: Any) -> Policy:
+    """A policy saved in a report; validated like a file."""
+    if data is None:
+        return Policy()
+    if not isinstance(data, dict):
+        raise PolicyError("report options.policy: must be an object")
+    table = {}
+    if data.get("devices"):
+        table["device"] = data["devices"]
+    for key in SPECIFIER_KEYS:
+        if data.get(key) is not None:
+            table[key] = data[key]
+    if data.get("min_macos") is not None:
+        table["min-macos"] = data["min_macos"]
+    for key in ("skip", "accept"):
+        if data.get(key):
+            table[key] = data[key]
+    if data.get("strict") is not None:
+        table["strict"] = data["strict"]
+    source = data.get("source") if isinstance(data.get("source"), str) else "report"
+    return policy_from_table(table, source)

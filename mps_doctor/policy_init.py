@@ -1,0 +1,54 @@
+"""A commented starting policy that describes a machine's current state (`mps-doctor policy init`)."""
+
+from mps_doctor.checks.model import Status
+from mps_doctor.report import Report
+from mps_doctor.versions import load_releases, minor_of
+
+
+def render_policy(report: Report) -> str:
+    """TOML for [tool.mps-doctor], each key explained, values taken from REPORT's facts."""
+    facts = report.facts
+    torch = facts.target.torch
+    interp = facts.target.interpreter
+    torch_version = torch.version if torch and torch.version else (torch.packages.get("torch") if torch else None)
+    vision = torch.packages.get("torchvision") if torch else None
+    lines = [
+        "# mps-doctor team policy, written by `mps-doctor policy init` from this machine's current state.",
+        "# Paste it into the project's pyproject.toml and edit; every key is optional (docs/policy.md).",
+        "[tool.mps-doctor]",
+        "# Devices that count as ready for this project; any one of them satisfies the policy.",
+        'device = ["%s"]' % report.options.device,
+        "# PEP 440 specifiers for the versions the team standardizes on.",
+    ]
+    if torch_version and minor_of(torch_version):
+        lines.append('torch = "==%d.%d.*"' % minor_of(torch_version))
+    else:
+        current = load_releases().current
+        lines.append('# torch = "==%s.*"    # torch is not installed here; the newest release is %s' % (current.torch, current.torch))
+    if vision and minor_of(vision):
+        lines.append('torchvision = "==%d.%d.*"' % minor_of(vision))
+    else:
+        lines.append('# torchvision = "==0.28.*"')
+    if interp is not None and interp.version:
+        major, minor = interp.version[0], interp.version[1]
+        lines.append('python = ">=%d.%d,<%d.%d"' % (major, minor, major, minor + 1))
+    if facts.host.system == "Darwin" and facts.host.macos_version:
+        parts = facts.host.macos_version.split(".")
+        lines.append("# The oldest macOS the team supports (this Mac runs %s)." % facts.host.macos_version)
+        lines.append('min-macos = "%s.0"' % parts[0])
+    lines += [
+        "# true: warnings fail the check too, like --strict.",
+        "strict = false",
+        "# Checks to skip, each with the reason the report will show, e.g.:",
+        '# skip = [{ id = "host.memory", reason = "training runs on the cluster" }]',
+    ]
+    warned = [r for r in report.results if r.status == Status.WARN]
+    if warned:
+        lines.append("# Warnings on this machine now; accept one only with a real reason:")
+        lines.append("# accept = [")
+        for result in warned:
+            lines.append('#   { id = "%s", reason = "..." },  # %s' % (result.id, result.summary.replace("\n", " ")))
+        lines.append("# ]")
+    else:
+        lines.append('# accept = [{ id = "python.numpy", reason = "..." }]')
+    return "\n".join(lines) + "\n"
