@@ -10,9 +10,9 @@ from mps_doctor.checks.context import Context
 from mps_doctor.checks.model import CheckResult, Options, Outcome, Status
 from mps_doctor.checks.registry import CPU_LAYERS, MPS_LAYERS, REGISTRY, plan_for
 from mps_doctor.ci import hosted_macos_runner
-from mps_doctor.policy import policy_to_dict
 from mps_doctor.errors import ReportFormatError
 from mps_doctor.facts import Facts, from_jsonable, to_jsonable
+from mps_doctor.policy import policy_to_dict
 from mps_doctor.versions import load_releases
 
 FORMAT = "mps-doctor-report"

@@ -1,0 +1,225 @@
+"""Team policy: parsing and validation, recorded machines under policies, and a real project on this machine."""
+
+import json
+import os
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mps_doctor.checks.model import Options, Status
+from mps_doctor.policy import Policy, PolicyError, find_pyproject, load_policy, policy_from_table
+from mps_doctor.report import run_checks
+from tests.helpers import doctor
+from tests.machines import load_machine, replay_facts
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+FULL = {
+    "device": ["mps", "cpu"], "torch": ">=2.9,<2.15", "torchvision": ">=0.24", "python": ">=3.10",
+    "min-macos": "14.0", "strict": True,
+    "skip": [{"id": "host.memory", "reason": "small CI runners"}],
+    "accept": [{"id": "python.numpy", "reason": "no numpy in this project"}],
+}
+
+
+def test_a_complete_policy_loads():
+    policy = policy_from_table(FULL, "pyproject.toml")
+    assert policy.devices == ("mps", "cpu") and policy.torch == ">=2.9,<2.15" and policy.min_macos == "14.0"
+    assert policy.strict is True
+    assert policy.reason_to_skip("host.memory") == "small CI runners"
+    assert policy.reason_to_accept("python.numpy") == "no numpy in this project"
+
+
+def test_a_single_device_string_is_a_list_of_one():
+    assert policy_from_table({"device": "cuda"}).devices == ("cuda",)
+
+
+@pytest.mark.parametrize(("table", "named"), [
+    ({"devices": ["mps"]}, "unknown key 'devices'"),
+    ({"device": "gpu"}, ".device: 'gpu' is not one of"),
+    ({"device": []}, ".device: must be"),
+    ({"device": 3}, ".device: must be"),
+    ({"torch": 2.9}, ".torch: must be a PEP 440 specifier"),
+    ({"torch": ">=2.x"}, ".torch: '>=2.x' is not a PEP 440 specifier"),
+    ({"python": "three"}, ".python: 'three' is not a PEP 440 specifier"),
+    ({"torchvision": ""}, ".torchvision: must be"),
+    ({"min-macos": 14}, ".min-macos: must be a macOS version"),
+    ({"min-macos": "fourteen"}, ".min-macos: must be a macOS version"),
+    ({"strict": "yes"}, ".strict: must be true or false"),
+    ({"skip": "host.memory"}, ".skip: must be a list"),
+    ({"skip": [{"id": "host.memory"}]}, ".skip[0].reason: a non-empty reason is required"),
+    ({"skip": [{"id": "host.memory", "reason": "  "}]}, ".skip[0].reason: a non-empty reason is required"),
+    ({"accept": [{"id": "no.such-check", "reason": "x"}]}, ".accept[0].id: 'no.such-check' is not a check id"),
+    ({"accept": [{"id": "python.numpy", "reason": "x", "until": "2027"}]}, ".accept[0]: unknown key 'until'"),
+    ({"accept": ["python.numpy"]}, ".accept[0]: must be a table"),
+])
+def test_invalid_policies_name_the_key(table, named):
+    with pytest.raises(PolicyError) as caught:
+        policy_from_table(table, "pyproject.toml")
+    assert named in str(caught.value)
+
+
+KEYS = st.sampled_from(["device", "torch", "torchvision", "python", "min-macos", "skip", "accept", "strict", "other"])
+VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+                      lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["id", "reason", "x"]),
+                                                                                   inner, max_size=3), max_leaves=10)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(KEYS, VALUES, max_size=5))
+def test_generated_policies_never_crash_the_loader(table):
+    try:
+        policy = policy_from_table(table)
+    except PolicyError:
+        return
+    assert isinstance(policy, Policy)
+
+
+def report_under(name, policy, device="auto", required=()):
+    facts = replay_facts(load_machine(name))
+    return run_checks(facts, Options(device=device, requested_device=device, policy=policy, required=required))
+
+
+def test_recorded_machine_with_a_matching_pin_is_ready():
+    report = report_under("m2-native-torch213", policy_from_table({"torch": "==2.13.*", "device": "mps"}))
+    assert report.result("policy.torch").status == Status.PASS and report.exit_code() == 0
+
+
+def test_recorded_machine_with_a_pin_it_does_not_meet_fails_with_the_pinned_install():
+    report = report_under("m2-native-torch213", policy_from_table({"torch": ">=2.14", "torchvision": ">=0.29"}))
+    result = report.result("policy.torch")
+    assert result.status == Status.FAIL and report.exit_code() == 1
+    assert result.remedy.commands == ("/Users/alex/proj/.venv/bin/python -m pip install 'torch==2.14.*' 'torchvision==0.29.*'",)
+
+
+def test_an_accepted_warning_passes_strict_and_shows_its_reason():
+    name = "m2-python-reports-1016"
+    plain = report_under(name, Policy(strict=True))
+    assert plain.exit_code() == 1
+    accepted = report_under(name, policy_from_table({"strict": True, "accept": [
+        {"id": "macos.python-view", "reason": "the build machine's Python, replaced next quarter"}]}))
+    result = accepted.result("macos.python-view")
+    assert result.status == Status.WARN and result.accepted.startswith("the build machine")
+    assert accepted.exit_code() == 0 and "1 accepted" in accepted.verdict.summary
+
+
+def test_an_accepted_failure_still_fails():
+    report = report_under("m1-macos13-torch29", policy_from_table({"accept": [{"id": "macos.version", "reason": "x"}]}))
+    assert report.exit_code() == 1 and report.result("macos.version").accepted is None
+
+
+def test_a_skipped_check_shows_the_reason_and_later_layers_still_run():
+    report = report_under("m1-macos13-torch29", policy_from_table({"skip": [
+        {"id": "macos.version", "reason": "we pin torch in requirements instead"}]}))
+    assert report.result("macos.version").status == Status.SKIP
+    assert "we pin torch" in report.result("macos.version").summary
+    assert report.verdict.root_cause == "torch.mps-available"
+
+
+def test_hosted_runner_skips_mps_and_checks_the_cpu():
+    report = report_under("m1-hosted-runner-vm", Policy())
+    assert report.options.device == "cpu" and report.exit_code() == 0
+    assert report.result("torch.mps-available").status == Status.SKIP
+    assert report.result("device.smoke").status == Status.PASS
+
+
+@pytest.mark.parametrize("demand", [{"required": ("mps",)}, {"policy": Policy(devices=("mps",))}])
+def test_hosted_runner_fails_when_the_gpu_is_demanded(demand):
+    facts = replay_facts(load_machine("m1-hosted-runner-vm"))
+    report = run_checks(facts, Options(device="auto", requested_device="auto", **demand))
+    assert report.options.device == "mps" and report.verdict.root_cause == "torch.mps-available"
+
+
+def test_device_list_picks_the_first_usable_device():
+    report = report_under("linux-x86-cpu-torch", policy_from_table({"device": ["cuda", "cpu"]}))
+    assert report.options.device == "cpu" and report.result("policy.device").status == Status.PASS
+
+
+def test_a_device_the_policy_does_not_allow_fails_the_policy_layer():
+    report = report_under("linux-x86-cpu-torch", policy_from_table({"device": "cuda"}), device="cpu")
+    assert report.result("policy.device").status == Status.FAIL
+
+
+def test_find_pyproject_walks_up(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.mps-doctor]\ndevice = 'cpu'\n")
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    assert find_pyproject(str(deep)) == str(tmp_path / "pyproject.toml")
+    assert load_policy(cwd=str(deep)).devices == ("cpu",)
+
+
+def test_invalid_toml_is_a_usage_error(tmp_path):
+    path = tmp_path / "pyproject.toml"
+    path.write_text("[tool.mps-doctor\n")
+    with pytest.raises(PolicyError, match="not valid TOML"):
+        load_policy(str(path))
+
+
+@pytest.fixture()
+def project(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\n\n[tool.mps-doctor]\ndevice = ["mps", "cpu"]\ntorch = ">=2.9,<2.15"\n'
+        'skip = [{ id = "host.memory", reason = "training runs on the cluster" }]\n')
+    sub = tmp_path / "src" / "demo"
+    sub.mkdir(parents=True)
+    return tmp_path, sub
+
+
+def run_in(folder, *args, env=None):
+    old = os.getcwd()
+    os.chdir(str(folder))
+    try:
+        return doctor(*args, env=env)
+    finally:
+        os.chdir(old)
+
+
+@pytest.mark.slow
+def test_check_from_a_subfolder_finds_the_project_policy(project):
+    root, sub = project
+    code, out, err = run_in(sub, "check", "--quick")
+    assert code == 0, out + err
+    assert "Policy (%s):" % (root / "pyproject.toml") in out
+    assert "policy.torch       torch 2.13.0" in out and "skipped by policy: training runs on the cluster" in out
+
+
+@pytest.mark.slow
+def test_unmet_policy_is_exit_1_and_a_broken_one_exit_2(project, tmp_path):
+    root, sub = project
+    strict = tmp_path / "strict.toml"
+    strict.write_text('[tool.mps-doctor]\ntorch = ">=2.99"\n')
+    code, out, _ = run_in(sub, "check", "--quick", "--config", str(strict))
+    assert code == 1 and "policy.torch" in out and "does not meet the team's >=2.99" in out
+    broken = tmp_path / "broken.toml"
+    broken.write_text('[tool.mps-doctor]\ntorch = ">=2.x"\n')
+    code, out, err = run_in(sub, "check", "--quick", "--config", str(broken))
+    assert code == 2 and out == "" and "[tool.mps-doctor].torch: '>=2.x' is not a PEP 440 specifier" in err
+
+
+@pytest.mark.slow
+def test_policy_init_prints_a_policy_that_loads(tmp_path):
+    code, out, err = run_in(tmp_path, "policy", "init", "--device", "cpu")
+    assert code == 0, err
+    table = tomllib.loads(out)["tool"]["mps-doctor"]
+    policy = policy_from_table(table)
+    assert policy.devices == ("cpu",) and policy.torch == "==2.13.*"
+
+
+def test_policy_show_names_where_values_came_from(project):
+    root, sub = project
+    code, out, _ = run_in(sub, "policy", "show", "--format", "json")
+    shown = json.loads(out)
+    assert code == 0 and shown["torch"] == ">=2.9,<2.15"
+    assert shown["origins"]["torch"].endswith("[tool.mps-doctor].torch")
+
+
+def test_select_runs_only_the_named_checks():
+    facts = replay_facts(load_machine("m2-native-torch213"))
+    report = run_checks(facts, Options(device="auto", select=("torch.import", "device.smoke")))
+    ran = {r.id for r in report.results if r.status != Status.SKIP}
+    assert ran == {"torch.import", "device.smoke"}
