@@ -1,0 +1,177 @@
+#!/bin/sh
+# mps-doctor pre-flight for a project's setup script or CI job.
+#
+# Finds or creates the project's Python environment, installs mps-doctor (and, if asked, torch) into it, runs
+# `mps-doctor check` on it, and on failure prints the fix plan. It never prompts, never deletes anything, and
+# exits with the doctor's exit code: 0 ready, 1 not ready, 2 usage error, 3 the doctor or the setup failed.
+#
+#   sh install/preflight.sh [options]
+#
+# Options:
+#   --venv DIR        the environment to use or create (default: $VIRTUAL_ENV, the active conda env, or .venv)
+#   --python PATH     the interpreter that creates a new venv (default: Homebrew's or the first python3)
+#   --from PATH       install mps-doctor from this checkout or wheel
+#   --version X       install mps-doctor==X from the package index
+#                     (default: mps-doctor from the package index, unless it is installed already)
+#   --torch VERSION   also install torch==VERSION (add --torchvision VERSION to pin the pair)
+#   --torchvision VERSION
+#   --index-url URL   package index for torch (e.g. https://download.pytorch.org/whl/cpu)
+#   --device DEVICE   auto, mps, cpu or cuda (passed to mps-doctor check)
+#   --strict          warnings fail too
+#   --json FILE       keep the JSON report in FILE
+#   --dry-run         print every command it would run, and run none
+#   --yes             accepted for scripts; this script never prompts
+#   -h, --help        this help
+set -u
+
+venv_dir=""
+python_bin=""
+doctor_from=""
+doctor_version=""
+torch_version=""
+vision_version=""
+index_url=""
+device="auto"
+strict=""
+json_file=""
+dry_run=0
+
+say() { printf '%s\n' "preflight: $*" >&2; }
+usage_error() { say "error: $*"; say "run: sh install/preflight.sh --help"; exit 2; }
+setup_failed() { say "error: $*"; exit 3; }
+
+need_value() {
+  if [ "$#" -lt 2 ] || [ -z "$2" ]; then
+    usage_error "$1 needs a value"
+  fi
+}
+
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --venv) need_value "$@"; venv_dir=$2; shift 2 ;;
+    --python) need_value "$@"; python_bin=$2; shift 2 ;;
+    --from) need_value "$@"; doctor_from=$2; shift 2 ;;
+    --version) need_value "$@"; doctor_version=$2; shift 2 ;;
+    --torch) need_value "$@"; torch_version=$2; shift 2 ;;
+    --torchvision) need_value "$@"; vision_version=$2; shift 2 ;;
+    --index-url) need_value "$@"; index_url=$2; shift 2 ;;
+    --device) need_value "$@"; device=$2; shift 2 ;;
+    --strict) strict="--strict"; shift ;;
+    --json) need_value "$@"; json_file=$2; shift 2 ;;
+    --dry-run) dry_run=1; shift ;;
+    --yes|-y) shift ;;
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) usage_error "unknown option $1" ;;
+  esac
+done
+
+case "$device" in auto|mps|cpu|cuda) ;; *) usage_error "--device must be auto, mps, cpu or cuda" ;; esac
+[ -z "$doctor_from" ] || [ -z "$doctor_version" ] || usage_error "--from and --version cannot be combined"
+[ -z "$vision_version" ] || [ -n "$torch_version" ] || usage_error "--torchvision needs --torch (they are pinned together)"
+
+# run CMD...: print it, and run it unless --dry-run.
+run() {
+  printf '+ %s\n' "$*" >&2
+  [ "$dry_run" -eq 1 ] && return 0
+  "$@"
+}
+
+# Rosetta first: an x86_64 shell on Apple Silicon would build an x86_64 environment that can never use the GPU.
+# sysctl.proc_translated is 1 in a process translated by Rosetta (Apple, "About the Rosetta Translation Environment").
+if [ "$(uname -s)" = "Darwin" ] && [ "$(sysctl -n sysctl.proc_translated 2>/dev/null)" = "1" ]; then
+  say "this shell runs under Rosetta (x86_64) on an Apple Silicon Mac: an environment made here cannot use the GPU."
+  say "re-run it natively:  arch -arm64 /bin/sh $0 $*"
+  if [ "$device" != "cpu" ]; then
+    exit 1
+  fi
+  say "continuing because --device cpu was asked for"
+fi
+
+# Find the environment: --venv, an active venv, an active conda env, an existing .venv; else create .venv.
+env_python=""
+if [ -n "$venv_dir" ]; then
+  :
+elif [ -n "${VIRTUAL_ENV:-}" ]; then
+  venv_dir=$VIRTUAL_ENV
+elif [ -n "${CONDA_PREFIX:-}" ] && [ -d "${CONDA_PREFIX}/conda-meta" ]; then
+  venv_dir=$CONDA_PREFIX
+else
+  venv_dir=.venv
+fi
+
+if [ -x "$venv_dir/bin/python" ]; then
+  say "using the existing environment $venv_dir"
+  env_python=$venv_dir/bin/python
+elif [ -e "$venv_dir" ]; then
+  setup_failed "$venv_dir exists but has no bin/python; pass --venv DIR for another folder (nothing was changed)"
+else
+  if [ -z "$python_bin" ]; then
+    # Homebrew sets HOMEBREW_PREFIX in its shellenv: /opt/homebrew on Apple Silicon (docs.brew.sh/Installation).
+    if [ -n "${HOMEBREW_PREFIX:-}" ] && [ -x "${HOMEBREW_PREFIX}/bin/python3" ]; then
+      python_bin=${HOMEBREW_PREFIX}/bin/python3
+    elif command -v python3 >/dev/null 2>&1; then
+      python_bin=$(command -v python3)
+    fi
+  fi
+  if command -v uv >/dev/null 2>&1; then
+    say "creating $venv_dir with uv"
+    if [ -n "$python_bin" ]; then
+      run uv venv --python "$python_bin" "$venv_dir" || setup_failed "uv venv failed"
+    else
+      run uv venv "$venv_dir" || setup_failed "uv venv failed"
+    fi
+  else
+    [ -n "$python_bin" ] || setup_failed "no python3 found; pass --python PATH"
+    say "creating $venv_dir with $python_bin -m venv"
+    run "$python_bin" -m venv "$venv_dir" || setup_failed "$python_bin -m venv failed"
+  fi
+  env_python=$venv_dir/bin/python
+fi
+
+# pip_install ARGS...: into the environment, with uv when the environment is a uv venv.
+pip_install() {
+  if command -v uv >/dev/null 2>&1 && grep -q '^uv = ' "$venv_dir/pyvenv.cfg" 2>/dev/null; then
+    run uv pip install --python "$env_python" "$@"
+  else
+    run "$env_python" -m pip install --quiet "$@"
+  fi
+}
+
+if [ -n "$doctor_from" ]; then
+  pip_install "$doctor_from" || setup_failed "installing mps-doctor from $doctor_from failed"
+elif [ -n "$doctor_version" ]; then
+  pip_install "mps-doctor==$doctor_version" || setup_failed "installing mps-doctor==$doctor_version failed"
+elif [ "$dry_run" -eq 1 ] || ! "$env_python" -c 'import mps_doctor' >/dev/null 2>&1; then
+  pip_install mps-doctor || setup_failed "installing mps-doctor failed"
+fi
+
+if [ -n "$torch_version" ]; then
+  set -- "torch==$torch_version"
+  [ -z "$vision_version" ] || set -- "$@" "torchvision==$vision_version"
+  [ -z "$index_url" ] || set -- "$@" --index-url "$index_url"
+  pip_install "$@" || setup_failed "installing torch==$torch_version failed"
+fi
+
+report=$json_file
+if [ -z "$report" ]; then
+  report=$(mktemp "${TMPDIR:-/tmp}/mps-doctor-report.XXXXXX") || setup_failed "mktemp failed"
+  [ "$dry_run" -eq 1 ] && rm -f "$report"
+fi
+doctor="$venv_dir/bin/mps-doctor"
+
+# One probe; the text comes from the saved report, so the summary is printed even when the check fails.
+run "$doctor" check --python "$env_python" --device "$device" $strict --format json --output "$report"
+code=$?
+[ "$dry_run" -eq 1 ] && { run "$doctor" check --from "$report" $strict; exit 0; }
+if [ "$code" -ge 2 ] && [ ! -s "$report" ]; then
+  say "mps-doctor check exited $code without a report"
+  exit "$code"
+fi
+NO_COLOR=1 "$doctor" check --from "$report" $strict
+if [ "$code" -eq 1 ]; then
+  say "not ready; the commands that fix it (review them, then run them):"
+  "$doctor" fix --print-commands --from "$report"
+fi
+[ -n "$json_file" ] && say "report kept in $json_file"
+[ -z "$json_file" ] && rm -f "$report"
+exit "$code"
