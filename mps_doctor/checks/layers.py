@@ -2,6 +2,7 @@
 
 import math
 import re
+from typing import Optional
 
 from mps_doctor.checks.context import (
     GET_STARTED,
@@ -360,22 +361,26 @@ def stage_failure(ctx: Context, stage: str):
     )
 
 
-def not_probed(ctx: Context, probed: str) -> Outcome:
-    """A skip for a replayed report whose device work ran on another device than this verdict is about."""
-    return skipped("not probed on %s (the saved facts are for %s): run mps-doctor check --device %s" % (
-        ctx.device, probed, ctx.device))
+def stage_missing(ctx: Context, stage: str, facts) -> Optional[Outcome]:
+    """The outcome when STAGE's facts cannot be judged: the child died in it, never reported it, or (in a replayed
+    report) ran it on another device than this verdict is about; else None."""
+    crashed = stage_failure(ctx, stage)
+    if crashed:
+        return crashed
+    if facts is None:
+        return Outcome(Status.ERROR, "no %s facts were recorded for %s" % (stage, ctx.device))
+    if facts.device != ctx.device:
+        return skipped("not probed on %s (the saved facts are for %s): run mps-doctor check --device %s" % (
+            ctx.device, facts.device, ctx.device))
+    return None
 
 
 @check("device.parity", "A tensor operation on the device matches the CPU")
 def device_parity(ctx: Context) -> Outcome:
-    crashed = stage_failure(ctx, "parity")
-    if crashed:
-        return crashed
     parity = ctx.target.parity
-    if parity is None:
-        return Outcome(Status.ERROR, "no parity facts were recorded for %s" % ctx.device)
-    if parity.device != ctx.device:
-        return not_probed(ctx, parity.device)
+    missing = stage_missing(ctx, "parity", parity)
+    if missing:
+        return missing
     if parity.error is not None:
         text = "%s: %s" % (parity.error.type, parity.error.message)
         return failed(
@@ -406,14 +411,10 @@ def device_parity(ctx: Context) -> Outcome:
 def device_smoke(ctx: Context) -> Outcome:
     if ctx.options.quick:
         return skipped("skipped: --quick")
-    crashed = stage_failure(ctx, "smoke")
-    if crashed:
-        return crashed
     smoke = ctx.target.smoke
-    if smoke is None:
-        return Outcome(Status.ERROR, "no smoke facts were recorded for %s" % ctx.device)
-    if smoke.device != ctx.device:
-        return not_probed(ctx, smoke.device)
+    missing = stage_missing(ctx, "smoke", smoke)
+    if missing:
+        return missing
     on = "on the CPU (the target device is the CPU)" if smoke.device == "cpu" else "on %s" % smoke.device
     if smoke.error is not None:
         text = "%s: %s" % (smoke.error.type, smoke.error.message)
