@@ -97,9 +97,9 @@ def main() -> None:
 @click.option("--output", "-o", metavar="FILE", help="Write the report to FILE instead of stdout.")
 @click.option("--from", "from_report", metavar="REPORT.json", help="Re-run every check on a saved JSON report's "
               "facts, without probing this machine.")
-@click.option("--quick", is_flag=True, help="Skip the training smoke step (layer 10).")
+@click.option("--quick", is_flag=True, help="Skip the training smoke step (the last layer).")
 @click.option("--strict", is_flag=True, help="Warnings make the exit code 1 too.")
-@click.option("--timeout", type=click.FloatRange(1, 3600), default=180.0, show_default=True,
+@click.option("--timeout", type=click.FloatRange(1, 3600), default=180.0, show_default=True, metavar="SECONDS",
               help="Seconds the target interpreter may take (torch import, parity and smoke).")
 @click.option("-v", "--verbose", is_flag=True, help="Show details, reasons and the data rows used.")
 @click.option("--no-color", is_flag=True, help="No colour (also NO_COLOR, or when stdout is not a terminal).")

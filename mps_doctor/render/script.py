@@ -77,6 +77,5 @@ def render_explained(plan: Plan) -> str:
         lines += comment_block(step.reason, "   ")
         lines += ["      %s" % spell(cmd, plan.shell) for cmd in step.commands]
         lines.append("")
-    lines.append("Print these as a script: mps-doctor fix --print-commands%s" % (
-        "" if plan.shell == "zsh" else " --shell %s" % plan.shell))
+    lines.append("Print these as a %s script: mps-doctor fix --print-commands" % plan.shell)
     return "\n".join(lines) + "\n"
