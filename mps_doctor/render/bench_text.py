@@ -47,8 +47,10 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
         lines.append("  %-34s %8.0f ms %12.2f%-6s %10.0f %9.3f" % (
             label[:34], run.cold_first_step_ms or 0, run.median_ms, spread, run.images_per_second, run.tflops))
         if run.peak_tflops:
-            lines.append("  %-34s %s" % ("", "%.1f%% of the %.1f TFLOP/s FP32 peak (information only: this network is "
-                                         "launch-bound)" % (100 * run.tflops / run.peak_tflops, run.peak_tflops)))
+            share = run.tflops / run.peak_tflops
+            why = ": this small network is launch-bound at this batch" if share < 0.1 else ""
+            lines.append("  %-34s %.1f%% of the %.1f TFLOP/s FP32 peak (information only%s)" % (
+                "", 100 * share, run.peak_tflops, why))
         for epoch in run.epochs:
             lines.append("  %-34s epoch: %.1f s for %d images" % ("", epoch["seconds"], epoch["images"]))
     if good:
