@@ -10,9 +10,9 @@
 # Options:
 #   --venv DIR        the environment to use or create (default: $VIRTUAL_ENV, the active conda env, or .venv)
 #   --python PATH     the interpreter that creates a new venv (default: Homebrew's or the first python3)
-#   --from PATH       install mps-doctor from this checkout or wheel
+#   --from PATH       install mps-doctor from this checkout or wheel (default: the checkout this script is
+#                     in, if it is one; else the package index, unless mps-doctor is installed already)
 #   --version X       install mps-doctor==X from the package index
-#                     (default: mps-doctor from the package index, unless it is installed already)
 #   --torch VERSION   also install torch==VERSION (add --torchvision VERSION to pin the pair)
 #   --torchvision VERSION
 #   --index-url URL   package index for torch (e.g. https://download.pytorch.org/whl/cpu)
@@ -136,6 +136,13 @@ pip_install() {
     run "$env_python" -m pip install --quiet "$@"
   fi
 }
+
+# Run from an mps-doctor checkout (install/preflight.sh inside it), the default source is that checkout.
+script_root=$(cd "$(dirname "$0")/.." 2>/dev/null && pwd)
+if [ -z "$doctor_from" ] && [ -z "$doctor_version" ] && [ -n "$script_root" ] \
+    && grep -q '^name = "mps-doctor"' "$script_root/pyproject.toml" 2>/dev/null; then
+  doctor_from=$script_root
+fi
 
 if [ -n "$doctor_from" ]; then
   pip_install "$doctor_from" || setup_failed "installing mps-doctor from $doctor_from failed"

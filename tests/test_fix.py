@@ -112,6 +112,12 @@ def test_ready_machine_has_nothing_to_fix():
     assert text.rstrip().endswith("# nothing to fix") and not commands_of(text)
 
 
+def test_externally_managed_python_gets_a_venv_before_any_install():
+    steps = commands_of(plan_text("m2-homebrew-python-no-venv", "zsh"))
+    assert steps[0] == "/opt/homebrew/bin/python3 -m venv .venv"
+    assert steps[2].startswith(".venv/bin/python -m pip install 'torch==2.14.*'")
+
+
 def test_new_environment_makes_old_environment_warnings_moot():
     text = plan_text("m1-conda-osx64", "zsh")
     assert "conda.platform" not in text and text.count("Check again") == 1

@@ -79,6 +79,14 @@ def test_dry_run_changes_nothing(tmp_path):
     assert any(".venv/bin/mps-doctor check --python .venv/bin/python" in c for c in commands)
 
 
+def test_the_one_line_installs_the_checkout_the_script_lives_in(tmp_path):
+    code, _, err = preflight("--dry-run", "--json", "mps-doctor-report.json", "--python", sys.executable, cwd=tmp_path)
+    assert code == 0, err
+    assert "pip install --quiet %s" % ROOT in err or "uv pip install --python .venv/bin/python %s" % ROOT in err
+    assert "--format json --output mps-doctor-report.json" in err
+    assert listing(tmp_path) == ["."]
+
+
 def test_usage_errors_are_exit_2(tmp_path):
     for args, message in ((("--device", "tpu"), "--device must be"), (("--bogus",), "unknown option --bogus"),
                           (("--torchvision", "0.28.0"), "--torchvision needs --torch"), (("--venv",), "--venv needs a value")):

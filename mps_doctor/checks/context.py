@@ -98,6 +98,16 @@ class Context:
                 return release
         return self.install_release()
 
+    def install_commands(self, release: Optional[Release] = None) -> Tuple[str, ...]:
+        """Commands that install torch and torchvision; first a venv when the interpreter is externally managed
+        (PEP 668) and not one already, since pip refuses to install there."""
+        interp = self.interp
+        if interp is not None and interp.externally_managed and not interp.pyvenv_cfg and not interp.conda_meta:
+            venv_python = ".venv/bin/python"
+            install = self.pip_install(release).replace(self.python + " ", venv_python + " ", 1)
+            return ("%s -m venv .venv" % self.python, install)
+        return (self.pip_install(release),)
+
     def pip_install(self, release: Optional[Release] = None, force: bool = False, index: Optional[str] = None) -> str:
         """`<python> -m pip install` of torch and torchvision pinned together, for this platform.
 

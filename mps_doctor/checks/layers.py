@@ -259,7 +259,7 @@ def torch_import(ctx: Context) -> Outcome:
         return failed(
             "torch is not installed in %s" % ctx.target.python,
             Remedy("There is no torch package for %s." % ctx.python_label(),
-                   "Install torch and torchvision as a matching pair.", (ctx.pip_install(),), GET_STARTED,
+                   "Install torch and torchvision as a matching pair.", ctx.install_commands(), GET_STARTED,
                    key="install-torch"),
         )
     if info.import_error is not None:

@@ -62,8 +62,23 @@ class Planner:
             return ("--index-url", CPU_INDEX)
         return ()
 
+    def ensure_installable(self) -> None:
+        """Before the first install into an interpreter that is not a virtual environment and is externally managed
+        (PEP 668: pip refuses, e.g. Homebrew's or a distribution's Python), create a venv with it and use that."""
+        if self.new_python is not None or self.setup.env_kind != "none" or not self.setup.externally_managed:
+            return
+        folder = ".venv"
+        self.add("create-venv", "Create a virtual environment %s with this Python" % folder,
+                 "%s is externally managed (PEP 668): pip refuses to install into it." % self.python,
+                 run(self.python, "-m", "venv", folder))
+        self.python = self.new_python = posixpath.join(folder, "bin", "python")
+        self.add("switch", "Use the new environment", "Activate it in every shell where you train.",
+                 activate_venv(folder))
+
     def pip(self, *args: str, force: bool = False, python: Optional[str] = None) -> Cmd:
         """`pip install ARGS` into PYTHON's environment with the user's manager."""
+        if python is None:
+            self.ensure_installable()
         python = python or self.python
         if self.setup.manager == "uv":
             return run("uv", "pip", "install", "--python", python, *(("--reinstall",) if force else ()), *args)

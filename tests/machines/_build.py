@@ -249,6 +249,28 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
      "summary_contains": "SIGILL", "remedy_command": "--force-reinstall"},
 )
+machine(
+    "m2-macos-vm-no-ci", "A macOS 15 virtual machine (UTM) on an M2, not in CI: MPS is built but not available.",
+    ["mps-facts.md 3 (kern.hv_vmm_present = 1 inside a VM), P4 (MPSDevice.mm skips virtualised devices)"],
+    mac_host("15.1", "24B83", vmm=True, brand="Apple M2 (Virtual)", memsize=8 * GIB),
+    target(PY, frames(interp(), torch_stage(version="2.13.0", built=True, available=False))),
+    {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
+     "remedy_command": "mps-doctor check --device cpu", "summary_contains": "virtual machine"},
+)
+machine(
+    "m2-homebrew-python-no-venv", "M2, macOS 15.1, Homebrew's Python 3.13 used directly (no venv; PEP 668 "
+    "externally managed), no torch.",
+    ["PEP 668 (EXTERNALLY-MANAGED marker, which Homebrew's Python carries)", "mps-facts.md 8.1"],
+    mac_host("15.1", "24B83"),
+    target("/opt/homebrew/bin/python3", frames(
+        dict(interp(version=(3, 13, 1), python="/opt/homebrew/bin/python3", venv=False,
+                    real="/opt/homebrew/Cellar/python@3.13/3.13.1/Frameworks/Python.framework/Versions/3.13/bin/python3.13"),
+             externally_managed=True, prefix="/opt/homebrew/opt/python@3.13/Frameworks/Python.framework/Versions/3.13",
+             base_prefix="/opt/homebrew/opt/python@3.13/Frameworks/Python.framework/Versions/3.13"),
+        {"installed": False, "packages": {"torch": None, "torchvision": None, "torchaudio": None, "numpy": None}})),
+    {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
+     "remedy_command": "'torch==2.14.*' 'torchvision==0.29.*'"},
+)
 LINUX_ENV = {"HOME": "/home/dev", "USER": "dev", "SHELL": "/bin/bash"}
 LINUX_PY = "/home/dev/proj/.venv/bin/python"
 
