@@ -30,6 +30,8 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
         lines.append("")
         lines.append("%s Root cause: %s" % (mark(root.status), root.summary))
         lines += remedy_lines(root.remedy, "    ", verbose=True)
+        if root.rule:
+            lines.append("    data: %s" % root.rule)
     layers = [r for r in report.results if r.layer is not None]
     advisories = [r for r in report.results if r.layer is None and not r.id.startswith("policy.")]
     policy = [r for r in report.results if r.id.startswith("policy.")]
@@ -64,9 +66,9 @@ def result_lines(result: CheckResult, mark, width: int, verbose: bool, show_reme
         show_remedy = False
     if result.remedy is not None and show_remedy and result.status in (Status.FAIL, Status.WARN, Status.ERROR):
         lines += remedy_lines(result.remedy, indent, verbose)
+    if result.rule and (verbose or result.status in (Status.FAIL, Status.WARN)):
+        lines.append("%sdata: %s" % (indent, result.rule))
     if verbose:
-        if result.rule:
-            lines.append("%sdata: %s" % (indent, result.rule))
         for detail in result.details:
             for piece in str(detail).rstrip().splitlines():
                 lines.append("%s%s" % (indent, piece))
