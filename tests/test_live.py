@@ -201,3 +201,23 @@ def test_markdown_is_redacted_by_default(tmp_path):
         assert home not in out
     doc = json.loads(out.split("```json\n", 1)[1].split("\n```", 1)[0])
     assert doc["format"] == "mps-doctor-report"
+
+
+def test_the_real_h200_report_replays_ready_with_every_cuda_layer_passing():
+    """The report `check --device cuda --format json` produced on the H200 (paths redacted)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "machines", "linux-h200-cuda", "report.json")
+    code, out, err = doctor("check", "--from", path, "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    layers = [r for r in doc["results"] if r["layer"] is not None]
+    assert [r["id"] for r in layers][:2] == ["os.linux", "cuda.driver"]
+    assert all(r["status"] == "pass" for r in layers)
+    smoke = doc["facts"]["target"]["smoke"]
+    assert smoke["device"] == "cuda" and smoke["loss_after"] < smoke["loss_before"]
+
+
+def test_cuda_on_this_machine_stops_at_the_driver_layer_with_a_remedy():
+    code, out, _ = doctor("check", "--device", "cuda", "--quick")
+    assert code == 1
+    assert "Root cause: no NVIDIA driver found (nvidia-smi is not on PATH)" in out
+    assert "$ nvidia-smi" in out and "$ mps-doctor check --device cpu" in out
