@@ -186,13 +186,14 @@ def list_checks(fmt):
     from mps_doctor.checks.registry import CPU_LAYERS, CUDA_LAYERS, MPS_LAYERS, all_checks
 
     device_layers = (("mps", MPS_LAYERS), ("cuda", CUDA_LAYERS), ("cpu", CPU_LAYERS))
-    rows = [{"id": spec.id, "title": spec.title, "kind": "advisory" if spec.advisory else "layer",
+    rows = [{"id": spec.id, "title": spec.title,
+             "kind": "advisory" if spec.advisory else "policy" if spec.id.startswith("policy.") else "layer",
              "layers": {name: layers.index(spec.id) + 1 for name, layers in device_layers if spec.id in layers}}
             for spec in all_checks()]
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
-    where = [", ".join("%s %d" % item for item in row["layers"].items()) or "advisory" for row in rows]
+    where = [", ".join("%s %d" % item for item in row["layers"].items()) or row["kind"] for row in rows]
     id_width, where_width = max(len(r["id"]) for r in rows), max(len(w) for w in where)
     for row, place in zip(rows, where):
         click.echo("%-*s  %-*s  %s" % (id_width, row["id"], where_width, place, row["title"]))

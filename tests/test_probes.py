@@ -115,3 +115,25 @@ def test_frames_ignore_stray_output_and_broken_lines():
               "@@mps-doctor {not json\n@@mps-doctor {\"event\": \"result\", \"stage\": \"interpreter\", \"data\": {\"a\": 1}}\n")
     results, begun = parse_frames(stdout)
     assert results == {"interpreter": {"a": 1}} and begun == ["torch", "interpreter"]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400), st.text(max_size=200))
+def test_parsers_never_crash_on_arbitrary_text(header, listing):
+    parse_sw_vers(header)
+    smi = parse_nvidia_smi(header, listing)
+    assert smi.found is True
+    results, begun = parse_frames(header + "\n@@mps-doctor " + listing)
+    assert isinstance(results, dict) and isinstance(begun, list)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="0123456789.", max_size=12), st.text(alphabet="0123456789ABZ", max_size=8))
+def test_macos_normalization_only_rewrites_16_on_25_builds(version, build):
+    result = normalize_macos_version(version or None, build or None)
+    if result is not None and result != version:
+        assert version.split(".")[0] == "16" and build.startswith("25") and result.startswith("26")

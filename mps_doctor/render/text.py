@@ -48,6 +48,10 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
             lines.append(title + ":")
             for result in shown:
                 lines += result_lines(result, mark, width, verbose, show_remedy=True)
+    if not report.verdict.ready:
+        lines.append("")
+        lines.append("The commands for your setup, in order: mps-doctor fix%s" % (
+            "" if report.options.requested_device == "auto" else " --device %s" % report.options.requested_device))
     lines.append("")
     summary = report.verdict.summary
     if color:
