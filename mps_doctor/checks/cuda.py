@@ -235,3 +235,21 @@ def cuda_capability(ctx: Context) -> Outcome:
                    cuda_reinstall(ctx), CAPABILITY_DOCS, key="cuda-capability"),
         )
     return passed("%s covered by %s" % (", ".join(cc_label(d.capability) for d in ctx.torch.cuda_devices), " ".join(arch)))
+
+
+@check("cuda.unused-gpu", "An NVIDIA GPU is not left unused by a CPU-only torch", advisory=True)
+def cuda_unused_gpu(ctx: Context) -> Outcome:
+    smi = ctx.host.nvidia_smi
+    if ctx.host.system != "Linux" or smi is None or not smi.gpus:
+        return skipped("no NVIDIA GPU listed")
+    if ctx.device == "cuda":
+        return skipped("the CUDA layers check it")
+    if ctx.torch is None or not ctx.torch.installed or ctx.torch.cuda_version:
+        return passed("torch can use the GPU: run mps-doctor check --device cuda" if ctx.torch and ctx.torch.cuda_version
+                      else "torch is not installed")
+    return warned(
+        "this machine has %s, but torch %s is a CPU-only build" % (", ".join(smi.gpus), ctx.torch.version),
+        Remedy("nvidia-smi lists %d GPU(s); torch.version.cuda is None." % len(smi.gpus),
+               "Training runs on the CPU, typically 10x slower or worse (docs/measurements.md: 10.5x on an H200 "
+               "for the MNIST network at batch 64).", cuda_reinstall(ctx), GET_STARTED, key="install-cuda-torch"),
+    )

@@ -367,11 +367,15 @@ def stage_missing(ctx: Context, stage: str, facts) -> Optional[Outcome]:
     crashed = stage_failure(ctx, stage)
     if crashed:
         return crashed
+    probed = facts.device if facts is not None else ctx.target.device
+    if probed not in ("auto", ctx.device) and ctx.device not in probed.split(","):
+        return warned(
+            "not probed on %s: the saved facts are for %s" % (ctx.device, probed),
+            Remedy("This report's device work ran on %s, not %s." % (probed, ctx.device),
+                   "Whether %s computes correctly is unknown until it is probed." % ctx.device,
+                   ("mps-doctor check --device %s" % ctx.device,), key="probe-device"))
     if facts is None:
         return Outcome(Status.ERROR, "no %s facts were recorded for %s" % (stage, ctx.device))
-    if facts.device != ctx.device:
-        return skipped("not probed on %s (the saved facts are for %s): run mps-doctor check --device %s" % (
-            ctx.device, facts.device, ctx.device))
     return None
 
 

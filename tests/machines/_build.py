@@ -271,6 +271,18 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
      "remedy_command": "'torch==2.14.*' 'torchvision==0.29.*'"},
 )
+machine(
+    "m3-python316-no-torch", "M3 on macOS 15.2 with a uv venv on Python 3.16 (a pre-release), no torch: no torch "
+    "release supports it yet, so pip finds no wheel.",
+    ["mps-facts.md 2.1 (RELEASE.md matrix: 2.13/2.14 support up to 3.15)", "P17 (Python too new for torch)"],
+    mac_host("15.2", "24C101", brand="Apple M3", memsize=24 * GIB, tools={"uv": "/opt/homebrew/bin/uv"}),
+    target(PY, frames(interp(version=(3, 16, 0), uv=True, real="/Users/alex/.local/share/uv/python/"
+                             "cpython-3.16.0a2-macos-aarch64-none/bin/python3.16"),
+                      {"installed": False, "packages": {"torch": None, "torchvision": None, "torchaudio": None,
+                                                        "numpy": None}})),
+    {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
+     "remedy_command": "uv python install 3.12"},
+)
 LINUX_ENV = {"HOME": "/home/dev", "USER": "dev", "SHELL": "/bin/bash"}
 LINUX_PY = "/home/dev/proj/.venv/bin/python"
 
@@ -351,7 +363,7 @@ machine(
     "linux-cpu-wheel-on-gpu", "Linux with an RTX 4090 (driver for CUDA 12.8) but torch 2.13.0+cpu installed.",
     ["mps-facts.md 7.2 item 1 (CPU wheel on a GPU box; choose cuXYZ <= the driver's CUDA)", "7.1 (build -> CC table)"],
     linux_gpu_host(smi(driver="570.86.10", cuda="12.8", name="NVIDIA GeForce RTX 4090")),
-    target(LINUX_PY, frames(linux_interp(), linux_torch())),
+    target(LINUX_PY, frames(linux_interp(), linux_torch()), device="cuda"),
     {"device": "cuda", "state": "not-ready", "root_cause": "torch.cuda-built", "exit_code": 1, "requested": "cuda",
      "remedy_command": "--force-reinstall 'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126"},
 )
