@@ -370,15 +370,30 @@ class ProgressBar:
             click.echo("", err=True)
 
 
+# click 8.2+ raises this for a group called without a command; older versions print the help themselves.
+NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 def run() -> None:
-    """Console-script entry: any unexpected exception is exit 3 with one line, never a traceback."""
+    """Console-script entry: bad usage is one line and exit 2; anything unexpected is one line and exit 3."""
     try:
-        main(standalone_mode=True)
-    except SystemExit:
-        raise
-    except KeyboardInterrupt:
+        code = main(standalone_mode=False)
+    except NO_ARGS_IS_HELP as error:
+        click.echo(error.format_message())
+        sys.exit(exit_codes.USAGE)
+    except click.UsageError as error:
+        where = error.ctx.command_path if error.ctx is not None else "mps-doctor"
+        click.echo("mps-doctor: error: %s (see: %s --help)" % (error.format_message(), where), err=True)
+        sys.exit(exit_codes.USAGE)
+    except click.ClickException as error:
+        click.echo("mps-doctor: error: %s" % error.format_message(), err=True)
+        sys.exit(exit_codes.USAGE)
+    except (KeyboardInterrupt, click.Abort):
         click.echo("mps-doctor: interrupted", err=True)
         sys.exit(130)
+    except SystemExit:
+        raise
     except Exception as exc:  # the doctor itself failed
         click.echo("mps-doctor: internal error: %s: %s (please report it)" % (type(exc).__name__, exc), err=True)
         sys.exit(exit_codes.DOCTOR_FAILED)
+    sys.exit(code if isinstance(code, int) else 0)

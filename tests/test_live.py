@@ -156,9 +156,17 @@ def test_output_into_a_missing_folder_is_a_usage_error_and_writes_nothing(tmp_pa
     assert not (tmp_path / "no").exists()
 
 
-def test_unknown_option_is_exit_2():
-    code, _, err = doctor("check", "--frobnicate")
-    assert code == 2 and "No such option" in err
+@pytest.mark.parametrize(("args", "message"), [
+    (("check", "--frobnicate"), "No such option"),
+    (("check", "--device", "tpu"), "Invalid value for '--device'"),
+    (("chek",), "No such command 'chek'"),
+    (("bench", "--batch", "0"), "Invalid value for '--batch'"),
+    (("fix", "--shell", "tcsh"), "Invalid value for '--shell'"),
+])
+def test_bad_usage_is_one_line_and_exit_2(args, message):
+    code, out, err = doctor(*args)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and message in err and err.startswith("mps-doctor: error: ")
 
 
 @pytest.mark.parametrize("args", [("--help",), ("--version",), ("check", "--help"), ("list-checks",)])
