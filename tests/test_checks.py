@@ -205,3 +205,14 @@ def test_report_loader_on_mutated_real_reports(data):
     again = run_checks(facts, Options(device="auto"))
     assert again.verdict.state in ("ready", "not-ready", "doctor-failed")
     assert not math.isnan(len(again.results))
+
+
+def test_intel_mac_without_torch_gets_the_last_intel_wheels_for_the_cpu():
+    from mps_doctor.facts import TorchInfo
+
+    facts = replay_facts(load_machine("intel-mac-torch222"))
+    facts = dataclasses.replace(facts, target=dataclasses.replace(facts.target, torch=TorchInfo(installed=False)))
+    report = run_checks(facts, Options(device="cpu", requested_device="cpu"))
+    assert report.result("python.version").summary.startswith("Python 3.11 is supported by torch 2.2")
+    assert report.result("torch.import").remedy.commands == (
+        "/Users/alex/proj/.venv/bin/python -m pip install torch==2.2.2 torchvision==0.17.2",)

@@ -78,11 +78,23 @@ class Context:
             return self.interp.mac_ver
         return None
 
+    def intel_mac(self) -> bool:
+        return self.is_mac and self.host.hw_arm64 is False
+
+    def platform_release(self) -> Release:
+        """The newest release this platform can get, whatever the Python: 2.2 on an Intel Mac (its last wheels),
+        the newest whose MPS runs on this macOS for --device mps, else the current release."""
+        if self.intel_mac():
+            return self.releases.row_for(self.releases.last_intel_torch)[0]
+        if self.is_mac and self.device == "mps" and self.macos():
+            return self.releases.newest_for_macos(self.macos()) or self.releases.current
+        return self.releases.current
+
     def install_release(self) -> Optional[Release]:
-        """The torch release to install on this machine for the requested device."""
+        """The torch release to install on this machine for the requested device and this Python."""
         py = self.python_version
-        if self.is_mac and self.host.hw_arm64 is False:
-            return None
+        if self.intel_mac():
+            return self.platform_release()
         if self.is_mac and self.device == "mps" and self.macos():
             return self.releases.newest_for_macos(self.macos(), py)
         if py is None:

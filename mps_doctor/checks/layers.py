@@ -195,11 +195,11 @@ def python_version(ctx: Context) -> Outcome:
                           remedy, "torch imported anyway: an experimental or unofficial build", rule=release.label)
         return failed("Python %s is not supported by torch %s (%s)" % (label, release.torch, release.python),
                       remedy, rule=release.label)
-    current = ctx.releases.current
+    current = ctx.platform_release()
     if current.supports_python(py):
-        return passed("Python %s is supported by current torch %s (%s)" % (label, current.torch, current.python),
-                      rule=current.label)
-    if ctx.releases.newest_for_python(py) is not None and py < (3, 10):
+        return passed("Python %s is supported by torch %s (%s), the newest for this machine" % (
+            label, current.torch, current.python), rule=current.label)
+    if ctx.releases.newest_for_python(py) is not None and py < (3, 10) and not ctx.intel_mac():
         older = ctx.releases.newest_for_python(py)
         return warned(
             "Python %s only gets torch up to %s; current torch %s needs %s" % (label, older.torch, current.torch, current.python),
