@@ -104,10 +104,10 @@ def rosetta_remedy(ctx: Context, conda: bool) -> Remedy:
         )
         problem = "This conda environment is osx-64 (Intel), so its Python runs under Rosetta."
     else:
+        # Naming the aarch64 build gets a native Python even from a uv that itself runs under Rosetta.
         commands = (
-            "arch -arm64 /bin/zsh -l",
-            "uv python install 3.12",
-            "uv venv --python 3.12 .venv-arm64",
+            "uv python install cpython-3.12-macos-aarch64-none",
+            "uv venv --python cpython-3.12-macos-aarch64-none .venv-arm64",
             "uv pip install --python .venv-arm64/bin/python %s" % torch_args,
         )
         problem = "%s is an x86_64 program, translated by Rosetta." % ctx.target.python

@@ -129,7 +129,8 @@ machine(
         torch_stage(version="2.2.2", built=False, available=False, python="3.11",
                     site="/Users/alex/proj/.venv/lib/python3.11/site-packages"))),
     {"device": "mps", "state": "not-ready", "root_cause": "python.rosetta", "exit_code": 1,
-     "remedy_command": "arch -arm64", "summary_contains": "Python runs under Rosetta (x86_64) on an arm64 Mac"},
+     "remedy_command": "uv python install cpython-3.12-macos-aarch64-none",
+     "summary_contains": "Python runs under Rosetta (x86_64) on an arm64 Mac"},
 )
 machine(
     "intel-mac-torch222", "Intel Mac (Core i7), macOS 13.6.9, Python 3.11, torch 2.2.2 (the last Intel-Mac wheel).",
