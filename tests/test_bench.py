@@ -136,3 +136,22 @@ def test_bench_epochs_on_a_torchvision_layout_with_the_loader(tmp_path):
 def test_bad_data_dir_is_a_usage_error(tmp_path):
     code, out, err = doctor("bench", "--data-dir", str(tmp_path))
     assert code == 2 and "no train-images-idx3-ubyte" in err
+
+
+def test_the_smoke_steps_light_adadelta_is_torch_adadelta():
+    """The smoke step avoids importing torch.optim (0.9 s) with the same update; the bench uses torch.optim."""
+    import mpsd_net
+    import torch
+
+    torch.manual_seed(0)
+    x, y = torch.randn(16, 1, 28, 28), torch.randint(0, 10, (16,))
+    light, reference = mpsd_net.make_model("cpu"), mpsd_net.make_model("cpu")
+    light.eval()
+    reference.eval()  # dropout off, so both see the same forward pass
+    light_opt, reference_opt = mpsd_net.make_optimizer(light, light=True), mpsd_net.make_optimizer(reference)
+    assert isinstance(reference_opt, torch.optim.Adadelta)
+    for _ in range(3):
+        mpsd_net.train_step(light, light_opt, x, y)
+        mpsd_net.train_step(reference, reference_opt, x, y)
+    for a, b in zip(light.parameters(), reference.parameters()):
+        assert torch.equal(a.detach(), b.detach())

@@ -229,3 +229,12 @@ def test_cuda_on_this_machine_stops_at_the_driver_layer_with_a_remedy():
     assert code == 1
     assert "Root cause: no NVIDIA driver found (nvidia-smi is not on PATH)" in out
     assert "$ nvidia-smi" in out and "$ mps-doctor check --device cpu" in out
+
+
+def test_python_too_old_for_the_probe_is_a_check_result(tmp_path):
+    """What the child's __main__ prints on Python < 3.7 (it parses on any Python), from a stand-in interpreter."""
+    frame = '@@mps-doctor {"event": "result", "stage": "interpreter", "data": {"too_old": true, "version": [2, 7, 18]}}'
+    python = script(tmp_path / "python2", "echo '%s'" % frame)
+    code, out, err = doctor("check", "--python", python, "--device", "cpu")
+    assert code == 1, err
+    assert "Python 2.7.18 is too old for mps-doctor's probe" in out
