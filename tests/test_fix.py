@@ -170,3 +170,26 @@ def test_printed_plan_run_for_real_makes_a_bare_venv_ready(tmp_path):
     code, after, err = doctor("check", "--python", python, "--device", "cpu")
     assert code == 0, after + err
     assert "ready to train on cpu" in after
+
+
+def plan_under(name, policy):
+    machine = load_machine(name)
+    report = run_checks(replay_facts(machine), Options(device="auto", requested_device="auto", policy=policy))
+    return render_script(build_plan(report, shell="bash"))
+
+
+def test_policy_pins_become_a_pinned_install_step():
+    from mps_doctor.policy import policy_from_table
+
+    text = plan_under("m2-native-torch213", policy_from_table({"torch": ">=2.14"}))
+    assert "Install the torch release the team pins (2.14)" in text
+    assert "/Users/alex/proj/.venv/bin/python -m pip install 'torch==2.14.*' 'torchvision==0.29.*'" in text
+
+
+def test_accepted_warnings_are_not_in_the_plan():
+    from mps_doctor.policy import policy_from_table
+
+    name = "m2-python-reports-1016"
+    assert "macos.python-view" in plan_text(name, "bash") or "old macOS SDK" in plan_text(name, "bash")
+    accepted = plan_under(name, policy_from_table({"accept": [{"id": "macos.python-view", "reason": "known"}]}))
+    assert accepted.rstrip().endswith("# nothing to fix")

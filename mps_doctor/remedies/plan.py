@@ -98,7 +98,9 @@ def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[st
     if root is not None and root.status == Status.FAIL:
         ROOT_FIXES.get(root.id, generic_fix)(planner, root)
     for result in report.results:
-        if result.status == Status.WARN:
+        if result.status == Status.FAIL and result is not root:
+            ROOT_FIXES.get(result.id, generic_fix)(planner, result)
+        elif result.status == Status.WARN and not result.accepted:
             WARNING_FIXES.get(result.id, generic_fix)(planner, result)
     if planner.steps:
         verify(planner)
@@ -327,6 +329,18 @@ def fix_visible_devices(planner: Planner, result) -> None:
                 note("also remove the setting from your shell profile if it is there"))
 
 
+def fix_policy_versions(planner: Planner, result) -> None:
+    from mps_doctor.checks.policy_checks import release_for
+
+    policy = planner.report.options.policy
+    release = release_for(planner.ctx, torch_spec=policy.torch, vision_spec=policy.torchvision)
+    if release is None:
+        generic_fix(planner, result)
+        return
+    planner.add("policy-pins", "Install the torch release the team pins (%s)" % release.torch,
+                "%s Data row: %s." % (result.summary, release.label), planner.install_torch(release))
+
+
 ROOT_FIXES = {
     "os.macos": fix_use_other_device, "os.linux": fix_use_other_device, "hardware.apple-silicon": fix_intel_mac,
     "python.rosetta": fix_rosetta, "macos.version": fix_macos_version, "python.version": fix_python_version,
@@ -334,6 +348,7 @@ ROOT_FIXES = {
     "device.parity": fix_wrong_results, "device.smoke": fix_wrong_results, "cuda.driver": fix_cuda_driver,
     "torch.cuda-built": fix_cuda_build, "cuda.driver-version": fix_cuda_build, "cuda.capability": fix_cuda_build,
     "cuda.visible-devices": fix_visible_devices,
+    "policy.torch": fix_policy_versions, "policy.torchvision": fix_policy_versions,
 }
 
 
