@@ -11,6 +11,7 @@ from mps_doctor.checks.advisories import pytorch_env_problems
 from mps_doctor.checks.context import CPU_INDEX, Context
 from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capabilities, parse_visible_devices
 from mps_doctor.checks.model import Status
+from mps_doctor.checks.policy_checks import release_for
 from mps_doctor.remedies.model import Cmd, Plan, Step, activate_conda, activate_venv, export, note, run, unset
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
@@ -330,8 +331,6 @@ def fix_visible_devices(planner: Planner, result) -> None:
 
 
 def fix_policy_versions(planner: Planner, result) -> None:
-    from mps_doctor.checks.policy_checks import release_for
-
     policy = planner.report.options.policy
     release = release_for(planner.ctx, torch_spec=policy.torch, vision_spec=policy.torchvision)
     if release is None:
