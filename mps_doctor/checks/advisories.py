@@ -7,6 +7,11 @@ from mps_doctor.checks.registry import check
 from mps_doctor.versions import minor_of
 
 MPS_ENV_DOCS = "https://docs.pytorch.org/docs/stable/mps_environment_variables.html"
+# Default low watermark on unified memory (MPSAllocator.h; reference/mps-facts.md section 5).
+DEFAULT_LOW_WATERMARK = 1.4
+# A lower, consistent pair of limits: the high cap at the recommended working set, the low one below it
+# (reference/mps-facts.md 8.3 and P7: "lowering the limit takes two variables, not one").
+LOWER_LIMITS = (("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "1.0"), ("PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.8"))
 GIB = 1024 ** 3
 
 
@@ -38,6 +43,11 @@ def pytorch_env_problems(env) -> list:
         if low is None or not 0.0 <= low <= bound:
             problems.append(("PYTORCH_MPS_LOW_WATERMARK_RATIO", "%r is not a number in [0.0, %g] (the high watermark)"
                              % (low_text, bound), "unset PYTORCH_MPS_LOW_WATERMARK_RATIO"))
+    elif high_text is not None and high and high < DEFAULT_LOW_WATERMARK:
+        # Lowering the high watermark alone leaves the low one at its default 1.4, above it: torch rejects that.
+        problems.append(("PYTORCH_MPS_LOW_WATERMARK_RATIO", "is unset, so it stays at its default %.1f, above the high "
+                         "watermark %g" % (DEFAULT_LOW_WATERMARK, high),
+                         "export PYTORCH_MPS_LOW_WATERMARK_RATIO=%g" % round(high * 0.8, 2)))
     fallback = env.get("PYTORCH_ENABLE_MPS_FALLBACK")
     if fallback is not None and not fallback.strip().lstrip("-").isdigit():
         problems.append(("PYTORCH_ENABLE_MPS_FALLBACK", "%r is not an integer (torch parses it with std::stoi)" % fallback,
@@ -68,7 +78,7 @@ def env_pytorch_vars(ctx: Context) -> Outcome:
         return warned(
             "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 removes the MPS memory limit",
             Remedy("The high watermark is 0.0 (no limit).", "torch warns this 'may cause system failure': the Mac swaps "
-                   "instead of raising an out-of-memory error.", ("export PYTORCH_MPS_HIGH_WATERMARK_RATIO=1.0",),
+                   "instead of raising an out-of-memory error.", ("export " + " ".join("%s=%s" % p for p in LOWER_LIMITS),),
                    MPS_ENV_DOCS, key="fix-pytorch-env"),
         )
     if not names:
@@ -141,8 +151,9 @@ def host_memory(ctx: Context) -> Outcome:
         return warned(
             "only %s of unified memory, shared by CPU and GPU" % size,
             Remedy("This Mac has %s of unified memory." % size,
-                   "MPS may use about three quarters of it; larger models run out of memory or swap.",
-                   ("export PYTORCH_MPS_HIGH_WATERMARK_RATIO=1.0",), MPS_ENV_DOCS, key="small-memory"),
+                   "MPS may use about three quarters of it; larger models run out of memory or swap. A lower cap turns "
+                   "swapping into a clear out-of-memory error; smaller batches avoid both.",
+                   ("export " + " ".join("%s=%s" % p for p in LOWER_LIMITS),), MPS_ENV_DOCS, key="small-memory"),
         )
     if ctx.is_mac and ctx.torch and ctx.torch.mps_recommended_max_memory:
         return passed("%s unified memory, %.1f GiB recommended for Metal" % (size, ctx.torch.mps_recommended_max_memory / GIB))

@@ -7,7 +7,7 @@ without saying so (and then only as a comment), torch and torchvision always pin
 import posixpath
 from typing import List, Optional, Tuple
 
-from mps_doctor.checks.advisories import pytorch_env_problems
+from mps_doctor.checks.advisories import LOWER_LIMITS, pytorch_env_problems
 from mps_doctor.checks.context import CPU_INDEX, Context
 from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capabilities, parse_visible_devices
 from mps_doctor.checks.model import Status
@@ -360,7 +360,7 @@ def warn_env_vars(planner: Planner, result) -> None:
     for name, _problem, fix in pytorch_env_problems(env):
         commands.append(unset(name) if fix.startswith("unset") else export(name, fix.split("=", 1)[1]))
     if not commands and env.get("PYTORCH_MPS_HIGH_WATERMARK_RATIO") is not None:
-        commands.append(export("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "1.0"))
+        commands += [export(name, value) for name, value in LOWER_LIMITS]
     planner.add("pytorch-env", "Fix the PYTORCH_* variables", result.remedy.problem, *commands,
                 note("also fix them in your shell profile if they are set there"))
 

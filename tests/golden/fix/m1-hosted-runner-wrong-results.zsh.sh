@@ -15,8 +15,9 @@
 mps-doctor check --device cpu --python /Users/runner/work/proj/proj/.venv/bin/python
 
 # 3/4 This Mac has 7 GiB of unified memory.
-#   MPS may use about three quarters of it; larger models run out of memory or swap.
-# export PYTORCH_MPS_HIGH_WATERMARK_RATIO=1.0
+#   MPS may use about three quarters of it; larger models run out of memory or swap. A lower cap
+#   turns swapping into a clear out-of-memory error; smaller batches avoid both.
+# export PYTORCH_MPS_HIGH_WATERMARK_RATIO=1.0 PYTORCH_MPS_LOW_WATERMARK_RATIO=0.8
 
 # 4/4 Check again
 #   Confirms the fix and shows the next problem, if any.
