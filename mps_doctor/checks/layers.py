@@ -216,7 +216,7 @@ def python_remedy(ctx: Context, why: str) -> Remedy:
     return Remedy(
         "%s is outside the supported range." % ctx.python_label(), why + " A new environment is created beside the old one.",
         ("uv python install 3.12", "uv venv --python 3.12 .venv-torch",
-         "uv pip install --python .venv-torch/bin/python %s" % " ".join("'%s'" % a for a in ctx.releases.current.pip_args())),
+         "uv pip install --python .venv-torch/bin/python %s" % " ".join("'%s'" % a for a in ctx.platform_release().pip_args())),
         "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix", key="supported-python",
     )
 
