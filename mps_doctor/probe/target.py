@@ -87,6 +87,9 @@ class ChildRun:
                     except ValueError:
                         pass
             self.process.wait()
+        except KeyboardInterrupt:
+            kill_group(self.process)
+            raise
         finally:
             timer.cancel()
         reader.join(5)
@@ -104,6 +107,9 @@ class ChildRun:
             timed_out = True
             kill_group(self.process)
             out, err = self.process.communicate()
+        except KeyboardInterrupt:  # the child runs in its own session: take it down with us
+            kill_group(self.process)
+            raise
         results, begun = parse_frames(out.decode("utf-8", "replace"))
         return results, begun, self.process.returncode, err.decode("utf-8", "replace"), timed_out
 
