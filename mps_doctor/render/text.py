@@ -50,8 +50,7 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
                 lines += result_lines(result, mark, width, verbose, show_remedy=True)
     if not report.verdict.ready:
         lines.append("")
-        lines.append("The commands for your setup, in order: mps-doctor fix%s" % (
-            "" if report.options.requested_device == "auto" else " --device %s" % report.options.requested_device))
+        lines.append("The commands for your setup, in order: mps-doctor fix (with the same --python, --device or --from)")
     lines.append("")
     summary = report.verdict.summary
     if color:
