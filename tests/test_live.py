@@ -238,3 +238,15 @@ def test_python_too_old_for_the_probe_is_a_check_result(tmp_path):
     code, out, err = doctor("check", "--python", python, "--device", "cpu")
     assert code == 1, err
     assert "Python 2.7.18 is too old for mps-doctor's probe" in out
+
+
+@pytest.mark.parametrize("name", ["mac-rosetta", "mac-macos13-torch29", "mac-intel-conda", "linux-cpu-torch-on-gpu"])
+def test_example_reports_replay_to_their_recorded_verdict(name):
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "examples", name + ".json")
+    with open(path) as handle:
+        saved = json.load(handle)
+    code, out, err = doctor("check", "--from", path, "--format", "json")
+    assert code == 1, err
+    assert json.loads(out)["verdict"]["root_cause"] == saved["verdict"]["root_cause"]
+    code, script, _ = doctor("fix", "--print-commands", "--from", path)
+    assert code == 0 and "# 1/" in script
