@@ -1,0 +1,57 @@
+"""Small CLI pieces: colour and progress decisions, atomic output."""
+
+import os
+
+import pytest
+
+from mps_doctor import cli
+from mps_doctor.errors import UsageError
+
+
+class TTY:
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize(("env", "flag", "expected"), [
+    ({}, False, True),
+    ({}, True, False),
+    ({"NO_COLOR": ""}, False, False),
+    ({"CI": "true"}, False, False),
+    ({"GITHUB_ACTIONS": "true"}, False, False),
+    ({"CI": "false"}, False, True),
+])
+def test_colour_only_on_a_terminal_outside_ci(monkeypatch, env, flag, expected):
+    for name in ("NO_COLOR", "CI", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(cli.sys, "stdout", TTY())
+    assert cli.use_color(flag) is expected
+
+
+def test_progress_bar_draws_one_line_per_device_and_epoch(capsys):
+    bar = cli.ProgressBar()
+    for device in ("cpu", "cuda"):
+        for step in (0, 4, 9):
+            bar({"event": "progress", "stage": "bench", "data": {"device": device, "epoch": 1, "epochs": 1,
+                                                                 "step": step, "steps": 10}})
+    bar({"event": "result", "stage": "bench-cuda", "data": {}})
+    bar.finish()
+    err = capsys.readouterr().err
+    lines = err.split("\n")
+    assert len([line for line in lines if line]) == 2
+    assert lines[0].rstrip().endswith("100%") and "cpu" in lines[0] and "cuda" in lines[1]
+
+
+def test_output_is_written_atomically_and_a_failure_keeps_the_old_file(tmp_path):
+    target = tmp_path / "report.json"
+    target.write_text("old")
+    cli.write_output("new", str(target))
+    assert target.read_text() == "new"
+    with pytest.raises(UsageError):
+        cli.write_output("x", str(tmp_path / "missing" / "r.json"))
+    (tmp_path / "adir").mkdir()
+    with pytest.raises(UsageError):
+        cli.write_output("x", str(tmp_path / "adir"))
+    assert sorted(os.listdir(str(tmp_path))) == ["adir", "report.json"]
