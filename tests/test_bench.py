@@ -5,7 +5,6 @@ import os
 import sys
 import types
 
-import jsonschema
 import pytest
 
 from mps_doctor.bench import BenchOptions, BenchReport, DeviceRun, find_peak, resolve_bench_device
@@ -110,6 +109,8 @@ def test_bench_for_real_on_this_cpu_validates_against_the_schema(tmp_path):
     assert code == 0, err
     doc = json.loads(path.read_text())
     with open(SCHEMA) as handle:
+        import jsonschema
+
         jsonschema.validate(doc, json.load(handle))
     cpu = doc["runs"][0]
     assert cpu["device"] == "cpu" and len(cpu["window_ms_per_step"]) == 3 and cpu["median_ms_per_step"] > 0

@@ -3,7 +3,6 @@
 import json
 import os
 
-import jsonschema
 import pytest
 
 from tests.helpers import doctor, fake_torch, make_venv, script
@@ -45,6 +44,8 @@ def test_real_smoke_step_lowered_the_loss_and_recorded_timing(cpu_report):
 def test_report_validates_against_the_documented_schema(cpu_report):
     with open(SCHEMA) as handle:
         schema = json.load(handle)
+    import jsonschema
+
     jsonschema.validate(json.loads(cpu_report[3].read_text()), schema)
 
 
