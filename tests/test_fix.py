@@ -137,8 +137,18 @@ def test_python_source_heuristics(real, source):
 
 
 def test_fix_explains_in_words_by_default():
-    code, out, _ = doctor("fix", "--from", os.devnull)
-    assert code == 2  # an empty file is not a report
+    example = os.path.join(os.path.dirname(GOLDEN), "..", "..", "docs", "examples", "mac-rosetta.json")
+    code, out, _ = doctor("fix", "--from", example, "--shell", "zsh")
+    assert code == 0
+    assert out.startswith("mps-doctor fix: not ready: Python runs under Rosetta")
+    assert "\n1. Stop the terminal from running under Rosetta\n" in out
+    assert "      arch -arm64 /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 -m venv" in out
+    assert out.rstrip().endswith("Print these as a zsh script: mps-doctor fix --print-commands")
+
+
+def test_fix_from_a_file_that_is_not_a_report_is_exit_2():
+    code, out, err = doctor("fix", "--from", os.devnull)
+    assert code == 2 and out == "" and "not JSON" in err
 
 
 def test_fix_usage_errors():
