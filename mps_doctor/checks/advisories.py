@@ -136,7 +136,7 @@ def python_numpy(ctx: Context) -> Outcome:
         "numpy is not installed",
         Remedy("torch warns 'Failed to initialize NumPy' at import.",
                "Tensor.numpy(), torch.from_numpy() and most data loading code need numpy.",
-               ("%s -m pip install numpy" % ctx.python,), key="install-numpy"),
+               (ctx.pip_command("numpy"),), key="install-numpy"),
     )
 
 

@@ -110,6 +110,15 @@ class Context:
                 return release
         return self.install_release()
 
+    def pip_command(self, *requirements: str) -> str:
+        """`pip install REQUIREMENTS` into the target environment, with uv's installer in a uv venv."""
+        head = ["uv", "pip", "install", "--python", self.python] if self.uv_venv() else [self.python, "-m", "pip", "install"]
+        return " ".join(head + [shlex.quote(r) for r in requirements])
+
+    def uv_venv(self) -> bool:
+        """Whether the target is a venv made by uv (uv writes `uv = <version>` into pyvenv.cfg)."""
+        return bool(self.interp and self.interp.pyvenv_cfg and "uv" in self.interp.pyvenv_cfg)
+
     def install_commands(self, release: Optional[Release] = None) -> Tuple[str, ...]:
         """Commands that install torch and torchvision; first a venv when the interpreter is externally managed
         (PEP 668) and not one already, since pip refuses to install there."""
@@ -127,9 +136,11 @@ class Context:
         CUDA build from the cuXYZ index given as INDEX (reference/mps-facts.md 8.2).
         """
         release = release or self.install_release() or self.releases.current
-        args = [self.python, "-m", "pip", "install"]
-        if force:
-            args.append("--force-reinstall")
+        if self.uv_venv():
+            # uv creates venvs without pip (docs.astral.sh/uv/pip/environments); its own installer targets them.
+            args = ["uv", "pip", "install", "--python", self.python] + (["--reinstall"] if force else [])
+        else:
+            args = [self.python, "-m", "pip", "install"] + (["--force-reinstall"] if force else [])
         args += [shlex.quote(a) for a in release.pip_args()]
         if index is None and self.host.system == "Linux" and self.device != "cuda":
             index = CPU_INDEX

@@ -179,7 +179,7 @@ machine(
     target(PY, frames(interp(uv=True), {"installed": False, "packages": {"torch": None, "torchvision": None,
                                                                          "torchaudio": None, "numpy": None}})),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
-     "remedy_command": "-m pip install 'torch==2.14.*' 'torchvision==0.29.*'"},
+     "remedy_command": "uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.14.*' 'torchvision==0.29.*'"},
 )
 machine(
     "m2-torch-import-error", "M2 on macOS 15.1; torch 2.13.0 is installed but its dylib is missing (a half-finished install).",
