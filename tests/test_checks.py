@@ -219,3 +219,14 @@ def test_intel_mac_without_torch_gets_the_last_intel_wheels_for_the_cpu():
     assert report.result("python.version").summary.startswith("Python 3.11 is supported by torch 2.2")
     assert report.result("torch.import").remedy.commands == (
         "/Users/alex/proj/.venv/bin/python -m pip install torch==2.2.2 torchvision==0.17.2",)
+
+
+def test_unknown_macos_minimum_passes_where_mps_is_available():
+    from mps_doctor.facts import TorchInfo
+
+    facts = replay_facts(load_machine("m2-macos14-torch215"))
+    torch = dataclasses.replace(facts.target.torch, mps_available=True)
+    assert isinstance(torch, TorchInfo)
+    facts = dataclasses.replace(facts, target=dataclasses.replace(facts.target, torch=torch))
+    outcome = result(facts, "macos.version")
+    assert outcome.status == Status.PASS and "open question" in outcome.summary

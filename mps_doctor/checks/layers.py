@@ -147,6 +147,9 @@ def macos_version(ctx: Context) -> Outcome:
     if release.macos_min_mps is None:
         if at_least(macos, "15.0"):
             return passed("macOS %s; %s needs 14.0 or 15.0 (open question)" % (macos, whose), rule=rule)
+        if ctx.torch is not None and ctx.torch.mps_available:
+            return passed("macOS %s runs %s's MPS here (the table's minimum for it is an open question)" % (macos, whose),
+                          rule=rule)
         return warned(
             "macOS %s may be too old for %s: its MPS minimum is unknown (14.0 or 15.0)" % (macos, whose),
             Remedy("The minimum macOS for torch %s's MPS is not settled in the sources." % release.torch,

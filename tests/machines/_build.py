@@ -284,6 +284,24 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
      "remedy_command": "uv python install 3.12"},
 )
+machine(
+    "m4-tahoe-python-sees-16", "M4 on macOS 26.1 (Tahoe); a Python built with an older SDK reports macOS 16.0.",
+    ["mps-facts.md 3 (cpython#135675: platform.mac_ver() returns 16.0 instead of 26.0 on Tahoe)"],
+    mac_host("26.1", "25B78", brand="Apple M4", memsize=16 * GIB, kernel="25.1.0"),
+    target(PY, frames(interp(version=(3, 12, 4), mac_ver="16.0"), torch_stage(version="2.14.1", name="Apple M4", cores=10),
+                      parity(), smoke())),
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
+     "warnings": ["macos.python-view"]},
+)
+machine(
+    "m2-macos14-torch215", "M2 on macOS 14.7 with torch 2.15.0, whose minimum macOS for MPS is an open question, "
+    "and MPS unavailable: the check warns instead of guessing which way the question went.",
+    ["mps-facts.md 1.4 ('>=2.15 (?) 14 or 15? [CONFLICT]': docs page says 15.0+, PR #188365 closed unmerged)"],
+    mac_host("14.7", "23H124", brand="Apple M2", memsize=16 * GIB, kernel="23.6.0"),
+    target(PY, frames(interp(mac_ver="14.7"), torch_stage(version="2.15.0", built=True, available=False))),
+    {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
+     "warnings": ["macos.version"], "remedy_command": "system_profiler SPDisplaysDataType"},
+)
 LINUX_ENV = {"HOME": "/home/dev", "USER": "dev", "SHELL": "/bin/bash"}
 LINUX_PY = "/home/dev/proj/.venv/bin/python"
 
