@@ -331,6 +331,19 @@ def torch_mps_available(ctx: Context) -> Outcome:
                    "Shaders (MPS) are not supported'). Use the CPU in CI, or a bare-metal Mac.",
                    ("mps-doctor check --device cpu",), HOSTED_RUNNER_DOCS, key="vm-mps"),
         )
+    version, macos = ctx.torch_version(), ctx.macos()
+    release = ctx.releases.row_for(version)[0] if version else None
+    if release is not None and release.macos_min_mps is None and macos and not at_least(macos, "15.0"):
+        fallback = ctx.releases.newest_for_macos(macos, ctx.python_version)
+        return failed(
+            "MPS is not available: torch %s may need macOS 15 (its minimum is an open question)" % version,
+            Remedy("torch %s's MPS minimum is not settled (a 2.15 docs page says 15.0+); this Mac runs %s." % (version, macos),
+                   "Either upgrade macOS, or pin torch %s, the newest release known to run MPS on macOS %s." % (
+                       fallback.torch if fallback else "?", macos),
+                   ("softwareupdate --list",) + ((ctx.pip_install(fallback),) if fallback else ()), PYTORCH_MPS_DOCS,
+                   key="upgrade-macos-or-pin"),
+            rule=release.label,
+        )
     return failed(
         "MPS is built but not available, on a new enough macOS",
         Remedy("torch.backends.mps.is_available() is False although the OS and build are right.",

@@ -280,6 +280,9 @@ def fix_mps_available(planner: Planner, result) -> None:
     if result.remedy is not None and result.remedy.key == "vm-mps":
         use_cpu_here(planner, result.remedy.why)
         return
+    if result.remedy is not None and result.remedy.key == "upgrade-macos-or-pin":
+        fix_macos_version(planner, result)
+        return
     planner.add("mps-unavailable", "Run outside the sandbox or VM, with access to the GPU", result.remedy.why,
                 run("system_profiler", "SPDisplaysDataType"), note("look for 'Metal Support' in the output above"))
 
@@ -402,7 +405,13 @@ def warn_smoke(planner: Planner, result) -> None:
                 note("upgrading torch brings more MPS operators:"), planner.install_torch(force=False))
 
 
+def warn_macos_version(planner: Planner, result) -> None:
+    if not any(step.key == "upgrade-macos" for step in planner.steps):
+        generic_fix(planner, result)
+
+
 WARNING_FIXES = {
+    "macos.version": warn_macos_version,
     "env.pytorch-vars": warn_env_vars,
     "torch.companions": warn_only_in_old_env(warn_companions),
     "python.numpy": warn_only_in_old_env(warn_numpy),

@@ -300,7 +300,8 @@ machine(
     mac_host("14.7", "23H124", brand="Apple M2", memsize=16 * GIB, kernel="23.6.0"),
     target(PY, frames(interp(mac_ver="14.7"), torch_stage(version="2.15.0", built=True, available=False))),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
-     "warnings": ["macos.version"], "remedy_command": "system_profiler SPDisplaysDataType"},
+     "warnings": ["macos.version"], "remedy_command": "'torch==2.14.*' 'torchvision==0.29.*'",
+     "summary_contains": "may need macOS 15"},
 )
 LINUX_ENV = {"HOME": "/home/dev", "USER": "dev", "SHELL": "/bin/bash"}
 LINUX_PY = "/home/dev/proj/.venv/bin/python"
