@@ -304,6 +304,18 @@ def torch_mps_built(ctx: Context) -> Outcome:
     )
 
 
+def sandbox_marker(env) -> str:
+    """The variable that marks a sandboxed process, as NAME=value, or ''.
+
+    CODEX_SANDBOX=seatbelt is set for commands that Codex runs under Seatbelt (openai/codex AGENTS.md);
+    APP_SANDBOX_CONTAINER_ID is set by macOS for App Sandbox processes.
+    """
+    for name in ("CODEX_SANDBOX", "APP_SANDBOX_CONTAINER_ID"):
+        if env.get(name):
+            return "%s=%s" % (name, env[name])
+    return ""
+
+
 def hosted_runner(ctx: Context) -> bool:
     """A hosted macOS CI runner (see ci.hosted_macos_runner)."""
     return hosted_macos_runner(ctx.host.env, ctx.host.vmm_present)
@@ -330,6 +342,15 @@ def torch_mps_available(ctx: Context) -> Outcome:
                    "Apple's Virtualization Framework exposes no MPS device (GitHub runner docs: 'Metal Performance "
                    "Shaders (MPS) are not supported'). Use the CPU in CI, or a bare-metal Mac.",
                    ("mps-doctor check --device cpu",), HOSTED_RUNNER_DOCS, key="vm-mps"),
+        )
+    sandbox = sandbox_marker(ctx.host.env)
+    if sandbox:
+        return failed(
+            "MPS is not available inside a sandbox (%s)" % sandbox,
+            Remedy("This process runs in a sandbox (%s)." % sandbox,
+                   "Sandboxed processes can be denied the Metal device, so MPS reports built but unavailable "
+                   "(openai/codex#10199). Run the training, and this check, outside the sandbox.",
+                   ("mps-doctor check --python %s" % ctx.python,), PYTORCH_MPS_DOCS, key="sandbox"),
         )
     version, macos = ctx.torch_version(), ctx.macos()
     release = ctx.releases.row_for(version)[0] if version else None

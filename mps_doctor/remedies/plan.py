@@ -283,6 +283,10 @@ def fix_mps_available(planner: Planner, result) -> None:
     if result.remedy is not None and result.remedy.key == "upgrade-macos-or-pin":
         fix_macos_version(planner, result)
         return
+    if result.remedy is not None and result.remedy.key == "sandbox":
+        planner.add("sandbox", "Run outside the sandbox", result.remedy.why,
+                    note("start a terminal that is not sandboxed and run the check from there"))
+        return
     planner.add("mps-unavailable", "Run outside the sandbox or VM, with access to the GPU", result.remedy.why,
                 run("system_profiler", "SPDisplaysDataType"), note("look for 'Metal Support' in the output above"))
 

@@ -303,6 +303,15 @@ machine(
      "warnings": ["macos.version"], "remedy_command": "'torch==2.14.*' 'torchvision==0.29.*'",
      "summary_contains": "may need macOS 15"},
 )
+machine(
+    "m3-codex-sandbox", "M3 Max on macOS 26.2, torch 2.13 run by an agent under Seatbelt: MPS built, not available.",
+    ["mps-facts.md 3 and P4 (openai/codex#10199: is_macos_or_newer(14,0)=True, is_built()=True, is_available()=False "
+     "on macOS 26.2 / M3)", "openai/codex AGENTS.md: CODEX_SANDBOX=seatbelt under Seatbelt"],
+    mac_host("26.2", "25C56", brand="Apple M3 Max", memsize=64 * GIB, kernel="25.2.0", env={"CODEX_SANDBOX": "seatbelt"}),
+    target(PY, frames(interp(mac_ver="26.2"), torch_stage(version="2.13.0", built=True, available=False))),
+    {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
+     "summary_contains": "inside a sandbox (CODEX_SANDBOX=seatbelt)", "remedy_command": "mps-doctor check --python"},
+)
 LINUX_ENV = {"HOME": "/home/dev", "USER": "dev", "SHELL": "/bin/bash"}
 LINUX_PY = "/home/dev/proj/.venv/bin/python"
 
