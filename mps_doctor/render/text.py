@@ -1,5 +1,6 @@
 """The text report: a status mark per check, grouped by layer, the root cause first, a one-line summary."""
 
+import textwrap
 from typing import List, Optional
 
 import click
@@ -9,6 +10,8 @@ from mps_doctor.report import Report
 
 MARKS = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.SKIP: "-", Status.ERROR: "☠"}
 ASCII_MARKS = {Status.PASS: "ok", Status.WARN: "!!", Status.FAIL: "XX", Status.SKIP: "--", Status.ERROR: "!?"}
+# Prose is wrapped for reading; commands never are, so that they paste whole.
+WIDTH = 100
 DELIBERATE_SKIPS = ("skipped by policy", "skipped: not selected")
 COLORS = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "red", Status.SKIP: None, Status.ERROR: "magenta"}
 
@@ -84,8 +87,8 @@ def remedy_lines(remedy: Optional[Remedy], indent: str, verbose: bool) -> List[s
         return []
     lines = []
     if verbose:
-        lines.append("%s%s" % (indent, remedy.problem))
-        lines.append("%s%s" % (indent, remedy.why))
+        for text in (remedy.problem, remedy.why):
+            lines += textwrap.wrap(text, width=WIDTH, initial_indent=indent, subsequent_indent=indent) or [indent]
     for command in remedy.commands:
         lines.append("%s$ %s" % (indent, command))
     if remedy.link and verbose:
