@@ -16,13 +16,15 @@ class TTY:
 @pytest.mark.parametrize(("env", "flag", "expected"), [
     ({}, False, True),
     ({}, True, False),
-    ({"NO_COLOR": ""}, False, False),
+    ({"NO_COLOR": ""}, False, True),  # no-color.org: present and not empty
+    ({"NO_COLOR": "1"}, False, False),
+    ({"TERM": "dumb"}, False, False),
     ({"CI": "true"}, False, False),
     ({"GITHUB_ACTIONS": "true"}, False, False),
     ({"CI": "false"}, False, True),
 ])
 def test_colour_only_on_a_terminal_outside_ci(monkeypatch, env, flag, expected):
-    for name in ("NO_COLOR", "CI", "GITHUB_ACTIONS"):
+    for name in ("NO_COLOR", "CI", "GITHUB_ACTIONS", "TERM"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)

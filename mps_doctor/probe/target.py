@@ -39,6 +39,8 @@ MARK = "@@mps-doctor "
 
 def validate_python(path: str) -> str:
     """PATH as an absolute path to an executable file; raise TargetPythonError with a one-line reason."""
+    if not path.strip():
+        raise TargetPythonError("--python: empty path (give the interpreter, e.g. .venv/bin/python)")
     candidate = Path(path).expanduser()
     if not candidate.exists():
         raise TargetPythonError("--python %s: no such file" % path)
