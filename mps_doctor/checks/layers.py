@@ -11,6 +11,7 @@ from mps_doctor.checks.context import (
     at_least,
     describe_failure,
     needs_interpreter,
+    timeout_outcome,
 )
 from mps_doctor.checks.model import Outcome, Remedy, Status, failed, passed, skipped, warned
 from mps_doctor.checks.registry import check
@@ -243,6 +244,9 @@ def torch_import(ctx: Context) -> Outcome:
     if broken:
         return broken
     failure = ctx.target.failure
+    if failure is not None and failure.stage == "torch" and failure.kind == "timeout":
+        return timeout_outcome(ctx, "`import torch` %s" % describe_failure(failure),
+                               "Importing torch in %s" % ctx.target.python)
     if failure is not None and failure.stage == "torch":
         what = describe_failure(failure)
         hint = (" An Illegal instruction usually means a torch build for a newer CPU, or an x86_64 build under Rosetta."
@@ -389,6 +393,9 @@ def stage_failure(ctx: Context, stage: str):
     if failure is None or failure.stage != stage:
         return None
     what = describe_failure(failure)
+    if failure.kind == "timeout":
+        return timeout_outcome(ctx, "the %s run on %s %s" % (stage, ctx.device, what),
+                               "The %s stage on %s" % (stage, ctx.device))
     return failed(
         "the %s run on %s %s" % (stage, ctx.device, what),
         Remedy("The %s stage on %s %s." % (stage, ctx.device, what),

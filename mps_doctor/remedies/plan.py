@@ -8,7 +8,7 @@ import posixpath
 from typing import List, Optional, Tuple
 
 from mps_doctor.checks.advisories import LOWER_LIMITS, pytorch_env_problems
-from mps_doctor.checks.context import CPU_INDEX, Context
+from mps_doctor.checks.context import CPU_INDEX, Context, longer_timeout
 from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capabilities, parse_visible_devices
 from mps_doctor.checks.model import Status
 from mps_doctor.checks.policy_checks import release_for
@@ -97,16 +97,23 @@ def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[st
     planner = Planner(report, setup, torch_pin, index)
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     if root is not None and root.status == Status.FAIL:
-        ROOT_FIXES.get(root.id, generic_fix)(planner, root)
+        root_fix(root)(planner, root)
     for result in report.results:
         if result.status == Status.FAIL and result is not root:
-            ROOT_FIXES.get(result.id, generic_fix)(planner, result)
+            root_fix(result)(planner, result)
         elif result.status == Status.WARN and not result.accepted:
             WARNING_FIXES.get(result.id, generic_fix)(planner, result)
     if planner.steps:
         verify(planner)
     return Plan(steps=tuple(planner.steps), shell=setup.shell, manager=setup.manager, setup_summary=setup.describe(),
                 verdict=report.verdict.summary, target_python=report.facts.target.python, new_python=planner.new_python)
+
+
+def root_fix(result):
+    """The fixer for a failed check: more time when its probe stage timed out, else the check's own."""
+    if result.remedy is not None and result.remedy.key == "probe-timeout":
+        return fix_timeout
+    return ROOT_FIXES.get(result.id, generic_fix)
 
 
 def verify(planner: Planner) -> None:
@@ -252,6 +259,14 @@ def fix_python_version(planner: Planner, result) -> None:
     create_env(planner, "py" + NEW_PYTHON.replace(".", ""), NEW_PYTHON, planner.report.facts.host.system == "Darwin"
                and bool(planner.report.facts.host.hw_arm64), "%s is outside the Python range of torch; torch %s supports "
                "%s." % (planner.ctx.python_label(), planner.releases.current.torch, planner.releases.current.python))
+
+
+def fix_timeout(planner: Planner, result) -> None:
+    """A probe stage that ran out of time: check again with more time; nothing is installed or reinstalled."""
+    longer = longer_timeout(planner.report.facts.target.failure.timeout_seconds or 0)
+    device = ("--device", planner.verify_device) if planner.verify_device != "auto" else ()
+    planner.add("verify", "Check again with a longer --timeout", result.remedy.why,
+                run("mps-doctor", "check", "--python", planner.python, *device, "--timeout", "%g" % longer))
 
 
 def fix_torch_import(planner: Planner, result) -> None:
