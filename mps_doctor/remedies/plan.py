@@ -12,7 +12,7 @@ from mps_doctor.checks.context import CPU_INDEX, Context, longer_timeout
 from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capabilities, parse_visible_devices
 from mps_doctor.checks.model import Status
 from mps_doctor.checks.policy_checks import release_for
-from mps_doctor.remedies.model import Cmd, Plan, Step, activate_conda, activate_venv, export, note, run, unset
+from mps_doctor.remedies.model import Cmd, InCondaBase, Plan, Step, activate_conda, activate_venv, export, note, run, unset
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
 from mps_doctor.versions import Release, load_releases
@@ -147,7 +147,7 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
         commands = [run("conda", "create", "-y", "-n", name, "python=" + python_version, env=subdir_env)]
         if arm64:
             # Keep later installs into this environment arm64 (conda-forge/miniforge#165).
-            commands.append(run("conda", "config", "--file", "%s/envs/%s/.condarc" % (conda_root(planner), name),
+            commands.append(run("conda", "config", "--file", in_conda_root(planner, "envs/%s/.condarc" % name),
                                 "--set", "subdir", "osx-arm64"))
         planner.add("create-env", "Create the conda environment %s beside the current one" % name, reason, *commands)
         planner.python = "python"
@@ -155,7 +155,7 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
                     "MPS builds on Apple Silicon; inside a conda environment pip is the supported route since the "
                     "official conda channel was deprecated (pytorch/pytorch#138506).",
                     run("conda", "run", "-n", name, "python", "-m", "pip", "install", *planner.pins(None), *planner.index_args()))
-        planner.new_python = "%s/envs/%s/bin/python" % (conda_root(planner), name)
+        planner.new_python = in_conda_root(planner, "envs/%s/bin/python" % name)
         planner.add("switch", "Switch to the new environment", "The old environment %s is left as it was; remove it "
                     "yourself once the new one works." % old, activate_conda(name))
         return
@@ -182,10 +182,11 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
                 "yourself once the new one works." % old, activate_venv(folder))
 
 
-def conda_root(planner: Planner) -> str:
-    """The conda installation that owns the target environment."""
+def in_conda_root(planner: Planner, relative: str) -> str:
+    """RELATIVE under the conda installation that owns the target environment (spelled by the shell when unknown)."""
     prefix = planner.setup.env_path or ""
-    return prefix.split("/envs/")[0] if "/envs/" in prefix else prefix or "$CONDA_PREFIX"
+    root = prefix.split("/envs/")[0] if "/envs/" in prefix else prefix
+    return posixpath.join(root, relative) if root else InCondaBase(relative)
 
 
 def base_python_for(planner: Planner, version: str, arm64: bool) -> Tuple[str, Tuple[Cmd, ...]]:
