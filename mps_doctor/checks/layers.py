@@ -2,6 +2,7 @@
 
 import math
 import re
+import shlex
 from typing import Optional
 
 from mps_doctor.checks.context import (
@@ -410,7 +411,7 @@ def stage_missing(ctx: Context, stage: str, facts) -> Optional[Outcome]:
             "not probed on %s: the saved facts are for %s" % (ctx.device, probed),
             Remedy("This report's device work ran on %s, not %s." % (probed, ctx.device),
                    "Whether %s computes correctly is unknown until it is probed." % ctx.device,
-                   ("mps-doctor check --device %s" % ctx.device,), key="probe-device"))
+                   ("mps-doctor check --device %s" % shlex.quote(ctx.device),), key="probe-device"))
     if facts is None:
         return Outcome(Status.ERROR, "no %s facts were recorded for %s" % (stage, ctx.device))
     return None
