@@ -11,10 +11,11 @@ import re
 from typing import Any, Mapping
 
 # C0 controls except tab and newline, DEL, C1 controls (0x9b is a one-byte CSI on some terminals), and the Unicode
-# line separators and bidirectional overrides that reorder what a reader sees (CVE-2021-42574, "Trojan Source").
-UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# line separators and bidirectional overrides that reorder what a reader sees (CVE-2021-42574, "Trojan Source"),
+# and lone surrogates (from JSON \ud800 escapes), which no UTF-8 output can encode.
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 # The same set plus tab and newline: what a one-line value (a comment, a table cell) must not contain.
-UNSAFE_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+UNSAFE_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
