@@ -82,18 +82,36 @@ def test_a_fifo_is_written_directly_and_stays_a_fifo(tmp_path):
     assert os.listdir(str(tmp_path)) == ["pipe"]
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="only root can replace /dev/null; the defect needs root")
-def test_dev_null_stays_a_character_device_as_root():
-    code, _, err = doctor("check", "--from", NOT_READY, "--output", "/dev/null")
+def device_node(folder, name, minor):
+    """A private character device with the numbers of /dev/null (1, 3) or /dev/full (1, 7): the same driver, but a
+    regression that replaces it cannot break the machine's own /dev/null."""
+    path = os.path.join(str(folder), name)
+    os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, minor))
+    return path
+
+
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="only root can create device nodes (and replace devices)")
+
+
+@ROOT_ONLY
+def test_a_null_device_stays_a_character_device_as_root(tmp_path):
+    null = device_node(tmp_path, "null", 3)
+    code, _, err = doctor("check", "--from", NOT_READY, "--output", null)
     assert code == 1, err
-    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
-    assert not [name for name in os.listdir("/dev") if name.startswith("null.tmp")]
+    assert stat.S_ISCHR(os.stat(null).st_mode) and os.listdir(str(tmp_path)) == ["null"]
 
 
-def test_dev_full_is_a_one_line_usage_error():
-    code, _, err = doctor("check", "--from", NOT_READY, "--output", "/dev/full")
+@ROOT_ONLY
+def test_a_full_device_is_a_one_line_usage_error_and_stays_a_device(tmp_path):
+    full = device_node(tmp_path, "full", 7)
+    code, _, err = doctor("check", "--from", NOT_READY, "--output", full)
     assert code == 2 and one_line_error(err) and "No space left on device" in err, err
-    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    assert stat.S_ISCHR(os.stat(full).st_mode) and os.listdir(str(tmp_path)) == ["full"]
+
+
+def test_dev_stdout_a_magic_link_to_a_pipe_is_written_directly():
+    code, out, err = doctor("check", "--from", NOT_READY, "--format", "json", "--output", "/dev/stdout")
+    assert code == 1 and b'"verdict"' in out, err
 
 
 def test_stdout_on_a_full_disk_is_a_one_line_usage_error():
