@@ -89,6 +89,10 @@ def test_a_live_check_records_no_secret(tmp_path):
     recorded = json.loads(out)["facts"]["host"]["env"]
     assert not any(secret in out for secret in SECRETS), recorded
     assert "UV_INDEX_URL" not in recorded and "JENKINS_URL" in recorded
+    env.update(PYTORCH_ENABLE_MPS_FALLBACK=ESCAPES, SHELL="/bin/zsh" + PAYLOAD)
+    code, out, err = doctor("check", "--quick", "--device", "cpu", "-v", env=env)
+    assert code in (0, 1) and ESCAPE_BYTES.search(out + err) is None, out + err
+    assert "\\x1b]0;owned" in out and not any(secret in out for secret in SECRETS)
 
 
 # --- item 4: escape sequences from a report reached the terminal -------------------------------------------------
