@@ -537,7 +537,7 @@ def torchvision_requirements(vision: List[WheelFile], opener=urllib.request.urlo
 
 
 # --- Comparing with the shipped table ---------------------------------------------------------------------
-COMPARED = ("python", "torchvision", "macos_min_install", "macos_min_mps", "intel_mac_wheels")
+COMPARED = ("python", "torchvision", "macos_min_install", "macos_min_mps", "intel_mac_wheels", "pypi_linux_cuda")
 
 
 def diff_rows(derived: DerivedRow, shipped: Optional[dict]) -> List[str]:
