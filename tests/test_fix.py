@@ -98,7 +98,7 @@ def test_every_fish_plan_parses(tmp_path):
 
 def test_shell_tools_are_really_there_in_ci():
     if os.environ.get("CI"):
-        assert shutil.which("shellcheck") and shutil.which("fish")
+        assert shutil.which("shellcheck") and shutil.which("fish") and shutil.which("zsh")
 
 
 @pytest.mark.parametrize(("word", "quoted"), [("torch==2.13.*", "'torch==2.13.*'"), ("plain", "plain"),
