@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import mps_doctor.probe.collect
-from mps_doctor.probe.host import ENV_PREFIXES
+from mps_doctor.environment import relevant_env
 from mps_doctor.probe.target import CHILD_DIR, DATA_DIR, MARK
 from tests.machines import load_machine, replay_facts
 
@@ -50,7 +50,7 @@ def emulate(monkeypatch, tmp_path, release, machine_name="m2-native-torch213", *
     for key, value in emulation_env(release, machine_name, log_path, **settings).items():
         monkeypatch.setenv(key, value)
     machine = load_machine(machine_name)
-    machine["host"]["env"].update({k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)})
+    machine["host"]["env"].update({k: v for k, v in relevant_env(os.environ).items() if k.startswith("PYTORCH_")})
     monkeypatch.setattr(mps_doctor.probe.collect, "collect_host", lambda: replay_facts(machine).host)
     return lambda: json.loads(log_path.read_text())
 
