@@ -185,3 +185,14 @@ def test_the_child_sends_what_a_recorded_mac_sends_field_for_field(machine_name,
     interpreter = frame_data(machine, "interpreter")
     for key in ("machine", "sys_platform", "mac_ver", "proc_translated", "pointer_bits", "implementation"):
         assert emulated["interpreter"][key] == interpreter[key], key
+
+
+def test_fallback_of_a_parity_operator_is_reported(cli, monkeypatch, tmp_path):
+    """torch warns once per process (TORCH_WARN_ONCE): a fallback first met in the parity ops must not be lost."""
+    emulate(monkeypatch, tmp_path, "2.13.0", missing_op="addcdiv_")
+    monkeypatch.setenv("PYTORCH_ENABLE_MPS_FALLBACK", "1")
+    code, doc = check_json(cli, "--quick", "--strict")
+    assert code == 1
+    parity = next(r for r in doc["results"] if r["id"] == "device.parity")
+    assert parity["status"] == "warn" and "fell back to the CPU" in parity["summary"]
+    assert parity["remedy"]["commands"] == ["unset PYTORCH_ENABLE_MPS_FALLBACK"]

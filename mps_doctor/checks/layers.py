@@ -453,7 +453,18 @@ def device_parity(ctx: Context) -> Outcome:
                    (ctx.pip_install(), "mps-doctor check --device cpu"), PYTORCH_MPS_DOCS, key="device-wrong-results"),
             *details,
         )
-    return passed("%d operations on %s match a float64 CPU reference" % (len(parity.ops), ctx.device), *details)
+    summary = "%d operations on %s match a float64 CPU reference" % (len(parity.ops), ctx.device)
+    if parity.fallback_warnings:
+        return warned(summary + ", but ops fell back to the CPU",
+                      fallback_remedy(ctx.host.env.get("PYTORCH_ENABLE_MPS_FALLBACK"), parity.fallback_warnings), *details)
+    return passed(summary, *details)
+
+
+def fallback_remedy(flag: Optional[str], fallback_warnings) -> Remedy:
+    """Ops that PYTORCH_ENABLE_MPS_FALLBACK=FLAG moved to the CPU, named by torch's first warning."""
+    return Remedy("PYTORCH_ENABLE_MPS_FALLBACK=%s moved ops to the CPU: %s" % (flag, fallback_warnings[0][:200]),
+                  "Fallback ops run on the CPU, silently slower.", ("unset PYTORCH_ENABLE_MPS_FALLBACK",),
+                  PYTORCH_MPS_DOCS, key="mps-fallback")
 
 
 @check("device.smoke", "A training step of the MNIST network works on the device")
@@ -509,13 +520,8 @@ def device_smoke(ctx: Context) -> Outcome:
     summary = "trained %d steps %s: loss %.3f -> %.3f, %.1f ms/step warm" % (
         smoke.steps, on, before, after, smoke.warm_step_ms or float("nan"))
     if smoke.fallback_warnings:
-        return warned(
-            summary + ", but ops fell back to the CPU",
-            Remedy("PYTORCH_ENABLE_MPS_FALLBACK=%s moved ops to the CPU: %s" % (smoke.fallback_env, smoke.fallback_warnings[0][:200]),
-                   "Fallback ops run on the CPU, silently slower.", ("unset PYTORCH_ENABLE_MPS_FALLBACK",),
-                   PYTORCH_MPS_DOCS, key="mps-fallback"),
-            *details,
-        )
+        return warned(summary + ", but ops fell back to the CPU", fallback_remedy(smoke.fallback_env, smoke.fallback_warnings),
+                      *details)
     return passed(summary, *details)
 
 

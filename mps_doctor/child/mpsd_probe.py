@@ -252,7 +252,17 @@ def compare(name, got, reference):
 
 
 def parity_facts(torch, device):
-    """Known silent-correctness traps on DEVICE against a CPU float64 reference (mps-facts.md P12)."""
+    """Known silent-correctness traps on DEVICE against a CPU float64 reference (mps-facts.md P12), and the ops
+    that fell back to the CPU (torch warns once per process, so a fallback first met here is only seen here)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        facts = parity_ops(torch, device)
+    facts["fallback_warnings"] = [t for t in warning_texts(caught) if any(m in t for m in FALLBACK_MARKERS)]
+    return facts
+
+
+def parity_ops(torch, device):
+    """The parity operations on DEVICE, each compared with its reference."""
     generator = torch.Generator().manual_seed(1234)
     ops = []
     # matmul above batch 8 diverged from the CPU on MPS (pytorch/pytorch#109457).
