@@ -112,11 +112,25 @@ def test_out_of_memory_fails_the_parity_layer(cli, monkeypatch, tmp_path):
     assert doc["verdict"]["root_cause"] == "device.parity"
     error = doc["facts"]["target"]["parity"]["error"]
     assert error["type"] == "RuntimeError" and error["message"].startswith("MPS backend out of memory")
+    parity = next(r for r in doc["results"] if r["id"] == "device.parity")
+    assert "ran out of memory" in parity["summary"]
+
+
+def test_a_memory_limit_too_low_for_the_parity_ops_is_named_with_its_variable(cli, monkeypatch, tmp_path):
+    """The emulated allocator enforces PYTORCH_MPS_HIGH_WATERMARK_RATIO like MPSAllocator: 0.00005 x 22 GiB < 2 MiB."""
+    monkeypatch.setenv("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "0.00005")
+    monkeypatch.setenv("PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.00005")
+    emulate(monkeypatch, tmp_path, "2.13.0")
+    code, doc = check_json(cli, "--quick")
+    assert code == 1 and doc["verdict"]["root_cause"] == "device.parity"
+    parity = next(r for r in doc["results"] if r["id"] == "device.parity")
+    assert "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.00005" in parity["summary"]
+    assert parity["remedy"]["commands"] == ["unset PYTORCH_MPS_HIGH_WATERMARK_RATIO PYTORCH_MPS_LOW_WATERMARK_RATIO"]
 
 
 def test_an_operator_missing_on_mps_fails_the_smoke_layer_with_the_fallback_remedy(cli, monkeypatch, tmp_path):
-    emulate(monkeypatch, tmp_path, "2.13.0", missing_op="max_pool2d")
     monkeypatch.delenv("PYTORCH_ENABLE_MPS_FALLBACK", raising=False)
+    emulate(monkeypatch, tmp_path, "2.13.0", missing_op="max_pool2d")
     code, doc = check_json(cli)
     assert code == 1
     assert doc["verdict"]["root_cause"] == "device.smoke"
@@ -126,8 +140,8 @@ def test_an_operator_missing_on_mps_fails_the_smoke_layer_with_the_fallback_reme
 
 
 def test_fallback_to_the_cpu_warns_at_the_smoke_layer_and_fails_strict(cli, monkeypatch, tmp_path):
-    counters = emulate(monkeypatch, tmp_path, "2.13.0", missing_op="max_pool2d")
     monkeypatch.setenv("PYTORCH_ENABLE_MPS_FALLBACK", "1")
+    counters = emulate(monkeypatch, tmp_path, "2.13.0", missing_op="max_pool2d")
     code, doc = check_json(cli, "--strict")
     assert code == 1
     smoke = next(r for r in doc["results"] if r["id"] == "device.smoke")
@@ -189,10 +203,11 @@ def test_the_child_sends_what_a_recorded_mac_sends_field_for_field(machine_name,
 
 def test_fallback_of_a_parity_operator_is_reported(cli, monkeypatch, tmp_path):
     """torch warns once per process (TORCH_WARN_ONCE): a fallback first met in the parity ops must not be lost."""
-    emulate(monkeypatch, tmp_path, "2.13.0", missing_op="addcdiv_")
     monkeypatch.setenv("PYTORCH_ENABLE_MPS_FALLBACK", "1")
+    emulate(monkeypatch, tmp_path, "2.13.0", missing_op="addcdiv_")
     code, doc = check_json(cli, "--quick", "--strict")
     assert code == 1
     parity = next(r for r in doc["results"] if r["id"] == "device.parity")
     assert parity["status"] == "warn" and "fell back to the CPU" in parity["summary"]
     assert parity["remedy"]["commands"] == ["unset PYTORCH_ENABLE_MPS_FALLBACK"]
+    assert "PYTORCH_ENABLE_MPS_FALLBACK=1 moved ops" in parity["remedy"]["problem"]

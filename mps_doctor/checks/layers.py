@@ -28,6 +28,11 @@ GRAD_RTOL = 1e-2
 LOSS_RTOL = 1e-3
 
 
+# MPSAllocator.mm's message when an allocation would pass the high watermark (torch 1.13.1 to 2.15.0 binaries).
+OUT_OF_MEMORY = "MPS backend out of memory"
+WATERMARK_RATIOS = ("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO")
+
+
 @check("os.macos", "Operating system is macOS")
 def os_macos(ctx: Context) -> Outcome:
     if ctx.is_mac:
@@ -432,6 +437,8 @@ def device_parity(ctx: Context) -> Outcome:
         return missing
     if parity.error is not None:
         text = "%s: %s" % (parity.error.type, parity.error.message)
+        if OUT_OF_MEMORY in text:
+            return out_of_memory(ctx, "small tensor work", text)
         return failed(
             "tensor work on %s raised %s" % (ctx.device, parity.error.type),
             Remedy(text.splitlines()[0][:300], "A device that cannot run a small matmul cannot train.",
@@ -460,6 +467,26 @@ def device_parity(ctx: Context) -> Outcome:
     return passed(summary, *details)
 
 
+def out_of_memory(ctx: Context, work: str, text: str, *details: str) -> Outcome:
+    """A failed outcome for MPSAllocator's out-of-memory error during WORK, naming a watermark ratio that set the limit."""
+    env = ctx.host.env
+    ratios = [name for name in WATERMARK_RATIOS if env.get(name) not in (None, "")]
+    if WATERMARK_RATIOS[0] in ratios:
+        setting = "PYTORCH_MPS_HIGH_WATERMARK_RATIO=%s" % env[WATERMARK_RATIOS[0]]
+        return failed(
+            "%s ran out of memory on %s: the limit %s is too low" % (work, ctx.device, setting),
+            Remedy("%s caps MPS allocations at that fraction of the GPU's recommended working set." % setting,
+                   "Without it torch allows 1.7 times the recommended working set (MPSAllocator.h); a limit this low "
+                   "fails the first few MiB.", ("unset %s" % " ".join(ratios),), PYTORCH_MPS_DOCS, key="mps-memory-limit"),
+            text, *details)
+    return failed(
+        "%s ran out of memory on %s" % (work, ctx.device),
+        Remedy(text.splitlines()[0][:300], "Other processes hold most of the GPU's memory, or the machine is under "
+               "heavy memory pressure; close them and check again.", ("mps-doctor check --device %s" % ctx.device,),
+               PYTORCH_MPS_DOCS, key="mps-out-of-memory"),
+        text, *details)
+
+
 def fallback_remedy(flag: Optional[str], fallback_warnings) -> Remedy:
     """Ops that PYTORCH_ENABLE_MPS_FALLBACK=FLAG moved to the CPU, named by torch's first warning."""
     return Remedy("PYTORCH_ENABLE_MPS_FALLBACK=%s moved ops to the CPU: %s" % (flag, fallback_warnings[0][:200]),
@@ -478,6 +505,8 @@ def device_smoke(ctx: Context) -> Outcome:
     on = "on the CPU (the target device is the CPU)" if smoke.device == "cpu" else "on %s" % smoke.device
     if smoke.error is not None:
         text = "%s: %s" % (smoke.error.type, smoke.error.message)
+        if OUT_OF_MEMORY in text:
+            return out_of_memory(ctx, "training the MNIST network", text, smoke.error.traceback)
         return failed(
             "training %s raised %s" % (on, smoke.error.type),
             Remedy(text.splitlines()[0][:300], "The MNIST network of pytorch/examples could not train here.",
