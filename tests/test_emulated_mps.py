@@ -6,6 +6,9 @@ only a real Mac can.
 """
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -62,8 +65,11 @@ def test_bench_on_mps_completes_and_syncs_before_every_clock_read(cli, monkeypat
         assert doc["runs"][0]["name"].startswith("arm64 CPU") and doc["speedup"] > 0
     run = doc["runs"][-1]
     assert run["device"] == "mps" and run["error"] is None and len(run["window_ms_per_step"]) == BENCH_WINDOWS
-    # torch.backends.mps.get_name() arrived in 2.9; before it the bench names the device generically.
-    assert run["name"] == ("Apple M2 Pro" if release_of(release) >= (2, 9) else "Apple GPU")
+    # torch.backends.mps.get_name() and get_core_count() arrived in 2.9; before them the bench names the device
+    # generically and cannot look up the chip's peak.
+    named = release_of(release) >= (2, 9)
+    assert run["name"] == ("Apple M2 Pro" if named else "Apple GPU")
+    assert run["peak_fp32_tflops"] == (6.8 if named else None)
     seen = counters()
     assert seen["unsynced_clock_reads"] == 0
     # Around the cold step, then around each window (mpsd_bench.bench_device, time_windows).
@@ -76,13 +82,10 @@ def test_bench_on_mps_completes_and_syncs_before_every_clock_read(cli, monkeypat
 
 def test_a_missing_sync_is_seen_by_the_emulation(tmp_path):
     """The counters catch a clock read while mps work is queued (what the bench tests rely on)."""
-    import subprocess
-    import sys
-
     log = tmp_path / "log.json"
     code = ("import time, torch; x = torch.ones(4, device='mps'); y = x * 2; time.perf_counter(); "
             "torch.mps.synchronize(); time.perf_counter()")
-    env = dict(__import__("os").environ, **emulation_env("2.13.0", log_path=log))
+    env = dict(os.environ, **emulation_env("2.13.0", log_path=log))
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60)
     seen = json.loads(log.read_text())
     assert seen["unsynced_clock_reads"] == 1 and seen["synchronize_calls"] == 1
@@ -126,6 +129,19 @@ def test_a_memory_limit_too_low_for_the_parity_ops_is_named_with_its_variable(cl
     parity = next(r for r in doc["results"] if r["id"] == "device.parity")
     assert "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.00005" in parity["summary"]
     assert parity["remedy"]["commands"] == ["unset PYTORCH_MPS_HIGH_WATERMARK_RATIO PYTORCH_MPS_LOW_WATERMARK_RATIO"]
+
+
+@pytest.mark.parametrize(("release", "issue"), [("2.5.1", "issues/77764"), ("2.15.0", "issues/141287")])
+def test_an_operator_missing_on_mps_fails_the_parity_layer_with_the_fallback_remedy(cli, monkeypatch, tmp_path, release,
+                                                                                    issue):
+    monkeypatch.delenv("PYTORCH_ENABLE_MPS_FALLBACK", raising=False)
+    emulate(monkeypatch, tmp_path, release, missing_op="addcdiv_")
+    code, doc = check_json(cli, "--quick")
+    assert code == 1
+    assert doc["verdict"]["root_cause"] == "device.parity"
+    parity = next(r for r in doc["results"] if r["id"] == "device.parity")
+    assert "NotImplementedError" in parity["summary"] and issue in parity["remedy"]["problem"] + " ".join(parity["details"])
+    assert parity["remedy"]["commands"] == ["export PYTORCH_ENABLE_MPS_FALLBACK=1"]
 
 
 def test_an_operator_missing_on_mps_fails_the_smoke_layer_with_the_fallback_remedy(cli, monkeypatch, tmp_path):
@@ -211,3 +227,19 @@ def test_fallback_of_a_parity_operator_is_reported(cli, monkeypatch, tmp_path):
     assert parity["status"] == "warn" and "fell back to the CPU" in parity["summary"]
     assert parity["remedy"]["commands"] == ["unset PYTORCH_ENABLE_MPS_FALLBACK"]
     assert "PYTORCH_ENABLE_MPS_FALLBACK=1 moved ops" in parity["remedy"]["problem"]
+
+
+@pytest.mark.parametrize(("settings", "env", "expected"), [
+    ({"missing_op": "addcdiv_"}, {}, "export PYTORCH_ENABLE_MPS_FALLBACK=1"),
+    ({}, {"PYTORCH_MPS_HIGH_WATERMARK_RATIO": "0.00005", "PYTORCH_MPS_LOW_WATERMARK_RATIO": "0.00005"},
+     "unset PYTORCH_MPS_HIGH_WATERMARK_RATIO"),
+])
+def test_fix_plans_the_remedy_of_a_parity_failure(cli, monkeypatch, tmp_path, settings, env, expected):
+    monkeypatch.delenv("PYTORCH_ENABLE_MPS_FALLBACK", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    emulate(monkeypatch, tmp_path, "2.13.0", **settings)
+    result = cli("fix", "--device", "mps", "--quick", "--print-commands", "--shell", "zsh")
+    assert result.exit_code == 0, result.output
+    assert expected in result.output
+    assert "install 'torch" not in result.output

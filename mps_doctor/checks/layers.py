@@ -30,6 +30,8 @@ LOSS_RTOL = 1e-3
 
 # MPSAllocator.mm's message when an allocation would pass the high watermark (torch 1.13.1 to 2.15.0 binaries).
 OUT_OF_MEMORY = "MPS backend out of memory"
+# MPSFallback.mm's error for an operator without an MPS kernel when the fallback is off (1.12.1 to 2.15.0 binaries).
+MISSING_OPERATOR = "not currently implemented for the MPS device"
 WATERMARK_RATIOS = ("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO")
 
 
@@ -439,6 +441,14 @@ def device_parity(ctx: Context) -> Outcome:
         text = "%s: %s" % (parity.error.type, parity.error.message)
         if OUT_OF_MEMORY in text:
             return out_of_memory(ctx, "small tensor work", text)
+        if MISSING_OPERATOR in text:
+            return failed(
+                "tensor work on %s raised %s: an operator has no MPS kernel in this torch" % (ctx.device, parity.error.type),
+                Remedy(text.splitlines()[0][:300], "With PYTORCH_ENABLE_MPS_FALLBACK=1 torch runs such operators on the "
+                       "CPU (slower, and this check then warns); a newer torch may have the kernel.",
+                       ("export PYTORCH_ENABLE_MPS_FALLBACK=1",), PYTORCH_MPS_DOCS, key="mps-missing-operator"),
+                text,
+            )
         return failed(
             "tensor work on %s raised %s" % (ctx.device, parity.error.type),
             Remedy(text.splitlines()[0][:300], "A device that cannot run a small matmul cannot train.",
@@ -510,7 +520,7 @@ def device_smoke(ctx: Context) -> Outcome:
         return failed(
             "training %s raised %s" % (on, smoke.error.type),
             Remedy(text.splitlines()[0][:300], "The MNIST network of pytorch/examples could not train here.",
-                   ("export PYTORCH_ENABLE_MPS_FALLBACK=1",) if "not currently implemented" in text else
+                   ("export PYTORCH_ENABLE_MPS_FALLBACK=1",) if MISSING_OPERATOR in text else
                    ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="smoke-error"),
             text, smoke.error.traceback,
         )
