@@ -80,13 +80,34 @@ def test_bench_on_mps_completes_and_syncs_before_every_clock_read(cli, monkeypat
         assert seen["synchronize_calls"] == syncs
 
 
-def test_a_missing_sync_is_seen_by_the_emulation(tmp_path):
-    """The counters catch a clock read while mps work is queued (what the bench tests rely on)."""
+EMULATED_DEVICE_SCRIPT = """
+import time, torch
+x = torch.ones(4, device="mps")
+model = torch.nn.Linear(4, 2).to("mps")
+assert x.device == model.weight.device == torch.device("mps", 0) and isinstance(model.weight, torch.nn.Parameter)
+model(x).sum().backward()
+assert model.weight.grad.device.type == "mps" and (x + torch.tensor(2.0)).device.type == "mps"
+try:
+    x + torch.ones(4)
+except RuntimeError as error:
+    assert "Expected all tensors to be on the same device" in str(error)
+else:
+    raise AssertionError("mixing mps and cpu tensors did not fail")
+assert x.cpu().device.type == "cpu" and x.to("cpu").device.type == "cpu"
+y = x * 2
+time.perf_counter()
+torch.mps.synchronize()
+time.perf_counter()
+"""
+
+
+def test_the_emulated_device_behaves_like_mps_and_counts_a_missing_sync(tmp_path):
+    """Devices of tensors, parameters and gradients, the same-device rule, and a clock read while work is queued."""
     log = tmp_path / "log.json"
-    code = ("import time, torch; x = torch.ones(4, device='mps'); y = x * 2; time.perf_counter(); "
-            "torch.mps.synchronize(); time.perf_counter()")
     env = dict(os.environ, **emulation_env("2.13.0", log_path=log))
-    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", EMULATED_DEVICE_SCRIPT], env=env, stderr=subprocess.PIPE, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
     seen = json.loads(log.read_text())
     assert seen["unsynced_clock_reads"] == 1 and seen["synchronize_calls"] == 1
 

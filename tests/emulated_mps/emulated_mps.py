@@ -240,17 +240,31 @@ def install_torch(torch):
     emulator = Emulator(torch)
 
     class EntryPoints(TorchFunctionMode):
-        """Routes every torch call that names the mps device, and every Tensor.to, through the emulator."""
+        """Routes Tensor.to and every torch call with device="mps" (the factories) through the emulator."""
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             if func is torch.Tensor.to:
                 return emulator.to(args[0], args[1:], kwargs)
-            if emulator.names_mps(args) or emulator.names_mps(kwargs.values()):
+            if emulator.is_mps(kwargs.get("device")):
                 return emulator.factory(func, args, kwargs)
             return func(*args, **kwargs)
 
     emulator.tensor_class = make_tensor_class(torch, emulator)
+    module_to = torch.nn.Module.to
+
+    def to(module, *args, **kwargs):
+        """nn.Module.to: onto mps the parameters become mps tensors, as on a Mac (where they are moved in place)."""
+        if not (emulator.names_mps(args) or emulator.names_mps(kwargs.values())):
+            return module_to(module, *args, **kwargs)
+        overwrite = torch.__future__.get_overwrite_module_params_on_conversion()
+        torch.__future__.set_overwrite_module_params_on_conversion(True)
+        try:
+            return module_to(module, *args, **kwargs)
+        finally:
+            torch.__future__.set_overwrite_module_params_on_conversion(overwrite)
+
+    torch.nn.Module.to = to
     EntryPoints().__enter__()
 
 
@@ -272,6 +286,16 @@ def make_tensor_class(torch, emulator):
         def is_cpu(self):
             return False
 
+        @property
+        def grad(self):
+            """The gradient, which autograd computes as a plain tensor, on mps like its parameter."""
+            value = torch._C.TensorBase.grad.__get__(self)
+            return value if value is None or emulator.on_mps(value) else emulator.place(value, fresh=False)
+
+        @grad.setter
+        def grad(self, value):
+            torch._C.TensorBase.grad.__set__(self, value)
+
         @classmethod
         def __torch_function__(cls, func, types, args=(), kwargs=None):
             return emulator.call(super().__torch_function__, func, types, args, kwargs or {})
@@ -290,6 +314,11 @@ class Emulator(object):
     # Calls that only describe a tensor: no GPU work.
     DESCRIPTIONS = ("__get__", "__repr__", "size", "dim", "numel", "element_size", "stride", "is_floating_point",
                     "is_complex", "is_contiguous", "data_ptr", "untyped_storage", "storage_offset", "__len__")
+
+    # Calls that take tensors of both devices on a Mac: copies, and indexing with CPU indices (private helpers
+    # such as _has_compatible_shallow_copy_type are not checked either).
+    CROSS_DEVICE = ("copy_", "to", "cpu", "__getitem__", "__setitem__", "index_select", "index_put_", "index_put",
+                    "set_", "new_tensor", "as_subclass", "__deepcopy__", "__reduce_ex__")
 
     def __init__(self, torch):
         self.torch = torch
@@ -334,9 +363,8 @@ class Emulator(object):
         return moved
 
     def factory(self, func, args, kwargs):
-        """A call that names mps (torch.ones(..., device="mps"), torch.tensor(..., device="mps")) made on the CPU."""
-        swap = lambda v: self.cpu if self.is_mps(v) else v  # noqa: E731
-        out = func(*[swap(a) for a in args], **{k: swap(v) for k, v in kwargs.items()})
+        """A call with device="mps" (torch.ones, torch.tensor, zeros_like, ...) made on the CPU."""
+        out = func(*args, **dict(kwargs, device=self.cpu))
         COUNTERS.queue()
         return self.place(out, fresh=True) if isinstance(out, self.torch.Tensor) else out
 
@@ -350,6 +378,8 @@ class Emulator(object):
             return default(func, types, args, kwargs)
         if name == "cpu":
             return self.to(args[0], ("cpu",), {})
+        if name not in self.CROSS_DEVICE and not name.startswith("_"):
+            self.check_same_device(name, args, kwargs)
         if name == self.missing_op:
             self.fall_back(name)
         COUNTERS.queue()
@@ -358,6 +388,15 @@ class Emulator(object):
             with self.torch.no_grad():
                 out.add_(1.0)
         return self.account(out, args)
+
+    def check_same_device(self, name, args, kwargs):
+        """Mixing mps and CPU tensors fails as on a Mac; a 0-dim CPU tensor is a scalar and may mix."""
+        torch = self.torch
+        values = list(args) + list(kwargs.values())
+        values += [v for a in values if isinstance(a, (list, tuple)) for v in a]
+        if any(isinstance(v, torch.Tensor) and not self.on_mps(v) and v.dim() > 0 for v in values):
+            raise RuntimeError("Expected all tensors to be on the same device, but found at least two devices, mps:0 "
+                               "and cpu! (when checking argument for %s)" % name)
 
     def account(self, out, args):
         """Count the new storages among OUT on the emulated allocator."""
