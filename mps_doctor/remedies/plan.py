@@ -318,11 +318,22 @@ def fix_wrong_results(planner: Planner, result) -> None:
     if result.remedy is not None and result.remedy.key == "probe-device":
         generic_fix(planner, result)
         return
+    key = result.remedy.key if result.remedy is not None else None
     smoke = planner.report.facts.target.smoke
-    if smoke is not None and smoke.error is not None and "not currently implemented" in smoke.error.message:
+    if key == "mps-missing-operator" or (
+            smoke is not None and smoke.error is not None and "not currently implemented" in smoke.error.message):
         planner.add("mps-fallback", "Let operators missing on MPS run on the CPU",
                     "torch reads PYTORCH_ENABLE_MPS_FALLBACK once, at import: set it before starting Python.",
                     export("PYTORCH_ENABLE_MPS_FALLBACK", "1"))
+        return
+    if key == "mps-memory-limit":
+        names = [n for n in ("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO")
+                 if planner.report.facts.host.env.get(n) not in (None, "")]
+        planner.add("mps-memory-limit", "Lift the MPS memory limit back to torch's default", result.remedy.why,
+                    *[unset(name) for name in names], note("also remove them from your shell profile if they are set there"))
+        return
+    if key == "mps-out-of-memory":
+        generic_fix(planner, result)
         return
     planner.add("upgrade-torch", "Upgrade torch and torchvision to the newest pair for this machine",
                 "%s. Correctness bugs of this kind were fixed in later torch releases." % result.summary,
@@ -447,6 +458,7 @@ WARNING_FIXES = {
     "macos.python-view": warn_only_in_old_env(warn_note),
     "host.memory": warn_note,
     "device.smoke": warn_smoke,
+    "device.parity": warn_smoke,
     "python.rosetta": warn_only_in_old_env(warn_note),
     "python.version": warn_only_in_old_env(warn_note),
     "cuda.driver-version": warn_note,
