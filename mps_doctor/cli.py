@@ -75,6 +75,10 @@ def write_output(text: str, output) -> None:
     if not output:
         raise UsageError("--output: empty file name")
     try:
+        os.fsencode(output)
+    except UnicodeEncodeError:
+        raise UsageError("--output %s: not a file name this system can encode" % ascii(output))
+    try:
         mode = os.stat(output).st_mode
     except FileNotFoundError:
         mode = None
