@@ -40,6 +40,7 @@ class Report:
     verdict: Verdict
     tool_version: str = __version__
     created: str = ""
+    source: Optional[Dict[str, Any]] = None
 
     def exit_code(self, strict: bool = False) -> int:
         """0 ready, 1 not ready (or an unaccepted warning under STRICT or a strict policy), 3 a check crashed."""
@@ -126,8 +127,9 @@ def result_of(spec, number: Optional[int], outcome: Outcome, options: Options) -
 HOSTED_SKIP = "skipped: hosted macOS runner (no MPS there)"
 
 
-def run_checks(facts: Facts, options: Options) -> Report:
-    """Evaluate the layers for the device in order, skipping after the first failure, then advisories and policy."""
+def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
+    """Evaluate the layers for the device in order, skipping after the first failure, then advisories and policy;
+    EVALUATE(spec, ctx) runs one check (triage passes one that knows which facts the pasted text held)."""
     releases = load_releases()
     device = resolve_device(options, facts)
     options = replace(options, device=device)
@@ -146,14 +148,14 @@ def run_checks(facts: Facts, options: Options) -> Report:
         elif root is not None:
             outcome = Outcome(Status.SKIP, "skipped: %s failed" % root.id)
         else:
-            outcome = filtered(check_id, options) or guarded(spec, ctx)
+            outcome = filtered(check_id, options) or evaluate(spec, ctx)
         result = result_of(spec, number, outcome, options)
         if root is None and result.status in (Status.FAIL, Status.ERROR):
             root = result
         results.append(result)
     for check_id in advisories + policy_checks(options):
         spec = REGISTRY[check_id]
-        outcome = filtered(check_id, options) or guarded(spec, ctx)
+        outcome = filtered(check_id, options) or evaluate(spec, ctx)
         if outcome.status == Status.FAIL and spec.advisory:
             outcome = replace(outcome, status=Status.WARN)
         results.append(result_of(spec, None, outcome, options))
@@ -203,6 +205,7 @@ def report_to_dict(report: Report) -> Dict[str, Any]:
             dict(to_jsonable(r), status=r.status.value) for r in report.results
         ],
         "facts": to_jsonable(report.facts),
+        **({"source": report.source} if report.source is not None else {}),
     }
 
 

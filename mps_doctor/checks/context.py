@@ -53,7 +53,8 @@ class Context:
 
     @property
     def python_version(self) -> Optional[Tuple[int, ...]]:
-        return tuple(self.interp.version) if self.interp else None
+        """The target Python's version; None when unknown (no interpreter facts, or a paste without the version)."""
+        return tuple(self.interp.version) if self.interp and self.interp.version else None
 
     def python_label(self) -> str:
         """'Python 3.11.7 (arm64)' or 'the target Python' when unknown."""
