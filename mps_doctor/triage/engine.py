@@ -36,7 +36,7 @@ REQUIRES: Dict[str, Tuple[str, ...]] = {
     "torch.mps-available": ("torch.mps_available",),
     "torch.cuda-built": ("torch.cuda_version",),
     "cuda.driver": ("nvidia_smi.driver_version|nvidia_smi.gpu",),
-    "cuda.driver-version": ("torch.cuda_version", "nvidia_smi.cuda_version|torch.warning"),
+    "cuda.driver-version": ("torch.cuda_version", "nvidia_smi.cuda_version|message"),
     "cuda.visible-devices": ("env.CUDA_VISIBLE_DEVICES",),
     "cuda.available": ("torch.cuda_available",),
     "cuda.capability": ("torch.cuda_arch_list", "torch.cuda_devices"),
@@ -87,9 +87,9 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         findings += found
         evidence += implicated
     joined = "\n".join(line.text for line in lines)
-    matches = tuple(find_all(joined, catalogue))
+    matches = tuple(sorted(find_all(joined, catalogue), key=lambda m: m.line))
     for match in matches:
-        findings.append(Finding("torch.warning", lines[match.line - 1].text, lines[match.line - 1].number, "catalogue"))
+        findings.append(Finding("message", one_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
         if match.error.layer in REGISTRY:
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
     return Paste(lines, assemble(findings), tuple(evidence), matches)
@@ -98,9 +98,14 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
 def catalogue_evidence(match: Match, number: int) -> Evidence:
     """A catalogue match as evidence against its layer."""
     error = match.error
-    return Evidence((error.layer,), "%s (%s)" % (first_sentence(error.cause), error.id), match.text[:300],
+    return Evidence((error.layer,), "%s (%s)" % (first_sentence(error.cause), error.id), one_line(match.text),
                     error.cause + (" Fix: " + error.fix if error.fix else ""), error.commands, error.link, number,
                     error.id, devices=error.devices)
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Pasted TEXT as one line of at most LIMIT characters (it never spans lines in any output)."""
+    return " ".join(text.split())[:limit]
 
 
 def first_sentence(text: str) -> str:
@@ -117,7 +122,7 @@ def assemble(findings: Sequence[Finding]) -> Dict[str, Known]:
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)
     for path, group in by_path.items():
-        if path == "torch.warning" or path == "nvidia_smi.gpu":
+        if path in ("message", "nvidia_smi.gpu"):
             values = tuple(dict.fromkeys(f.value for f in group))
             known[path] = Known(values, tuple(sorted({f.line for f in group})), group[0].parser)
             continue
@@ -143,8 +148,8 @@ def build_facts(paste: Paste, device: str) -> Facts:
     host = Host(system=get("host.system", "unknown"), release=get("host.release"), macos_version=get("host.macos_version"),
                 macos_build=get("host.macos_build"), hw_arm64=get("host.hw_arm64"), cpu_brand=get("host.cpu_brand"),
                 nvidia_smi=smi, env=env)
-    interpreter = None
-    if any(k.startswith("interpreter.") for k in paste.known):
+    # Always an interpreter (version () = unknown): layers that need its facts are judged by what the paste holds.
+    if True:
         interpreter = Interpreter(version=tuple(get("interpreter.version") or ()), machine=get("interpreter.machine"),
                                   sys_platform={"Darwin": "darwin", "Linux": "linux", "Windows": "win32"}.get(host.system),
                                   mac_ver=get("interpreter.mac_ver"), pointer_bits=get("interpreter.pointer_bits"),
@@ -162,7 +167,7 @@ def build_facts(paste: Paste, device: str) -> Facts:
             cuda_version=get("torch.cuda_version", get("torch.wheel_cuda")), cuda_available=get("torch.cuda_available"),
             cuda_devices=tuple(CudaDevice(i, name, ()) for i, name in enumerate(get("nvidia_smi.gpu", ())))
             if get("torch.cuda_available") else (),
-            packages=packages, warnings=tuple(get("torch.warning", ())))
+            packages=packages, warnings=tuple(get("message", ())))
     target = Target(python=PASTED_PYTHON, device=device, interpreter=interpreter, torch=torch)
     return Facts(host=host, target=target)
 
@@ -255,11 +260,11 @@ def with_lines(outcome: Outcome, check_id: str, paste: Paste) -> Outcome:
 def known_error_result(match: Match, is_root: bool, number: int) -> CheckResult:
     """A matched catalogue entry as a result: the root cause when no layer fails, else supporting evidence."""
     error = match.error
-    remedy = Remedy(match.text[:300], error.cause + (" Fix: " + error.fix if error.fix else ""), error.commands,
+    remedy = Remedy(one_line(match.text), error.cause + (" Fix: " + error.fix if error.fix else ""), error.commands,
                     error.link, key="known-error")
     return CheckResult(error.id, "Known message: %s" % first_sentence(error.cause), None,
                        Status.FAIL if is_root else Status.WARN, "%s (pasted line %d)" % (first_sentence(error.cause), number),
-                       ("pasted line %d: %s" % (number, match.text[:300]),), remedy,
+                       ("pasted line %d: %s" % (number, one_line(match.text)),), remedy,
                        "known_errors.json: " + ", ".join(error.sources[:2]))
 
 
@@ -290,7 +295,8 @@ def triage_verdict(results: Sequence[CheckResult], device: str, root_id: Optiona
     counts = {s.value: sum(1 for r in results if r.status == s) for s in Status}
     counts["accepted"] = 0
     undecided = sum(1 for r in results if r.layer is not None and r.summary.startswith(NOT_IN_PASTE))
-    tally = "%d layer%s not in the pasted text" % (undecided, "" if undecided == 1 else "s")
+    tally = "%d layer%s not in the pasted text" % (undecided, "" if undecided == 1 else "s") if undecided else \
+        "the layers after it are skipped"
     if root_id is not None:
         root = next(r for r in results if r.id == root_id)
         return Verdict(False, "problem-found", root_id, "problem found (%s): %s; %s" % (device, root.summary, tally), counts)
@@ -310,7 +316,7 @@ def source_of(paste: Paste, device: str) -> Dict[str, Any]:
         "device_from": "the paste",
         "facts": [{"fact": path, "value": list(k.value) if isinstance(k.value, tuple) else k.value, "lines": list(k.lines),
                    "parser": k.parser} for path, k in sorted(paste.known.items(), key=lambda item: item[1].lines)],
-        "known_errors": [{"id": m.error.id, "line": paste.lines[m.line - 1].number, "text": m.text[:300],
+        "known_errors": [{"id": m.error.id, "line": paste.lines[m.line - 1].number, "text": one_line(m.text),
                           "layer": m.error.layer, "sources": list(m.error.sources)} for m in paste.matches],
     }
 
@@ -343,9 +349,29 @@ def read_input(path: Optional[str], stdin) -> str:
             raise UsageError("%s: is a directory" % path)
         except OSError as exc:
             raise UsageError("%s: %s" % (path, exc.strerror or exc))
+    if len(data) > MAX_INPUT:
+        raise UsageError("the input is larger than %d MiB: paste the environment dump and the error only" % (MAX_INPUT >> 20))
     if isinstance(data, bytes):
         data = data.decode("utf-8", errors="replace")
     return data
 
 
 __all__ = ["triage", "read_paste", "exit_code", "is_report_json", "read_input", "NOT_IN_PASTE", "load_catalogue"]
+
+
+MAX_INPUT = 5 * 1024 * 1024
+
+
+def pasted_report(path: str, stdin, device: str = "auto") -> Optional[Report]:
+    """The triage report of PATH (or stdin for '-') when it is pasted text; None when it is JSON (a saved report
+    is read by `check --from` as before)."""
+    import json
+
+    text = read_input(path, stdin)
+    if path != "-":
+        try:
+            json.loads(text)
+            return None
+        except ValueError:
+            pass
+    return triage(text, device)

@@ -513,9 +513,19 @@ def parse_session(lines: Sequence[Line]) -> Result:
     the interpreter banner ('Python 3.8.10 (default, ...)'), and `import torch` failing."""
     out: List[Finding] = []
     for index, line in enumerate(lines):
-        banner = re.match(r"^Python (3\.\d+\.\d+) \(.*\)\s*$", line.text)
-        if banner and index + 1 < len(lines) and re.match(r"^\[(GCC|Clang|MSC)", lines[index + 1].text):
+        banner = re.match(r"^Python (3\.\d+\.\d+)\S* \([^)]*\d{4}, [\d:]+\)(.*)$", line.text)
+        if banner:
+            # The REPL banner: 'Python 3.11.9 (main, Apr  4 2024, 05:10:52) [Clang 14.0.3 ] on darwin'.
             out.append(Finding("interpreter.version", python_version(banner.group(1)), line.number, "session"))
+            rest = banner.group(2) + " " + (lines[index + 1].text if index + 1 < len(lines) else "")
+            system = re.search(r"\bon (darwin|linux|win32)\b", rest)
+            if system:
+                out.append(Finding("host.system", {"darwin": "Darwin", "linux": "Linux", "win32": "Windows"}[system.group(1)],
+                                   line.number, "session"))
+        variable = re.search(r"\b(CUDA_VISIBLE_DEVICES|PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO)"
+                             r"(?:\"\]|'\])?\s*=\s*[\"']?([\w,.-]*)", line.text)
+        if variable:
+            out.append(Finding("env." + variable.group(1), variable.group(2), line.number, "session"))
         for pattern, path, convert in SESSION_CALLS:
             if not re.search(pattern, line.text) or (line.prompt != "python" and "print(" not in line.text):
                 continue

@@ -38,6 +38,8 @@ def clean_line(raw: str) -> Tuple[str, str]:
     if FENCE.match(text):
         return "", ""
     text = html.unescape(TAGS.sub("", text))
+    # A message quoted from a Python repr: 'The operator \\'aten::roll\\' is not ...'.
+    text = text.replace("\\'", "'").replace('\\"', '"')
     text = QUOTE.sub("", text)
     for kind, pattern in PROMPTS:
         match = pattern.match(text)
