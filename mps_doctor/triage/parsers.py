@@ -98,7 +98,8 @@ def parse_sw_vers(lines: Sequence[Line]) -> Result:
             out.append(Finding("host.macos_build", build.group(1), line.number, "sw_vers"))
             real = normalize_macos_version(version, build.group(1))
             if real != version:
-                out.append(Finding("host.macos_version", real, line.number, "sw_vers"))
+                out = [Finding(f.path, real, f.line, f.parser) if f.path == "host.macos_version" and f.value == version else f
+                       for f in out]
     return out, []
 
 
@@ -284,6 +285,11 @@ def parse_lightning(lines: Sequence[Line]) -> Result:
             section = head.group(1).strip().lower()
             continue
         field = re.match(r"^-\s+([\w .()/,`-]+?):\s+(\S.*?)\s*$", text)
+        if section == "cuda" and not field:
+            # `- GPU:` lists the names below it, one `- NAME` each (torch.cuda.get_device_name).
+            gpu = re.match(r"^-\s+(NVIDIA .+|Tesla .+|Quadro .+)$", text)
+            if gpu:
+                out.append(Finding("nvidia_smi.gpu", gpu.group(1).strip(), line.number, p))
         if not field:
             continue
         key, value = field.group(1).strip().lower(), field.group(2)
@@ -503,7 +509,8 @@ SESSION_CALLS = (
     (r"torch\.cuda\.is_available\(\)", "torch.cuda_available", boolean),
     (r"torch\.__version__", "torch.version", lambda v: v.strip("'\"") if re.match(r"^['\"]?\d+\.\d+", v) else None),
     (r"torch\.version\.cuda", "torch.cuda_version", lambda v: None if v == "None" else v.strip("'\"")),
-    (r"platform\.machine\(\)", "interpreter.machine", lambda v: v.strip("'\"") if v.strip("'\"") in ("arm64", "x86_64", "aarch64") else None),
+    (r"platform\.machine\(\)", "interpreter.machine",
+     lambda v: v.strip("'\"") if v.strip("'\"") in ("arm64", "x86_64", "aarch64") else None),
     (r"platform\.processor\(\)", "interpreter.machine", lambda v: {"'arm'": "arm64", "'i386'": "x86_64"}.get(v)),
 )
 
