@@ -5,13 +5,14 @@ says "not in the pasted text" where the paste cannot decide a layer) -> a Report
 """
 
 import datetime
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mps_doctor import exit_codes
 from mps_doctor.checks.context import Context
 from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
-from mps_doctor.checks.registry import REGISTRY, plan_for
+from mps_doctor.checks.registry import REGISTRY, all_checks, plan_for
 from mps_doctor.errors import UsageError
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
 from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
@@ -79,6 +80,7 @@ class Paste:
 
 def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> Paste:
     """Clean RAW and run every parser and the catalogue over it."""
+    all_checks()
     lines = clean(raw)
     findings: List[Finding] = []
     evidence: List[Evidence] = []
@@ -90,9 +92,18 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     matches = tuple(sorted(find_all(joined, catalogue), key=lambda m: m.line))
     for match in matches:
         findings.append(Finding("message", one_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
-        if match.error.layer in REGISTRY:
+        if match.error.layer in REGISTRY and about_the_layer(match, lines):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
     return Paste(lines, assemble(findings), tuple(evidence), matches)
+
+
+def about_the_layer(match: Match, lines: Sequence[Line]) -> bool:
+    """Whether a match speaks of what its layer checks: a library that fails to load implicates torch.import only
+    when it is torch's own (an extension such as torch_scatter built for another architecture is not torch)."""
+    context = " ".join(line.text for line in lines[max(0, match.line - 5):match.line])
+    if match.error.layer != "torch.import" or not re.search(r"\.(so|dylib|pyd|dll)\b", context):
+        return True
+    return bool(re.search(r"[/\\]torch[/\\]|libtorch|libc10|libshm", context))
 
 
 def catalogue_evidence(match: Match, number: int) -> Evidence:
@@ -175,11 +186,10 @@ def build_facts(paste: Paste, device: str) -> Facts:
 def infer_device(paste: Paste) -> str:
     """The device the paste is about: as `check --device auto` on the paste's OS, else the device its messages name."""
     system = value(paste, "host.system")
-    named = set()
-    for evidence in paste.evidence:
-        named.update(evidence.devices)
-    for match in paste.matches:
-        named.update(match.error.devices)
+    named = {devices[0] for devices in [e.devices for e in paste.evidence] + [m.error.devices for m in paste.matches]
+             if len(devices) == 1}
+    if value(paste, "request.cuda_build"):
+        return "cuda"
     mps_facts = any(k.startswith("torch.mps_") for k in paste.known)
     cuda_facts = any(k.startswith("nvidia_smi.") or k in ("torch.wheel_cuda",) for k in paste.known) or \
         bool(value(paste, "torch.cuda_version")) or bool(value(paste, "torch.cuda_available"))

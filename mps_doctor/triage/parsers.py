@@ -302,11 +302,11 @@ def parse_lightning(lines: Sequence[Line]) -> Result:
         elif section in ("lightning", "packages") and key in ("torch", "pytorch", "lightning", "pytorch-lightning",
                                                                 "torchvision", "numpy"):
             out += package_finding(key, value, line.number, p)
-        elif section == "system" and key == "os":
+        elif section in ("system", "") and key == "os" and value in ("Darwin", "Linux", "Windows"):
             system = {"darwin": "Darwin", "linux": "Linux", "windows": "Windows"}.get(value.lower())
             if system:
                 out.append(Finding("host.system", system, line.number, p))
-        elif section == "system" and key == "processor":
+        elif section in ("system", "") and key == "processor":
             # platform.processor(): 'arm' for an arm64 Python on macOS, 'i386' for an x86_64 one.
             if value == "arm":
                 out.append(Finding("interpreter.machine", "arm64", line.number, p))
@@ -316,7 +316,7 @@ def parse_lightning(lines: Sequence[Line]) -> Result:
             version = python_version(value)
             if version:
                 out.append(Finding("interpreter.version", version, line.number, p))
-        elif section == "system" and key == "version" and "RELEASE_ARM64" in value:
+        elif section in ("system", "") and key == "version" and "RELEASE_ARM64" in value:
             out.append(Finding("host.hw_arm64", True, line.number, p))
         elif key.startswith("pytorch version"):
             out += package_finding("torch", value, line.number, p)
@@ -396,7 +396,7 @@ def parse_conda_info(lines: Sequence[Line]) -> Result:
 
 # The last torch with macOS x86_64 wheels is 2.2.2 (PyTorch 2.2 release notes, pytorch#114602): an index that offers
 # nothing newer to this Python is answering an x86_64 macOS interpreter.
-LAST_INTEL_MAC = (2, 2)
+LAST_INTEL_MAC = (2, 2)  # 2.2.2
 RELEASE_MATRIX = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
 INTEL_OR_ROSETTA = Evidence(
     ("hardware.apple-silicon", "python.rosetta"),
@@ -423,10 +423,19 @@ def parse_install(lines: Sequence[Line]) -> Result:
         pip = re.search(r"Could not find a version that satisfies the requirement (torch|pytorch)\b\s*([=<>!~]=?\s*[\w.*+]+)?"
                         r".*?\(from versions: ([^)]*)\)", text)
         if pip:
-            evidence += pip_versions(pip.group(2), pip.group(3), line.number)
             requested = re.search(r"==\s*(\d[\w.+]*)", pip.group(2) or "")
+            cuda = re.search(r"\+cu\d+", requested.group(1)) if requested else None
+            listed = [v.strip() for v in pip.group(3).split(",")]
+            if cuda and requested.group(1).split("+")[0] in listed:
+                # The release exists here, its +cuXYZ build does not: an index without CUDA builds (macOS).
+                out.append(Finding("request.cuda_build", requested.group(1), line.number, "pip"))
+                evidence.append(cuda_build_evidence(requested.group(1), line.number))
+            else:
+                evidence += pip_versions(pip.group(2), pip.group(3), line.number)
             if requested:
-                out.append(Finding("packages.torch", requested.group(1), line.number, "pip"))
+                out.append(Finding("packages.torch", requested.group(1).split("+")[0], line.number, "pip"))
+        elif re.search(r"Could not find a version that satisfies the requirement (torch|pytorch)\b", text):
+            evidence.append(no_wheel_evidence(line.number, "pip"))
         for wheel in re.finditer(r"\btorch-(\d[\w.+]*)-cp(\d)(\d+)-(?:cp\d+|none|abi3)-(\w+)\.whl", text):
             out += wheel_findings(wheel, line.number)
         uv_abi = re.search(r"You require CPython (3\.\d+) \(`?cp3\d+`?\), but we only found wheels for `?torch`? \(v([\w.+]+)\)", text)
@@ -447,6 +456,16 @@ def parse_install(lines: Sequence[Line]) -> Result:
     return out, evidence
 
 
+def cuda_build_evidence(requested: str, number: int) -> Evidence:
+    """A +cuXYZ torch asked for where the index has only plain builds of that release."""
+    return Evidence(
+        ("os.linux",), "torch %s is a CUDA build: CUDA wheels exist for Linux and Windows, not for this platform" % requested,
+        "The requirement pins a CUDA build (+%s) that this platform's index does not have." % requested.split("+", 1)[1],
+        "PyTorch publishes CUDA builds for Linux and Windows only; on macOS use the plain release (MPS on Apple Silicon).",
+        ("python3 -m pip install torch==%s" % re.sub(r"[^\w.]", "", requested.split("+")[0]),), GET_STARTED, number, "pip",
+        devices=("cuda",))
+
+
 def no_wheel_evidence(number: int, source: str) -> Evidence:
     """No torch wheel for this interpreter: usually a Python newer (or older) than the release supports."""
     return Evidence(
@@ -463,7 +482,7 @@ def pip_versions(requirement: Optional[str], listing: str, number: int) -> List[
     if not versions:
         return [no_wheel_evidence(number, "pip")]
     newest = max(versions, key=vt)
-    if vt(newest)[:2] == LAST_INTEL_MAC and all("+" not in v for v in versions):
+    if vt(newest) == LAST_INTEL_MAC + (2,) and all("+" not in v for v in versions):
         return [Evidence(**dict(INTEL_OR_ROSETTA.__dict__, line=number))]
     requested = re.search(r"==\s*(\d[\w.]*)", requirement or "")
     if requested and all(vt(v) > vt(requested.group(1)) for v in versions):
@@ -571,10 +590,35 @@ def parse_prose(lines: Sequence[Line]) -> Result:
             out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if re.search(r"\b(?:platform|processor)\b[^.]{0,20}\bi386\b", text, re.I):
             out.append(Finding("interpreter.machine", "x86_64", line.number, p))
-        torch = re.search(r"\b(?:PyTorch|torch)\s+(?:version\s+)?v?(\d+\.\d+\.\d+)\b", text)
+        if re.search(r"\bOS\W{0,4}:\W{0,4}mac ?OS\b", text, re.I):
+            out.append(Finding("host.system", "Darwin", line.number, p))
+        torch = re.search(r"\b(?:PyTorch|torch)\s*(?:version\s*)?:?\s*(?:stable\s*\()?v?(\d+\.\d+\.\d+)\b", text)
         if torch:
             out.append(Finding("packages.torch", torch.group(1), line.number, p))
-    return out, []
+    return out, wrong_results(lines)
+
+
+# How people report silent wrong results: "gives the wrong answer on MPS", "random numbers", "# NOT same!",
+# "is broken on MPS backend" (pytorch#111634, #81567, #118115, #90635).
+WRONG_RESULTS = re.compile(r"\b(?:wrong|incorrect) (?:answer|result|output|value|number)s?\b|\bsome random numbers\b|"
+                           r"#\s*NOT same\b|\b(?:is|are) broken on (?:the )?(?:MPS|CUDA)\b|"
+                           r"\bdiffer(?:s|ent)? from (?:the )?CPU\b", re.I)
+
+
+def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
+    """Evidence against device.parity when the paste reports results on an accelerator that are wrong."""
+    device = next((d for d, pattern in (("mps", r"\bmps\b"), ("cuda", r"\bcuda\b"))
+                   if any(re.search(pattern, line.text, re.I) for line in lines)), None)
+    claim = next((line for line in lines if WRONG_RESULTS.search(line.text)), None)
+    if device is None or claim is None:
+        return []
+    return [Evidence(
+        ("device.parity",), "the paste reports wrong results on %s: a silent correctness bug" % device,
+        "Results computed on %s differ from what the CPU gives." % device,
+        "Silent correctness bugs of this kind shipped in torch releases (pytorch#109457, #118115) and are fixed in "
+        "later ones: upgrade torch (and macOS), compare with the CPU, and until then compute that operation on the CPU.",
+        ("python3 -m pip install --upgrade torch torchvision", "mps-doctor check --device %s" % device),
+        "https://docs.pytorch.org/docs/stable/notes/mps.html", claim.number, "prose", devices=(device,))]
 
 
 PARSERS = (parse_collect_env, parse_lightning, parse_hf_env, parse_conda_info, parse_sw_vers, parse_platform,

@@ -10,6 +10,7 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 FENCE = re.compile(r"^\s*(?:```|~~~)")
 TAGS = re.compile(r"</?(?:details|summary|pre|code|br|p|b|i|kbd|sub|sup)\b[^>]*>", re.I)
 QUOTE = re.compile(r"^(?:\s*>(?!>))+ ?")
+BOLD = re.compile(r"\*\*([^*\n]+?)\*\*")
 # Shell and REPL prompts people leave in pastes: `$ `, `% `, `# ` (root), `>>> `, `... `, `>> `, `In [3]: `,
 # `(venv) user@host:~/x$ `, `PS C:\x> `, `C:\x> `.
 PROMPTS = (
@@ -41,6 +42,7 @@ def clean_line(raw: str) -> Tuple[str, str]:
     # A message quoted from a Python repr: 'The operator \\'aten::roll\\' is not ...'.
     text = text.replace("\\'", "'").replace('\\"', '"')
     text = QUOTE.sub("", text)
+    text = BOLD.sub(r"\1", text)
     for kind, pattern in PROMPTS:
         match = pattern.match(text)
         if match:
