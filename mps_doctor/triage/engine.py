@@ -114,9 +114,14 @@ def catalogue_evidence(match: Match, number: int) -> Evidence:
                     error.id, devices=error.devices)
 
 
+UNSAFE = re.compile(r"[^\w .,:;'\"()+/=#~%-]")
+
+
 def one_line(text: str, limit: int = 300) -> str:
-    """Pasted TEXT as one line of at most LIMIT characters (it never spans lines in any output)."""
-    return " ".join(text.split())[:limit]
+    """Pasted TEXT made safe for every output: one line of at most LIMIT characters, without the characters that
+    mean something to a shell, Markdown or HTML (` $ < > @ | * [ ] ! & \\), so a paste can never become a
+    command, a mention, a link or markup."""
+    return UNSAFE.sub("", " ".join(text.split()))[:limit]
 
 
 def first_sentence(text: str) -> str:
@@ -134,9 +139,10 @@ def assemble(findings: Sequence[Finding]) -> Dict[str, Known]:
         by_path.setdefault(finding.path, []).append(finding)
     for path, group in by_path.items():
         if path in ("message", "nvidia_smi.gpu"):
-            values = tuple(dict.fromkeys(f.value for f in group))
+            values = tuple(dict.fromkeys(one_line(f.value, 300) for f in group))
             known[path] = Known(values, tuple(sorted({f.line for f in group})), group[0].parser)
             continue
+        group = [Finding(f.path, one_line(f.value, 160), f.line, f.parser) if isinstance(f.value, str) else f for f in group]
         best = min(group, key=lambda f: (rank.get(f.parser, len(rank)), f.line))
         lines = tuple(sorted({f.line for f in group if f.value == best.value}))
         known[path] = Known(best.value, lines, best.parser)
