@@ -297,6 +297,9 @@ def use_cpu_here(planner: Planner, why: str) -> None:
 
 
 def fix_wrong_results(planner: Planner, result) -> None:
+    if result.remedy is not None and result.remedy.key == "probe-device":
+        generic_fix(planner, result)
+        return
     smoke = planner.report.facts.target.smoke
     if smoke is not None and smoke.error is not None and "not currently implemented" in smoke.error.message:
         planner.add("mps-fallback", "Let operators missing on MPS run on the CPU",
