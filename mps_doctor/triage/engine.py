@@ -94,7 +94,22 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         findings.append(Finding("message", one_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
         if match.error.layer in REGISTRY and about_the_layer(match, lines):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
-    return Paste(lines, assemble(findings), tuple(evidence), matches)
+    return Paste(lines, derive(assemble(findings)), tuple(evidence), matches)
+
+
+# Sources that name the torch a machine has (not one it asked for, as pip's and uv's errors do, nor prose).
+INSTALLED_SOURCES = ("collect_env", "session", "conda-plan", "lightning", "hf-env", "wheel")
+FIRST_MPS_RELEASE = (1, 12)  # MPS arrived in torch 1.12 (PyTorch 1.12 release notes; torch_releases.json)
+
+
+def derive(known: Dict[str, Known]) -> Dict[str, Known]:
+    """Facts that follow from others: a torch older than 1.12 was built without MPS."""
+    torch = known.get("packages.torch")
+    if torch is not None and "torch.mps_built" not in known and torch.parser in INSTALLED_SOURCES:
+        numbers = tuple(int(x) for x in re.findall(r"\d+", str(torch.value))[:2])
+        if len(numbers) == 2 and numbers < FIRST_MPS_RELEASE:
+            known = dict(known, **{"torch.mps_built": Known(False, torch.lines, "derived")})
+    return known
 
 
 def about_the_layer(match: Match, lines: Sequence[Line]) -> bool:

@@ -366,16 +366,16 @@ def parse_conda_info(lines: Sequence[Line]) -> Result:
     p = "conda-info"
     for line in lines:
         text = line.text
-        field = re.match(r"^\s*(platform|python version|virtual packages)\s*:\s*(\S.*?)\s*$", text)
+        field = re.match(r"^\s*(platform|python version|virtual packages)\s*:\s*(\S.*?)\s*$", text, re.I)
         value = field.group(2) if field else text
-        if field and field.group(1) == "platform":
+        if field and field.group(1).lower() == "platform":
             platform = field.group(2)
             if platform in ("osx-64", "osx-arm64"):
                 out += [Finding("host.system", "Darwin", line.number, p), Finding("interpreter.conda_subdir", platform, line.number, p),
                         Finding("interpreter.machine", "x86_64" if platform == "osx-64" else "arm64", line.number, p)]
             elif platform.startswith("linux-"):
                 out.append(Finding("host.system", "Linux", line.number, p))
-        elif field and field.group(1) == "python version":
+        elif field and field.group(1).lower() == "python version":
             version = python_version(field.group(2))
             if version:
                 out.append(Finding("interpreter.version", version, line.number, p))
@@ -389,7 +389,34 @@ def parse_conda_info(lines: Sequence[Line]) -> Result:
         osx = re.search(r"__osx=(\d+\.\d+(?:\.\d+)?)=", value)
         if osx:
             out += [Finding("host.system", "Darwin", line.number, p), Finding("interpreter.mac_ver", osx.group(1), line.number, p)]
-    return out, []
+    return out + conda_plan(lines), []
+
+
+def conda_plan(lines: Sequence[Line]) -> List[Finding]:
+    """A conda transaction: `pkgs/main/osx-arm64::pytorch-1.10.2-cpu_py38h23cb94c_0` (channel/subdir::name-version-build)
+    and PackagesNotFoundError listing CUDA packages (pytorch-cuda, cudatoolkit, cuda-*)."""
+    out: List[Finding] = []
+    p = "conda-plan"
+    for index, line in enumerate(lines):
+        planned = re.search(r"(osx-arm64|osx-64|linux-64|linux-aarch64|win-64)::pytorch-(\d+\.\d+\.\d+)-(\S+)", line.text)
+        if planned:
+            subdir, version, build = planned.groups()
+            out += [Finding("interpreter.conda_subdir", subdir, line.number, p), Finding("packages.torch", version, line.number, p)]
+            if subdir.startswith("osx-"):
+                machine = "arm64" if subdir == "osx-arm64" else "x86_64"
+                out += [Finding("host.system", "Darwin", line.number, p), Finding("interpreter.machine", machine, line.number, p)]
+                if machine == "arm64":
+                    out.append(Finding("host.hw_arm64", True, line.number, p))
+            python = re.search(r"py3(\d+)", build)
+            if python:
+                out.append(Finding("interpreter.version", (3, int(python.group(1))), line.number, p))
+        if "PackagesNotFoundError" in line.text:
+            for following in lines[index + 1:index + 12]:
+                cuda = re.match(r"^-\s+(pytorch-cuda|cudatoolkit|cuda-[\w-]+)", following.text)
+                if cuda:
+                    out.append(Finding("request.cuda_build", cuda.group(1), following.number, p))
+                    break
+    return out
 
 
 # --- install logs ------------------------------------------------------------------------------------------------
@@ -624,5 +651,5 @@ def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
 PARSERS = (parse_collect_env, parse_lightning, parse_hf_env, parse_conda_info, parse_sw_vers, parse_platform,
            parse_nvidia_smi, parse_install, parse_session, parse_prose)
 # Which parser wins when two disagree on a fact: the dumps printed by a program first, prose last.
-PRIORITY = ("collect_env", "session", "sw_vers", "uname", "conda-info", "hf-env", "lightning", "platform", "nvidia-smi",
+PRIORITY = ("collect_env", "session", "sw_vers", "uname", "conda-info", "conda-plan", "hf-env", "lightning", "platform", "nvidia-smi",
             "wheel", "uv", "pip", "catalogue", "prose")
