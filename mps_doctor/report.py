@@ -223,6 +223,9 @@ def facts_from_report(doc: Any) -> Tuple[Facts, Dict[str, Any]]:
                                 "mps-doctor" % (version, SCHEMA_VERSION))
     if version < 1:
         raise ReportFormatError("report schema_version %d is not supported" % version)
+    if isinstance(doc.get("source"), dict) and doc["source"].get("kind") == "pasted":
+        raise ReportFormatError("a triage report (facts read from pasted text): give the pasted text to "
+                                "`mps-doctor fix --from` or `mps-doctor triage` instead")
     facts = from_jsonable(Facts, doc.get("facts"), "facts")
     facts = replace(facts, host=replace(facts.host, env=relevant_env(facts.host.env)))
     return facts, validated_options(doc.get("options"))

@@ -253,3 +253,36 @@ def test_corpus_diagnosed_to_the_confirmed_cause():
         else:
             misses.append("%s: expected %s, got %s" % (name, meta["expected_root_cause"], got))
     assert CORPUS and hits >= 0.9 * len(CORPUS), "%d/%d\n%s" % (hits, len(CORPUS), "\n".join(misses))
+
+
+def test_a_triage_json_report_is_refused_by_from(cli, tmp_path):
+    saved = tmp_path / "triage.json"
+    result = cli("triage", os.path.join(PASTED, "textgen-6444-intel-mac-installer-pip.txt"), "--format", "json",
+                 "-o", str(saved))
+    assert result.exit_code == 1
+    for command in ("check", "fix"):
+        result = cli(command, "--from", str(saved))
+        assert result.exit_code == 2 and "triage report" in result.output
+
+
+@pytest.mark.parametrize("stage", ["parity", "smoke"])
+def test_check_explains_a_caught_exception_with_the_catalogue(stage):
+    from dataclasses import replace
+
+    from mps_doctor.checks.context import Context
+    from mps_doctor.checks.layers import device_parity, device_smoke
+    from mps_doctor.checks.model import Options
+    from mps_doctor.facts import ErrorInfo, Parity, Smoke
+    from mps_doctor.report import facts_from_report
+    from mps_doctor.versions import load_releases
+
+    with open(os.path.join(HERE, "..", "docs", "examples", "mac-macos13-torch29.json"), encoding="utf-8") as handle:
+        facts, _ = facts_from_report(json.load(handle))
+    # The message as torch 2.1.1 printed it (tests/pasted/tianshou-1237-float64-python-session-211.txt).
+    error = ErrorInfo("TypeError", "Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support "
+                                   "float64. Please use float32 instead.")
+    target = replace(facts.target, parity=Parity("mps", error=error), smoke=Smoke("mps", error=error), failure=None)
+    ctx = Context(replace(facts, target=target), Options(device="mps"), load_releases())
+    outcome = (device_parity if stage == "parity" else device_smoke)(ctx)
+    assert outcome.status == Status.FAIL
+    assert "mps.float64-unsupported" in outcome.remedy.why and "float64" in outcome.remedy.why

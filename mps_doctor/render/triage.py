@@ -50,12 +50,12 @@ def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool
     if rows:
         lines.append("Read from the paste:")
         width = max(len(r[0]) for r in rows)
-        lines += ["  %-*s  %s  (line %s, %s)" % (width, name, value, where, parser) for name, value, where, parser in rows]
-    errors = source.get("known_errors", [])
-    if errors:
-        lines.append("Known messages:")
-        lines += ["  %s  (line %d)" % (e["id"], e["line"]) for e in errors]
+        lines += ["  %-*s  %s  (line %s, %s)" % (width, name, value if verbose or len(value) <= 90 else value[:87] + "...",
+                                                 where, parser) for name, value, where, parser in rows]
     body = render_text(report, verbose=verbose, color=color, unicode=unicode).split("\n", 1)[1]
+    # In a triage report every advisory is skipped (they need the machine); the unnumbered results are the known
+    # messages found in the paste.
+    body = body.replace("\nAdvisories:\n", "\nKnown messages in the paste:\n")
     body = body.replace("The commands for your setup, in order: mps-doctor fix (with the same --python, --device or --from)",
                         "The commands for that machine, in order: mps-doctor fix --from THE-SAME-FILE")
     return "\n".join(lines) + "\n" + body
