@@ -469,12 +469,15 @@ def parse_install(lines: Sequence[Line]) -> Result:
         if uv_abi:
             out += [Finding("interpreter.version", python_version(uv_abi.group(1)), line.number, "uv"),
                     Finding("packages.torch", uv_abi.group(2), line.number, "uv")]
-        uv_platform = re.search(r"You're on macOS \(`?macosx_[\d_]+_(x86_64|arm64)`?\)", text)
+        uv_platform = re.search(r"You're on macOS \(`?(macosx_[\d_]+_(x86_64|arm64))`?\)", text)
         if uv_platform:
             out += [Finding("host.system", "Darwin", line.number, "uv"),
-                    Finding("interpreter.machine", uv_platform.group(1), line.number, "uv")]
-            if uv_platform.group(1) == "x86_64":
-                evidence.append(Evidence(**dict(INTEL_OR_ROSETTA.__dict__, line=line.number, source="uv")))
+                    Finding("interpreter.machine", uv_platform.group(2), line.number, "uv")]
+            if uv_platform.group(2) == "x86_64":
+                evidence.append(Evidence(**dict(
+                    INTEL_OR_ROSETTA.__dict__, line=line.number, source="uv",
+                    summary="uv runs an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
+                    problem="uv reports the platform tag of an x86_64 interpreter (%s)." % uv_platform.group(1))))
         no_wheel = re.search(r"torch\S*\s.*(?:has no wheels with a matching Python ABI tag|doesn't have a source distribution or "
                              r"wheel for the current platform|has no wheels with a matching platform tag)", text) or \
             re.search(r"can't be installed because it doesn't have a source distribution or wheel for the current platform", text)
