@@ -53,7 +53,7 @@ def test_a_repr_escaped_message_is_unescaped():
 
 # --- collect_env: one sample per format change, each printed by that release's own collect_env.py -----------------
 
-@pytest.mark.parametrize("release", ["1.12", "1.13", "2.0", "2.9", "2.13"])
+@pytest.mark.parametrize("release", ["1.12", "1.13", "2.0", "2.9", "2.10"])
 def test_each_collect_env_format_is_parsed(release):
     with open(os.path.join(COLLECT_ENV, "%s-linux-x86_64.txt" % release), encoding="utf-8") as handle:
         paste = read_paste(handle.read())

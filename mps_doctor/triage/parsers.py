@@ -127,9 +127,9 @@ def parse_nvidia_smi(lines: Sequence[Line]) -> Result:
 # torch/utils/collect_env.py, env_info_fmt, per release (read from each release's wheel):
 #   1.12: PyTorch version .. Is XNNPACK available, Versions of relevant libraries
 #   1.13: + "CUDA_MODULE_LOADING set to:"      2.0: + "CPU:" block (lscpu, or sysctl machdep.cpu.brand_string on macOS)
-#   2.9:  + "Is XPU available:"                2.13: + "Caching allocator config:"
+#   2.9:  + "Is XPU available:"                2.10: + "Caching allocator config:" (2.13 prints the same)
 COLLECT_ENV_FORMATS = (
-    ("2.13", "Caching allocator config"),
+    ("2.10", "Caching allocator config"),
     ("2.9", "Is XPU available"),
     ("2.0", "CPU"),
     ("1.13", "CUDA_MODULE_LOADING set to"),
