@@ -394,8 +394,8 @@ MAX_INPUT = 5 * 1024 * 1024
 
 
 def pasted_report(path: str, stdin, device: str = "auto") -> Optional[Report]:
-    """The triage report of PATH (or stdin for '-') when it is pasted text; None when it is JSON (a saved report
-    is read by `check --from` as before)."""
+    """The triage report of PATH (or stdin for '-') when it is pasted text; None when it is JSON or starts like it
+    (a saved report, read by `check --from` as before)."""
     import json
 
     text = read_input(path, stdin)
@@ -404,5 +404,6 @@ def pasted_report(path: str, stdin, device: str = "auto") -> Optional[Report]:
             json.loads(text)
             return None
         except ValueError:
-            pass
+            if text.lstrip().startswith("{"):
+                return None  # a damaged report: `check --from` names the JSON error
     return triage(text, device)
