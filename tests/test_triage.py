@@ -286,3 +286,19 @@ def test_check_explains_a_caught_exception_with_the_catalogue(stage):
     outcome = (device_parity if stage == "parity" else device_smoke)(ctx)
     assert outcome.status == Status.FAIL
     assert "mps.float64-unsupported" in outcome.remedy.why and "float64" in outcome.remedy.why
+
+
+@pytest.mark.parametrize("name", ["transformers-5.24-env", "accelerate-1.15-env"])
+def test_real_transformers_and_accelerate_env_output(name):
+    with open(os.path.join(HERE, "triage", "env", name + ".txt"), encoding="utf-8") as handle:
+        paste = read_paste(handle.read())
+    assert known(paste, "host.system") == "Linux" and known(paste, "interpreter.machine") == "x86_64"
+    assert known(paste, "interpreter.version") == (3, 11, 7)
+    assert paste.known["host.system"].parser == "hf-env"
+
+
+def test_accelerate_on_a_mac_without_mps():
+    text = ("- `Accelerate` version: 1.15.0\n- Platform: macOS-15.1-arm64-arm-64bit\n- Python version: 3.12.7\n"
+            "- PyTorch version: 2.9.1\n- PyTorch accelerator: N/A\n")
+    paste = read_paste(text)
+    assert known(paste, "torch.mps_available") is False and known(paste, "packages.torch") == "2.9.1"

@@ -325,16 +325,21 @@ def parse_lightning(lines: Sequence[Line]) -> Result:
 
 def parse_hf_env(lines: Sequence[Line]) -> Result:
     """`transformers env` and `accelerate env` (and diffusers'): `- Platform:`, `- Python version:`,
-    `- PyTorch version (GPU?): 2.1.0 (False)`, `- PyTorch version (accelerator?): 2.5.1 (MPS)`, `- GPU type:`."""
+    `- PyTorch version (GPU?): 2.1.0 (False)`, `- PyTorch version (accelerator?): 2.5.1 (NA)`, accelerate 1.x's
+    `- PyTorch accelerator: MPS` and `- MPS type:`, `- GPU type:` (transformers/commands/env.py,
+    accelerate/commands/env.py)."""
     out: List[Finding] = []
     p = "hf-env"
+    mac = False
     for line in lines:
         field = re.match(r"^-\s+(`?[\w ]+`?(?: \([\w?]+\))?(?: version)?[\w ()?]*):\s+(\S.*?)\s*$", line.text)
         if not field:
             continue
         key, value = field.group(1).replace("`", "").strip().lower(), field.group(2)
         if key == "platform":
-            out += platform_facts(value, line.number, p)
+            found = platform_facts(value, line.number, p)
+            mac = any(f.path == "host.system" and f.value == "Darwin" for f in found)
+            out += found
         elif key == "python version":
             version = python_version(value)
             if version:
@@ -350,6 +355,16 @@ def parse_hf_env(lines: Sequence[Line]) -> Result:
                     out.append(Finding("torch.mps_available", True, line.number, p))
                 if torch.group(2) == "CUDA":
                     out.append(Finding("torch.cuda_available", True, line.number, p))
+        elif key == "pytorch accelerator":
+            # accelerate env (1.x): CUDA, XPU, ..., MPS, or N/A when torch sees none (accelerate/commands/env.py).
+            if value == "CUDA":
+                out.append(Finding("torch.cuda_available", True, line.number, p))
+            elif value == "MPS":
+                out.append(Finding("torch.mps_available", True, line.number, p))
+            elif value == "N/A" and mac:
+                out.append(Finding("torch.mps_available", False, line.number, p))
+        elif key == "mps type" and value.startswith("Apple M"):
+            out += [Finding("host.hw_arm64", True, line.number, p), Finding("host.cpu_brand", value, line.number, p)]
         elif key == "pytorch mps available":
             flag = boolean(value)
             if flag is not None:
