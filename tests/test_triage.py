@@ -157,12 +157,19 @@ def test_lightning_dump_processor_i386_is_an_x86_64_python():
     assert triage(text).verdict.root_cause == "python.rosetta"
 
 
-def test_conda_info_osx64_on_apple_silicon():
-    text = ("     active environment : base\n               platform : osx-64\n         python version : 3.9.12.final.0\n"
-            "       virtual packages : __archspec=1=m1\n                          __osx=13.4=0\n")
-    paste = read_paste(text)
-    assert known(paste, "interpreter.conda_subdir") == "osx-64" and known(paste, "host.hw_arm64") is True
-    assert triage(text).verdict.root_cause == "python.rosetta"
+def test_conda_info_fields():
+    # The field layout of `conda info` (conda 4.12 on an arm64 Mac, as pasted in invoke-ai/InvokeAI#262).
+    arm = ("     active environment : ldm\n         python version : 3.9.12.final.0\n"
+           "       virtual packages : __osx=12.5.1=0\n                          __unix=0=0\n"
+           "                          __archspec=1=arm64\n               platform : osx-arm64\n")
+    paste = read_paste(arm)
+    assert known(paste, "interpreter.conda_subdir") == "osx-arm64" and known(paste, "host.hw_arm64") is True
+    assert known(paste, "interpreter.version") == (3, 9, 12) and known(paste, "interpreter.mac_ver") == "12.5.1"
+    intel_conda = arm.replace("__archspec=1=arm64", "__archspec=1=x86_64").replace("osx-arm64", "osx-64")
+    report = triage(intel_conda)
+    rosetta = report.result("python.rosetta")
+    assert rosetta.status == Status.SKIP and "the Mac's chip" in rosetta.summary
+    assert triage(intel_conda + "CPU:\nApple M1 Pro\n").verdict.root_cause == "python.rosetta"
 
 
 # --- the verdict -------------------------------------------------------------------------------------------------

@@ -395,12 +395,9 @@ def parse_conda_info(lines: Sequence[Line]) -> Result:
             if version:
                 out.append(Finding("interpreter.version", version, line.number, p))
         archspec = re.search(r"__archspec=1=(\w+)", value)
-        if archspec:
-            arm = archspec.group(1) in ("m1", "m2", "m3", "m4", "arm64", "aarch64") or archspec.group(1).startswith("m")
-            if archspec.group(1) in ("m1", "m2", "m3", "m4", "arm64"):
-                out.append(Finding("host.hw_arm64", True, line.number, p))
-            elif not arm:
-                out.append(Finding("host.cpu_arch", archspec.group(1), line.number, p))
+        if archspec and re.match(r"^(m\d|arm64)$", archspec.group(1)):
+            # archspec names Apple's chips m1, m2, ... (older conda: arm64); only Apple Silicon reports them.
+            out.append(Finding("host.hw_arm64", True, line.number, p))
         osx = re.search(r"__osx=(\d+\.\d+(?:\.\d+)?)=", value)
         if osx:
             out += [Finding("host.system", "Darwin", line.number, p), Finding("interpreter.mac_ver", osx.group(1), line.number, p)]
