@@ -188,7 +188,8 @@ def build_facts(paste: Paste, device: str) -> Facts:
                                   conda_subdir=get("interpreter.conda_subdir"), conda_meta=bool(get("interpreter.conda_subdir")))
     packages = {k.split(".", 1)[1]: v.value for k, v in paste.known.items() if k.startswith("packages.")}
     torch = None
-    if packages or any(k.startswith("torch.") for k in paste.known):
+    # torch's own messages (a driver too old, no kernel image) are facts about torch too: TorchInfo.warnings.
+    if packages or "message" in paste.known or any(k.startswith("torch.") for k in paste.known):
         failed_import = get("torch.import_failed") and not get("torch.installed")
         torch = TorchInfo(
             installed=bool(get("torch.installed")) or bool(failed_import and packages.get("torch")),
