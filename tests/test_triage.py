@@ -309,3 +309,10 @@ def test_accelerate_on_a_mac_without_mps():
             "- PyTorch version: 2.9.1\n- PyTorch accelerator: N/A\n")
     paste = read_paste(text)
     assert known(paste, "torch.mps_available") is False and known(paste, "packages.torch") == "2.9.1"
+
+
+def test_fix_from_a_driver_message_never_picks_a_cuda_newer_than_the_driver(cli):
+    result = cli("fix", "--from", os.path.join(PASTED, "gpt-sovits-83-cuda-driver-too-old-11040.txt"), "--print-commands")
+    assert result.exit_code == 0
+    assert "nvidia-smi" in result.output
+    assert "whl/cu12" not in result.output and "whl/cu13" not in result.output
