@@ -316,3 +316,12 @@ def test_fix_from_a_driver_message_never_picks_a_cuda_newer_than_the_driver(cli)
     assert result.exit_code == 0
     assert "nvidia-smi" in result.output
     assert "whl/cu12" not in result.output and "whl/cu13" not in result.output
+
+
+def test_printed_mps_checks_and_jupyter_outputs():
+    paste = read_paste("Is MPS (Metal Performance Shader) built? True\nIs MPS available? False\n")
+    assert known(paste, "torch.mps_built") is True and known(paste, "torch.mps_available") is False
+    paste = read_paste("In [3]: torch.backends.mps.is_available()\nOut[3]: False\n"
+                       "In [6]: platform.platform()\nOut[6]: 'macOS-12.3.1-arm64-arm-64bit'\n")
+    assert known(paste, "torch.mps_available") is False and known(paste, "host.hw_arm64") is True
+    assert known(paste, "interpreter.mac_ver") == "12.3.1"

@@ -60,7 +60,7 @@ class Context:
         """'Python 3.11.7 (arm64)' or 'the target Python' when unknown."""
         if not self.interp:
             return "the target Python"
-        return "Python %s (%s)" % (".".join(map(str, self.interp.version)), self.interp.machine or "?")
+        return "Python %s (%s)" % (".".join(map(str, self.interp.version)) or "?", self.interp.machine or "?")
 
     def torch_version(self) -> Optional[str]:
         """The installed torch version: from torch itself, else from its package metadata."""

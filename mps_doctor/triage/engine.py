@@ -234,6 +234,7 @@ class Evaluator:
 
     def __init__(self, paste: Paste, layers: Sequence[str]):
         self.paste, self.layers = paste, tuple(layers)
+        self.undecided: List[str] = []
 
     def has(self, requirement: str) -> bool:
         return any(option in self.paste.known for option in requirement.split("|"))
@@ -260,8 +261,12 @@ class Evaluator:
         missing = self.missing(spec.id)
         if spec.id == "python.rosetta" and not missing and ctx.interp.machine == "x86_64" and ctx.host.hw_arm64 is None:
             missing = [WORDS["host.hw_arm64"]]
+        if spec.id in ("macos.version", "python.version") and not missing and self.has("torch.installed") \
+                and not self.has("torch.version|packages.torch"):
+            # The check would judge the newest torch; this machine has one installed, of a version not pasted.
+            missing = ["the installed torch's version"]
         if not missing:
-            outcome = guarded(spec, ctx)
+            outcome = self.qualified(spec.id, guarded(spec, ctx))
             if outcome.status != Status.ERROR:
                 if evidence is not None and evidence.overrides:
                     return from_evidence(evidence)
@@ -270,7 +275,21 @@ class Evaluator:
                 return from_evidence(evidence)
         if evidence is not None:
             return from_evidence(evidence)
+        self.undecided.append(spec.id)
         return Outcome(Status.SKIP, "%s: %s" % (NOT_IN_PASTE, ", ".join(missing) or "facts this check needs"))
+
+    def qualified(self, check_id: str, outcome: Outcome) -> Outcome:
+        """OUTCOME without the claims a check makes about earlier layers that the paste left undecided."""
+        if check_id == "torch.import" and outcome.status == Status.PASS and not self.has("torch.version"):
+            return replace(outcome, summary="torch imports (the paste shows it at work; its version is not in the pasted text)")
+        if check_id == "torch.mps-available" and outcome.status == Status.FAIL and outcome.remedy is not None \
+                and outcome.remedy.key == "mps-unavailable" and "macos.version" in self.undecided:
+            remedy = replace(outcome.remedy, problem="torch.backends.mps.is_available() is False.", commands=("sw_vers", "python3 -m torch.utils.collect_env") + outcome.remedy.commands,
+                             why="Whether this macOS is new enough for this torch is not in the pasted text: the macOS and "
+                                 "torch versions tell (collect_env prints both). " + outcome.remedy.why)
+            return replace(outcome, summary="MPS is not available (the macOS and torch versions that would tell why are "
+                                            "not in the pasted text)", remedy=remedy)
+        return outcome
 
 
 def from_evidence(evidence: Evidence) -> Outcome:

@@ -590,6 +590,11 @@ def parse_session(lines: Sequence[Line]) -> Result:
             if system:
                 out.append(Finding("host.system", {"darwin": "Darwin", "linux": "Linux", "win32": "Windows"}[system.group(1)],
                                    line.number, "session"))
+        # Printed checks: "Is MPS (Metal Performance Shader) built? True", "mps_available False".
+        printed = re.search(r"\bMPS\b[^?:=]{0,40}?\b(built|available)\b\W{0,3}(True|False)\s*$", line.text, re.I)
+        if printed and not line.prompt:
+            out += [Finding("torch.mps_" + printed.group(1).lower(), printed.group(2) == "True", line.number, "session"),
+                    Finding("torch.installed", True, line.number, "session")]
         variable = re.search(r"\b(CUDA_VISIBLE_DEVICES|PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO)"
                              r"(?:\"\]|'\])?\s*=\s*[\"']?([\w,.-]*)", line.text)
         if variable:
@@ -600,7 +605,7 @@ def parse_session(lines: Sequence[Line]) -> Result:
             reply = next_output(lines, index)
             if reply is None:
                 continue
-            value = convert(reply.text.strip())
+            value = convert(re.sub(r"^Out\[\d+\]:\s*", "", reply.text.strip()))
             if value is not None or path == "torch.cuda_version":
                 out.append(Finding(path, value, reply.number, "session"))
                 if path in ("torch.mps_available", "torch.mps_built", "torch.cuda_available", "torch.version"):
