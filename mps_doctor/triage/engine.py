@@ -284,7 +284,8 @@ class Evaluator:
             return replace(outcome, summary="torch imports (the paste shows it at work; its version is not in the pasted text)")
         if check_id == "torch.mps-available" and outcome.status == Status.FAIL and outcome.remedy is not None \
                 and outcome.remedy.key == "mps-unavailable" and "macos.version" in self.undecided:
-            remedy = replace(outcome.remedy, problem="torch.backends.mps.is_available() is False.", commands=("sw_vers", "python3 -m torch.utils.collect_env") + outcome.remedy.commands,
+            remedy = replace(outcome.remedy, problem="torch.backends.mps.is_available() is False.",
+                             commands=("sw_vers", "python3 -m torch.utils.collect_env") + outcome.remedy.commands,
                              why="Whether this macOS is new enough for this torch is not in the pasted text: the macOS and "
                                  "torch versions tell (collect_env prints both). " + outcome.remedy.why)
             return replace(outcome, summary="MPS is not available (the macOS and torch versions that would tell why are "
