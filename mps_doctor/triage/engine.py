@@ -282,7 +282,8 @@ class Evaluator:
         """OUTCOME without the claims a check makes about earlier layers that the paste left undecided."""
         if check_id == "os.macos" and outcome.status == Status.PASS and not self.has("host.macos_version"):
             seen = value(self.paste, "interpreter.mac_ver")
-            return replace(outcome, summary="macOS (%s)" % ("Python reports %s" % seen if seen else "its version is not in the pasted text"))
+            where = "Python reports %s" % seen if seen else "its version is not in the pasted text"
+            return replace(outcome, summary="macOS (%s)" % where)
         if check_id == "torch.import" and outcome.status == Status.PASS and not self.has("torch.version"):
             return replace(outcome, summary="torch imports (the paste shows it at work; its version is not in the pasted text)")
         if check_id == "torch.mps-available" and outcome.status == Status.FAIL and outcome.remedy is not None \
