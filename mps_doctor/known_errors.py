@@ -31,9 +31,11 @@ class KnownError:
 
     @property
     def commands(self) -> Tuple[str, ...]:
-        """The shell commands named in the fix (backticked spans that start with a known program)."""
-        spans = re.findall(r"`([^`\n]+)`", self.fix)
-        return tuple(s.strip() for s in spans if s.strip().split(" ", 1)[0] in COMMAND_WORDS)
+        """The shell commands named in the fix: backticked spans that start with a known program, and `NAME=value`
+        settings (as `export NAME=value`)."""
+        spans = [s.strip() for s in re.findall(r"`([^`\n]+)`", self.fix)]
+        return tuple(("export " + s) if re.match(r"^[A-Z][A-Z0-9_]*=[\w.:-]+$", s) else s for s in spans
+                     if s.split(" ", 1)[0] in COMMAND_WORDS or re.match(r"^[A-Z][A-Z0-9_]*=[\w.:-]+$", s))
 
     @property
     def link(self) -> Optional[str]:

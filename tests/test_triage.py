@@ -325,3 +325,27 @@ def test_printed_mps_checks_and_jupyter_outputs():
                        "In [6]: platform.platform()\nOut[6]: 'macOS-12.3.1-arm64-arm-64bit'\n")
     assert known(paste, "torch.mps_available") is False and known(paste, "host.hw_arm64") is True
     assert known(paste, "interpreter.mac_ver") == "12.3.1"
+
+
+def test_catalogue_fix_commands_and_tolerant_loading():
+    from mps_doctor.known_errors import parse_catalogue
+
+    entries = parse_catalogue({"version": 1, "errors": [
+        {"id": "mps.op-not-implemented", "pattern": "not currently implemented for the MPS device",
+         "cause": "c", "fix": "Upgrade torch; else set `PYTORCH_ENABLE_MPS_FALLBACK=1`; see `torch.mps`.",
+         "layer": None, "devices": ["mps"], "sources": ["https://github.com/pytorch/pytorch/issues/77764"]},
+        {"id": "broken", "pattern": "(unclosed", "cause": "", "fix": ""},
+        {"pattern": "no id"}]})
+    assert [e.id for e in entries] == ["mps.op-not-implemented"]
+    assert entries[0].commands == ("export PYTORCH_ENABLE_MPS_FALLBACK=1",)
+    assert entries[0].link == "https://github.com/pytorch/pytorch/issues/77764"
+
+
+def test_every_catalogue_id_fits_the_report_schema_pattern():
+    import re
+
+    from mps_doctor.checks.registry import CHECK_ID_PATTERN
+    from mps_doctor.known_errors import load_catalogue
+
+    assert load_catalogue()
+    assert all(re.match(CHECK_ID_PATTERN, e.id) for e in load_catalogue())

@@ -284,6 +284,13 @@ class Evaluator:
             seen = value(self.paste, "interpreter.mac_ver")
             where = "Python reports %s" % seen if seen else "its version is not in the pasted text"
             return replace(outcome, summary="macOS (%s)" % where)
+        if check_id == "torch.mps-built" and outcome.status == Status.FAIL and self.paste.known["torch.mps_built"].parser == "derived":
+            version = value(self.paste, "packages.torch")
+            return replace(outcome, summary="torch %s predates MPS (it arrived in torch 1.12)" % version,
+                           remedy=replace(outcome.remedy, problem="torch %s has no MPS backend: MPS arrived in torch 1.12." % version))
+        if check_id == "os.linux" and outcome.status == Status.FAIL and value(self.paste, "request.cuda_build"):
+            return replace(outcome, remedy=replace(outcome.remedy, problem="The paste asks for a CUDA build of torch (%s) on %s." % (
+                value(self.paste, "request.cuda_build"), "macOS" if value(self.paste, "host.system") == "Darwin" else "this platform")))
         if check_id == "torch.import" and outcome.status == Status.PASS and not self.has("torch.version"):
             return replace(outcome, summary="torch imports (the paste shows it at work; its version is not in the pasted text)")
         if check_id == "torch.mps-available" and outcome.status == Status.FAIL and outcome.remedy is not None \
