@@ -349,3 +349,24 @@ def test_every_catalogue_id_fits_the_report_schema_pattern():
 
     assert load_catalogue()
     assert all(re.match(CHECK_ID_PATTERN, e.id) for e in load_catalogue())
+
+
+def test_reply_redacts_home_folders_of_every_platform(cli):
+    text = ("OSError: dlopen(/Users/alice/venv/lib/python3.9/site-packages/torch/lib/libtorch.dylib, 0x0006): "
+            "mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64')\n"
+            "  File \"C:\\Users\\bob\\Desktop\\collect_env.py\", line 612, in <module>\n"
+            "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n")
+    result = cli("triage", "-", "--format", "markdown", input=text)
+    assert result.exit_code == 1
+    assert "alice" not in result.output and "bob" not in result.output and "<user>" in result.output
+
+
+def test_triage_never_imports_torch(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; from mps_doctor.triage.engine import triage; "
+            "triage(open(sys.argv[1]).read()); print('torch' in sys.modules)")
+    out = subprocess.check_output([sys.executable, "-c", code, os.path.join(PASTED, "pytorch-164943-macos13-torch210-stale-message.txt")],
+                                  text=True)
+    assert out.strip() == "False"

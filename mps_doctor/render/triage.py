@@ -8,8 +8,8 @@ from mps_doctor.checks.model import Status
 from mps_doctor.report import Report, report_to_dict
 
 FULL_CHECK = ("python -m pip install mps-doctor", "mps-doctor check --format markdown")
-# Home folders in pasted paths: /Users/NAME, /home/NAME, C:\Users\NAME (redacted in the reply).
-HOME_PATHS = re.compile(r"(/Users/|/home/|[A-Za-z]:\\{1,2}Users\\{1,2})([^/\\\s'\"]+)")
+# Home folders in pasted paths: /Users/NAME, /home/NAME, C:\Users\NAME or C:/Users/NAME (redacted in the reply).
+HOME_PATHS = re.compile(r"(/Users/|/home/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})([^/\\\s'\"]+)")
 
 
 def redact_paths(text: str) -> str:

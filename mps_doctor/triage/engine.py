@@ -136,7 +136,7 @@ def one_line(text: str, limit: int = 300) -> str:
     """Pasted TEXT made safe for every output: one line of at most LIMIT characters, without the characters that
     mean something to a shell, Markdown or HTML (` $ < > @ | * [ ] ! & \\), so a paste can never become a
     command, a mention, a link or markup."""
-    return UNSAFE.sub("", " ".join(text.split()))[:limit]
+    return UNSAFE.sub("", " ".join(text.replace("\\", "/").split()))[:limit]
 
 
 def first_sentence(text: str) -> str:
