@@ -7,7 +7,7 @@ from typing import List
 from mps_doctor.checks.model import Status
 from mps_doctor.report import Report, report_to_dict
 
-FULL_CHECK = ("python -m pip install mps-doctor", "mps-doctor check --format markdown")
+FULL_CHECK = ("mps-doctor check --format markdown",)
 # Home folders in pasted paths: /Users/NAME, /home/NAME, C:\Users\NAME or C:/Users/NAME (redacted in the reply).
 HOME_PATHS = re.compile(r"(/Users/|/home/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})([^/\\\s'\"]+)")
 
@@ -88,7 +88,8 @@ def render_reply(report: Report) -> str:
         if result.layer is not None:
             out.append("| %d | `%s` | %s | %s |" % (result.layer, result.id, result.status.value,
                                                   result.summary.replace("|", "\\|")))
-    out += ["", "</details>", "", "For a full check on the machine itself (it also runs a training step on the device):",
+    out += ["", "</details>", "", "For a full check on the machine itself (it also runs a training step on the device), with mps-doctor "
+            "installed as its README says:",
             "", "```sh"] + list(FULL_CHECK) + ["```", ""]
     return "\n".join(out)
 
