@@ -6,11 +6,12 @@ PolicyError naming the key (exit 2), never silently ignored.
 
 import os
 import sys
-from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+from mps_doctor.checks.model import Policy
+from mps_doctor.checks.registry import REGISTRY, all_checks
 from mps_doctor.errors import UsageError
 
 TABLE = "tool.mps-doctor"
@@ -21,32 +22,6 @@ KNOWN_KEYS = ("device", "torch", "torchvision", "python", "min-macos", "skip", "
 
 class PolicyError(UsageError):
     """A policy file that cannot be read or does not validate (exit 2)."""
-
-
-@dataclass(frozen=True)
-class Policy:
-    """The effective team policy; `origins` says where each set value came from."""
-
-    devices: Tuple[str, ...] = ()
-    torch: Optional[str] = None
-    torchvision: Optional[str] = None
-    python: Optional[str] = None
-    min_macos: Optional[str] = None
-    skip: Tuple[Tuple[str, str], ...] = ()
-    accept: Tuple[Tuple[str, str], ...] = ()
-    strict: bool = False
-    source: Optional[str] = None
-    origins: Tuple[Tuple[str, str], ...] = field(default=())
-
-    @property
-    def empty(self) -> bool:
-        return self == Policy(source=self.source, origins=self.origins)
-
-    def reason_to_skip(self, check_id: str) -> Optional[str]:
-        return next((reason for cid, reason in self.skip if cid == check_id), None)
-
-    def reason_to_accept(self, check_id: str) -> Optional[str]:
-        return next((reason for cid, reason in self.accept if cid == check_id), None)
 
 
 def read_toml(path: str) -> Dict[str, Any]:
@@ -165,8 +140,6 @@ def macos_of(value: Any, where: str) -> str:
 
 
 def entries_of(value: Any, where: str) -> Tuple[Tuple[str, str], ...]:
-    from mps_doctor.checks.registry import REGISTRY, all_checks
-
     all_checks()
     if not isinstance(value, list):
         raise PolicyError("%s: must be a list of {id = \"...\", reason = \"...\"} tables" % where)

@@ -10,7 +10,7 @@ from mps_doctor import __version__, exit_codes
 from mps_doctor.checks.context import Context
 from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
 from mps_doctor.checks.registry import CPU_LAYERS, MPS_LAYERS, REGISTRY, plan_for
-from mps_doctor.ci import hosted_macos_runner
+from mps_doctor.devices import HOSTED_SKIP, hosted_cpu_fallback, resolve_device
 from mps_doctor.environment import relevant_env
 from mps_doctor.errors import ReportFormatError
 from mps_doctor.facts import Facts, from_jsonable, to_jsonable
@@ -61,42 +61,6 @@ class Report:
         return next((r for r in self.results if r.id == check_id), None)
 
 
-def usable(device: str, facts: Facts) -> bool:
-    """Whether the facts say DEVICE can run torch work (unknown counts as no)."""
-    torch = facts.target.torch
-    if device == "cpu":
-        return True
-    if device == "mps":
-        return bool(facts.host.system == "Darwin" and torch and torch.mps_available)
-    return bool(torch and torch.cuda_available)
-
-
-def resolve_device(options: Options, facts: Facts) -> str:
-    """The device the verdict is about: the one asked for; else the first usable device the policy lists; else mps
-    on macOS (cpu on a hosted runner, unless MPS is demanded), cuda where torch sees a GPU, else cpu."""
-    if options.requested_device != "auto":
-        return options.requested_device
-    if options.policy.devices:
-        return next((d for d in options.policy.devices if usable(d, facts)), options.policy.devices[0])
-    if facts.host.system == "Darwin":
-        hosted = hosted_macos_runner(facts.host.env, facts.host.vmm_present)
-        return "cpu" if hosted and "mps" not in options.demanded else "mps"
-    if facts.target.torch is not None and facts.target.torch.cuda_available:
-        return "cuda"
-    return "cpu"
-
-
-def child_device(requested: str, policy_devices, env, system: str, vmm_present) -> str:
-    """What to ask the probe child to run parity and smoke on, before the host facts are complete."""
-    if requested != "auto":
-        return requested
-    if policy_devices:
-        return ",".join(policy_devices)
-    if system == "Darwin" and hosted_macos_runner(env, vmm_present):
-        return "cpu"
-    return "auto"
-
-
 def guarded(spec, ctx: Context) -> Outcome:
     """Run one check; an exception becomes an ERROR outcome carrying the traceback (never a doctor crash)."""
     try:
@@ -126,19 +90,15 @@ def result_of(spec, number: Optional[int], outcome: Outcome, options: Options) -
                        outcome.remedy, outcome.rule, accepted)
 
 
-HOSTED_SKIP = "skipped: hosted macOS runner (no MPS there)"
-
-
 def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
     """Evaluate the layers for the device in order, skipping after the first failure, then advisories and policy;
     EVALUATE(spec, ctx) runs one check (triage passes one that knows which facts the pasted text held)."""
     releases = load_releases()
-    device = resolve_device(options, facts)
+    device = resolve_device(options.requested_device, options.policy.devices, options.demanded, facts)
     options = replace(options, device=device)
     ctx = Context(facts, options, releases)
     layers, advisories = plan_for(device, facts.host.system)
-    hosted_cpu = (device == "cpu" and options.requested_device == "auto" and facts.host.system == "Darwin"
-                  and hosted_macos_runner(facts.host.env, facts.host.vmm_present))
+    hosted_cpu = hosted_cpu_fallback(device, options.requested_device, facts.host)
     if hosted_cpu:
         layers = tuple(layer for layer in MPS_LAYERS)
     results = []

@@ -1,9 +1,9 @@
 """Advisories: facts worth a warning that never make the machine "not ready" on their own."""
 
 from mps_doctor.checks.context import GET_STARTED, Context
-from mps_doctor.checks.layers import hosted_runner
 from mps_doctor.checks.model import Outcome, Remedy, passed, skipped, warned
 from mps_doctor.checks.registry import check
+from mps_doctor.devices import hosted_runner
 from mps_doctor.versions import minor_of
 
 MPS_ENV_DOCS = "https://docs.pytorch.org/docs/stable/mps_environment_variables.html"
@@ -166,10 +166,10 @@ def host_memory(ctx: Context) -> Outcome:
 def ci_hosted_runner(ctx: Context) -> Outcome:
     if not ctx.is_mac:
         return passed("not a macOS runner" + (" (CI)" if ctx.host.env.get("CI") else ""))
-    if hosted_runner(ctx) and ctx.device != "mps":
+    if hosted_runner(ctx.host) and ctx.device != "mps":
         return passed("hosted macOS runner: MPS layers skipped, the %s is checked (GitHub: 'Metal Performance Shaders "
                       "(MPS) are not supported'); --require-device mps to insist" % ctx.device.upper())
-    if hosted_runner(ctx):
+    if hosted_runner(ctx.host):
         return warned(
             "a hosted macOS CI runner (a virtual machine): MPS is not supported there",
             Remedy("GITHUB_ACTIONS / RUNNER_ENVIRONMENT or kern.hv_vmm_present mark a hosted VM.",

@@ -16,7 +16,7 @@ from mps_doctor.checks.context import (
 )
 from mps_doctor.checks.model import Outcome, Remedy, failed, passed, skipped, warned
 from mps_doctor.checks.registry import check
-from mps_doctor.ci import hosted_macos_runner
+from mps_doctor.devices import hosted_runner
 
 ROSETTA_DOCS = "https://developer.apple.com/documentation/apple-silicon/about-the-rosetta-translation-environment"
 HOSTED_RUNNER_DOCS = "https://docs.github.com/en/actions/using-github-hosted-runners/about-github-hosted-runners"
@@ -355,18 +355,13 @@ def sandbox_marker(env) -> str:
     return ""
 
 
-def hosted_runner(ctx: Context) -> bool:
-    """A hosted macOS CI runner (see ci.hosted_macos_runner)."""
-    return hosted_macos_runner(ctx.host.env, ctx.host.vmm_present)
-
-
 @check("torch.mps-available", "MPS is available")
 def torch_mps_available(ctx: Context) -> Outcome:
     in_vm = ctx.host.vmm_present is True
     if ctx.torch.mps_available:
-        if in_vm or hosted_runner(ctx):
+        if in_vm or hosted_runner(ctx.host):
             return warned(
-                "MPS reports available, but inside a virtual machine%s" % (" (GitHub-hosted runner)" if hosted_runner(ctx) else ""),
+                "MPS reports available, but inside a virtual machine%s" % (" (GitHub-hosted runner)" if hosted_runner(ctx.host) else ""),
                 Remedy("kern.hv_vmm_present = 1.",
                        "GitHub documents MPS as unsupported under Apple's Virtualization Framework, and hosted runners "
                        "have reported MPS available and then failed or returned wrong numbers (pytorch#125197).",
@@ -374,9 +369,9 @@ def torch_mps_available(ctx: Context) -> Outcome:
             )
         return passed("torch.backends.mps.is_available() is True" +
                       (" (%s)" % ctx.torch.mps_name if ctx.torch.mps_name else ""))
-    if in_vm or hosted_runner(ctx):
+    if in_vm or hosted_runner(ctx.host):
         return failed(
-            "MPS is not available inside a virtual machine%s" % (" (GitHub-hosted runner)" if hosted_runner(ctx) else ""),
+            "MPS is not available inside a virtual machine%s" % (" (GitHub-hosted runner)" if hosted_runner(ctx.host) else ""),
             Remedy("MPS is built but unavailable, and kern.hv_vmm_present = 1.",
                    "Apple's Virtualization Framework exposes no MPS device (GitHub runner docs: 'Metal Performance "
                    "Shaders (MPS) are not supported'). Use the CPU in CI, or a bare-metal Mac.",

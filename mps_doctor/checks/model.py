@@ -4,8 +4,6 @@ import enum
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
-from mps_doctor.policy import Policy
-
 
 class Status(str, enum.Enum):
     """The closed set of check outcomes."""
@@ -72,6 +70,32 @@ def failed(summary: str, remedy: Remedy, *details: str, rule: Optional[str] = No
 def warned(summary: str, remedy: Remedy, *details: str, rule: Optional[str] = None) -> Outcome:
     """A warn outcome; a warning always carries a remedy."""
     return Outcome(Status.WARN, summary, tuple(details), remedy, rule)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The effective team policy (policy.py reads and validates it); `origins` says where each set value came from."""
+
+    devices: Tuple[str, ...] = ()
+    torch: Optional[str] = None
+    torchvision: Optional[str] = None
+    python: Optional[str] = None
+    min_macos: Optional[str] = None
+    skip: Tuple[Tuple[str, str], ...] = ()
+    accept: Tuple[Tuple[str, str], ...] = ()
+    strict: bool = False
+    source: Optional[str] = None
+    origins: Tuple[Tuple[str, str], ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        return self == Policy(source=self.source, origins=self.origins)
+
+    def reason_to_skip(self, check_id: str) -> Optional[str]:
+        return next((reason for cid, reason in self.skip if cid == check_id), None)
+
+    def reason_to_accept(self, check_id: str) -> Optional[str]:
+        return next((reason for cid, reason in self.accept if cid == check_id), None)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,9 @@
 """The registry of checks (stable ids and titles) and the ordered layers of the verdict per device."""
 
+import functools
+import importlib
+import pkgutil
+import sys
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Tuple
 
@@ -45,11 +49,13 @@ def check(check_id: str, title: str, advisory: bool = False):
     return register
 
 
+@functools.lru_cache(maxsize=None)
 def _load() -> None:
-    import mps_doctor.checks.advisories  # noqa: F401  (each module registers its checks)
-    import mps_doctor.checks.cuda  # noqa: F401
-    import mps_doctor.checks.layers  # noqa: F401
-    import mps_doctor.checks.policy_checks  # noqa: F401
+    """Import every module of this package, each registering its checks: found, not listed, so that the registry
+    imports no check module back."""
+    package = sys.modules[__package__]
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module("%s.%s" % (__package__, module.name))
 
 
 def all_checks() -> List[CheckSpec]:

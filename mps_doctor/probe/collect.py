@@ -5,6 +5,7 @@ import platform
 from typing import Sequence
 
 from mps_doctor.ci import ci_name
+from mps_doctor.devices import child_device
 from mps_doctor.facts import Facts
 from mps_doctor.probe.host import collect_host, parse_sysctl, sysctl_flag
 from mps_doctor.probe.runner import run_command
@@ -13,8 +14,6 @@ from mps_doctor.probe.target import finish_target, start_target, validate_python
 
 def collect_facts(python: str, requested: str, smoke: bool, timeout: float, policy_devices: Sequence[str] = ()) -> Facts:
     """Probe this machine and the interpreter PYTHON for a run on REQUESTED (mps, cpu, cuda or auto)."""
-    from mps_doctor.report import child_device
-
     python = validate_python(python)
     system = platform.system()
     # Only a CI job on a Mac needs the VM flag before the child starts (a hosted runner checks the CPU).

@@ -1,0 +1,56 @@
+"""Device choice, shared by the probe and the report: which devices the facts show usable, what `auto` resolves to,
+and the hosted-runner fallback that checks the CPU on a Mac without MPS."""
+
+from typing import Mapping, Optional, Sequence
+
+from mps_doctor.ci import hosted_macos_runner
+from mps_doctor.facts import Facts, Host
+
+HOSTED_SKIP = "skipped: hosted macOS runner (no MPS there)"
+
+
+def usable(device: str, facts: Facts) -> bool:
+    """Whether the facts say DEVICE can run torch work (unknown counts as no)."""
+    torch = facts.target.torch
+    if device == "cpu":
+        return True
+    if device == "mps":
+        return bool(facts.host.system == "Darwin" and torch and torch.mps_available)
+    return bool(torch and torch.cuda_available)
+
+
+def hosted_runner(host: Host) -> bool:
+    """Whether HOST is a hosted macOS CI runner (see ci.hosted_macos_runner)."""
+    return hosted_macos_runner(host.env, host.vmm_present)
+
+
+def resolve_device(requested: str, policy_devices: Sequence[str], demanded: Sequence[str], facts: Facts) -> str:
+    """The device the verdict is about: REQUESTED unless auto; else the first usable device the policy lists; else
+    mps on macOS (cpu on a hosted runner, unless MPS is DEMANDED), cuda where torch sees a GPU, else cpu."""
+    if requested != "auto":
+        return requested
+    if policy_devices:
+        return next((d for d in policy_devices if usable(d, facts)), policy_devices[0])
+    if facts.host.system == "Darwin":
+        return "cpu" if hosted_runner(facts.host) and "mps" not in demanded else "mps"
+    if facts.target.torch is not None and facts.target.torch.cuda_available:
+        return "cuda"
+    return "cpu"
+
+
+def child_device(requested: str, policy_devices: Sequence[str], env: Mapping[str, str], system: str,
+                 vmm_present: Optional[bool]) -> str:
+    """What to ask the probe child to run parity and smoke on, before the host facts are complete."""
+    if requested != "auto":
+        return requested
+    if policy_devices:
+        return ",".join(policy_devices)
+    if system == "Darwin" and hosted_macos_runner(env, vmm_present):
+        return "cpu"
+    return "auto"
+
+
+def hosted_cpu_fallback(device: str, requested: str, host: Host) -> bool:
+    """Whether a run checks the CPU in place of MPS because `auto` found a hosted macOS runner: the MPS layers are
+    then listed, and those the CPU does not share are skipped with HOSTED_SKIP."""
+    return device == "cpu" and requested == "auto" and host.system == "Darwin" and hosted_runner(host)
