@@ -1,0 +1,128 @@
+"""Every check id that the package, docs/checks.md, the known-error catalogue, the fixes and the recorded machines
+name is one the registry has (documentation of every registered check: test_quality; the pasted cases' expected
+root causes: test_known_errors)."""
+
+import ast
+import dataclasses
+import glob
+import json
+import os
+import re
+
+import pytest
+
+from mps_doctor.checks.registry import REGISTRY, all_checks
+from mps_doctor.facts import Host, Interpreter, TorchInfo
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ID_SHAPE = re.compile(r"^[a-z]+\.[a-z0-9-]+$")
+# Dotted names in the check ids' namespaces that name something else, each with what it names.
+NOT_CHECK_IDS = {
+    "python.org": "the python.org installer, a kind of Python installation (remedies/setup.py)",
+}
+
+
+def registered():
+    """The registry's check ids, every check module loaded."""
+    all_checks()
+    return set(REGISTRY)
+
+
+def catalogue_ids():
+    """The ids of the known-error catalogue (a namespace of its own that shares prefixes such as cuda.)."""
+    with open(os.path.join(ROOT, "mps_doctor", "data", "known_errors.json"), encoding="utf-8") as handle:
+        return {entry["id"] for entry in json.load(handle)["errors"]}
+
+
+def fact_paths():
+    """Fact paths such as host.system or torch.version: the fields of the facts, and the paths triage's findings
+    name (the first argument of each `Finding(...)` in the package)."""
+    paths = {"%s.%s" % (prefix, f.name) for prefix, cls in (("host", Host), ("torch", TorchInfo),
+                                                           ("interpreter", Interpreter)) for f in dataclasses.fields(cls)}
+    for path in glob.glob(os.path.join(ROOT, "mps_doctor", "**", "*.py"), recursive=True):
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read(), path)
+        paths |= {node.args[0].value for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Finding" and node.args
+                  and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)}
+    return paths
+
+
+def looks_like_check_id(text, namespaces, elsewhere):
+    """Whether TEXT has a check id's shape and namespace and names nothing else (a catalogue id, a fact path, a
+    file name, or one of NOT_CHECK_IDS)."""
+    return bool(ID_SHAPE.match(text)) and text.split(".")[0] in namespaces and text not in elsewhere \
+        and text not in NOT_CHECK_IDS and not text.endswith(".py")
+
+
+def unknown_ids_in_source(source, name, namespaces, elsewhere, known):
+    """'NAME:line: id' for each string literal of Python SOURCE that looks like a check id the registry lacks."""
+    found = []
+    for node in ast.walk(ast.parse(source, name)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and looks_like_check_id(node.value, namespaces, elsewhere) and node.value not in known:
+            found.append("%s:%d: %s" % (name, node.lineno, node.value))
+    return found
+
+
+@pytest.fixture(scope="module")
+def ids():
+    """(registered ids, their namespaces, names in those namespaces that are not check ids)."""
+    known = registered()
+    return known, {i.split(".")[0] for i in known}, catalogue_ids() | fact_paths()
+
+
+def test_the_namespaces_do_not_overlap(ids):
+    known, _, _ = ids
+    assert not known & catalogue_ids()
+    assert not known & fact_paths()
+    assert not known & set(NOT_CHECK_IDS)
+
+
+def test_every_id_named_in_the_package_code_is_registered(ids):
+    known, namespaces, elsewhere = ids
+    unknown = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "mps_doctor", "**", "*.py"), recursive=True)):
+        with open(path, encoding="utf-8") as handle:
+            unknown += unknown_ids_in_source(handle.read(), os.path.relpath(path, ROOT), namespaces, elsewhere, known)
+    assert not unknown, unknown
+
+
+def test_the_finder_flags_a_fix_for_an_id_the_registry_lacks(ids):
+    known, namespaces, elsewhere = ids
+    source = ('FIXES = {"torch.mps-available": 1, "torch.mps-avaliable": 2, "host.system": 3,\n'
+              '         "cuda.no-kernel-image": 4, "policy.py": 5, "python.org": 6, "mps.other": 7}\n')
+    assert unknown_ids_in_source(source, "plan.py", namespaces, elsewhere, known) == ["plan.py:1: torch.mps-avaliable"]
+
+
+def test_every_id_in_docs_checks_md_is_registered(ids):
+    known, namespaces, elsewhere = ids
+    with open(os.path.join(ROOT, "docs", "checks.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    named = set(re.findall(r"`([^`\s]+)`", text))
+    named |= {word for line in text.splitlines() if line.startswith("#") for word in re.findall(r"[\w.-]+", line)}
+    table_ids = set(re.findall(r"^\| `([^`]+)` \|", text, re.M))
+    unknown = sorted(n for n in named if looks_like_check_id(n, namespaces, elsewhere) and n not in known)
+    assert not unknown, unknown
+    assert table_ids <= known, sorted(table_ids - known)
+    assert table_ids == known, sorted(known - table_ids)
+
+
+def test_every_layer_the_catalogue_implicates_is_registered(ids):
+    known, _, _ = ids
+    with open(os.path.join(ROOT, "mps_doctor", "data", "known_errors.json"), encoding="utf-8") as handle:
+        layers = {entry["id"]: entry.get("layer") for entry in json.load(handle)["errors"]}
+    assert any(layers.values())
+    unknown = {entry: layer for entry, layer in layers.items() if layer is not None and layer not in known}
+    assert not unknown, unknown
+
+
+def test_every_id_a_recorded_machine_expects_is_registered(ids):
+    known, _, _ = ids
+    unknown = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "machines", "*", "machine.json"))):
+        with open(path, encoding="utf-8") as handle:
+            expect = json.load(handle)["expect"]
+        named = [expect.get("root_cause")] + list(expect.get("warnings", ())) + list(expect.get("skipped", ()))
+        unknown += ["%s: %s" % (os.path.basename(os.path.dirname(path)), n) for n in named if n and n not in known]
+    assert not unknown, unknown
