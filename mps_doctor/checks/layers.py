@@ -357,11 +357,13 @@ def sandbox_marker(env) -> str:
 
 @check("torch.mps-available", "MPS is available")
 def torch_mps_available(ctx: Context) -> Outcome:
-    in_vm = ctx.host.vmm_present is True
+    hosted = hosted_runner(ctx.host)
+    in_vm = ctx.host.vmm_present is True or hosted
+    vm = "inside a virtual machine%s" % (" (GitHub-hosted runner)" if hosted else "")
     if ctx.torch.mps_available:
-        if in_vm or hosted_runner(ctx.host):
+        if in_vm:
             return warned(
-                "MPS reports available, but inside a virtual machine%s" % (" (GitHub-hosted runner)" if hosted_runner(ctx.host) else ""),
+                "MPS reports available, but %s" % vm,
                 Remedy("kern.hv_vmm_present = 1.",
                        "GitHub documents MPS as unsupported under Apple's Virtualization Framework, and hosted runners "
                        "have reported MPS available and then failed or returned wrong numbers (pytorch#125197).",
@@ -369,9 +371,9 @@ def torch_mps_available(ctx: Context) -> Outcome:
             )
         return passed("torch.backends.mps.is_available() is True" +
                       (" (%s)" % ctx.torch.mps_name if ctx.torch.mps_name else ""))
-    if in_vm or hosted_runner(ctx.host):
+    if in_vm:
         return failed(
-            "MPS is not available inside a virtual machine%s" % (" (GitHub-hosted runner)" if hosted_runner(ctx.host) else ""),
+            "MPS is not available %s" % vm,
             Remedy("MPS is built but unavailable, and kern.hv_vmm_present = 1.",
                    "Apple's Virtualization Framework exposes no MPS device (GitHub runner docs: 'Metal Performance "
                    "Shaders (MPS) are not supported'). Use the CPU in CI, or a bare-metal Mac.",
