@@ -24,15 +24,16 @@ def hosted_runner(host: Host) -> bool:
     return hosted_macos_runner(host.env, host.vmm_present)
 
 
-def resolve_device(requested: str, policy_devices: Sequence[str], demanded: Sequence[str], facts: Facts) -> str:
-    """The device the verdict is about: REQUESTED unless auto; else the first usable device the policy lists; else
-    mps on macOS (cpu on a hosted runner, unless MPS is DEMANDED), cuda where torch sees a GPU, else cpu."""
-    if requested != "auto":
-        return requested
-    if policy_devices:
-        return next((d for d in policy_devices if usable(d, facts)), policy_devices[0])
+def resolve_device(options, facts: Facts) -> str:
+    """The device the verdict is about, for OPTIONS (the run's checks.model.Options: requested_device, policy,
+    demanded): the one asked for; else the first usable device the policy lists; else mps on macOS (cpu on a hosted
+    runner, unless MPS is demanded), cuda where torch sees a GPU, else cpu."""
+    if options.requested_device != "auto":
+        return options.requested_device
+    if options.policy.devices:
+        return next((d for d in options.policy.devices if usable(d, facts)), options.policy.devices[0])
     if facts.host.system == "Darwin":
-        return "cpu" if hosted_runner(facts.host) and "mps" not in demanded else "mps"
+        return "cpu" if hosted_runner(facts.host) and "mps" not in options.demanded else "mps"
     if facts.target.torch is not None and facts.target.torch.cuda_available:
         return "cuda"
     return "cpu"

@@ -94,7 +94,7 @@ def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
     """Evaluate the layers for the device in order, skipping after the first failure, then advisories and policy;
     EVALUATE(spec, ctx) runs one check (triage passes one that knows which facts the pasted text held)."""
     releases = load_releases()
-    device = resolve_device(options.requested_device, options.policy.devices, options.demanded, facts)
+    device = resolve_device(options, facts)
     options = replace(options, device=device)
     ctx = Context(facts, options, releases)
     layers, advisories = plan_for(device, facts.host.system)
