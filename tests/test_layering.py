@@ -29,6 +29,7 @@ PLACEMENT = {
     "mps_doctor.environment": "foundation",
     "mps_doctor.ci": "foundation",
     "mps_doctor.devices": "foundation",
+    "mps_doctor.env_summary": "foundation",
     "mps_doctor.versions": "foundation",
     "mps_doctor.known_errors": "foundation",
     "mps_doctor.data": "foundation",
