@@ -12,6 +12,7 @@ from mps_doctor.checks.context import (
     at_least,
     describe_failure,
     needs_interpreter,
+    timeout_outcome,
 )
 from mps_doctor.checks.model import Outcome, Remedy, failed, passed, skipped, warned
 from mps_doctor.checks.registry import check
@@ -278,6 +279,9 @@ def torch_import(ctx: Context) -> Outcome:
     if broken:
         return broken
     failure = ctx.target.failure
+    if failure is not None and failure.stage == "torch" and failure.kind == "timeout":
+        return timeout_outcome(ctx, "`import torch` %s" % describe_failure(failure),
+                               "Importing torch in %s" % ctx.target.python)
     if failure is not None and failure.stage == "torch":
         what = describe_failure(failure)
         hint = (" An Illegal instruction usually means a torch build for a newer CPU, or an x86_64 build under Rosetta."
@@ -424,6 +428,9 @@ def stage_failure(ctx: Context, stage: str):
     if failure is None or failure.stage != stage:
         return None
     what = describe_failure(failure)
+    if failure.kind == "timeout":
+        return timeout_outcome(ctx, "the %s run on %s %s" % (stage, ctx.device, what),
+                               "The %s stage on %s" % (stage, ctx.device))
     return failed(
         "the %s run on %s %s" % (stage, ctx.device, what),
         Remedy("The %s stage on %s %s." % (stage, ctx.device, what),
@@ -449,6 +456,18 @@ def stage_missing(ctx: Context, stage: str, facts) -> Optional[Outcome]:
     if facts is None:
         return unprobed(ctx, "no %s facts were recorded for %s" % (stage, ctx.device))
     return None
+
+
+def explained(remedy: Remedy, message: str) -> Remedy:
+    """REMEDY with the cause, fix and source of MESSAGE when the known-error catalogue (data/known_errors.json) has it."""
+    from mps_doctor.known_errors import explain
+
+    known = explain(message)
+    if known is None:
+        return remedy
+    commands = remedy.commands + tuple(c for c in known.commands if c not in remedy.commands)
+    return Remedy(remedy.problem, "%s (known error %s) %s" % (known.cause, known.id, known.fix), commands,
+                  known.link or remedy.link, remedy.key)
 
 
 def unprobed(ctx: Context, summary: str) -> Outcome:
@@ -478,8 +497,8 @@ def device_parity(ctx: Context) -> Outcome:
             )
         return failed(
             "tensor work on %s raised %s" % (ctx.device, parity.error.type),
-            Remedy(text.splitlines()[0][:300], "A device that cannot run a small matmul cannot train.",
-                   ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="device-error"),
+            explained(Remedy(text.splitlines()[0][:300], "A device that cannot run a small matmul cannot train.",
+                             ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="device-error"), text),
             text,
         )
     details = tuple("%s: max |err| %.3g vs max |ref| %.3g (tolerance %.0e relative)" %
@@ -546,9 +565,9 @@ def device_smoke(ctx: Context) -> Outcome:
             return out_of_memory(ctx, "training the MNIST network", text, smoke.error.traceback)
         return failed(
             "training %s raised %s" % (on, smoke.error.type),
-            Remedy(text.splitlines()[0][:300], "The MNIST network of pytorch/examples could not train here.",
-                   ("export PYTORCH_ENABLE_MPS_FALLBACK=1",) if MISSING_OPERATOR in text else
-                   ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="smoke-error"),
+            explained(Remedy(text.splitlines()[0][:300], "The MNIST network of pytorch/examples could not train here.",
+                             ("export PYTORCH_ENABLE_MPS_FALLBACK=1",) if MISSING_OPERATOR in text else
+                             ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="smoke-error"), text),
             text, smoke.error.traceback,
         )
     details = [

@@ -8,11 +8,11 @@ import posixpath
 from typing import List, Optional, Tuple
 
 from mps_doctor.checks.advisories import LOWER_LIMITS, pytorch_env_problems
-from mps_doctor.checks.context import CPU_INDEX, Context
+from mps_doctor.checks.context import CPU_INDEX, Context, longer_timeout
 from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capabilities, parse_visible_devices
 from mps_doctor.checks.model import Status
 from mps_doctor.checks.policy_checks import release_for
-from mps_doctor.remedies.model import Cmd, Plan, Step, activate_conda, activate_venv, export, note, run, unset
+from mps_doctor.remedies.model import Cmd, InCondaBase, Plan, Step, activate_conda, activate_venv, export, note, run, unset
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
 from mps_doctor.versions import Release, load_releases
@@ -97,16 +97,23 @@ def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[st
     planner = Planner(report, setup, torch_pin, index)
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     if root is not None and root.status == Status.FAIL:
-        ROOT_FIXES.get(root.id, generic_fix)(planner, root)
+        root_fix(root)(planner, root)
     for result in report.results:
         if result.status == Status.FAIL and result is not root:
-            ROOT_FIXES.get(result.id, generic_fix)(planner, result)
+            root_fix(result)(planner, result)
         elif result.status == Status.WARN and not result.accepted:
             WARNING_FIXES.get(result.id, generic_fix)(planner, result)
     if planner.steps:
         verify(planner)
     return Plan(steps=tuple(planner.steps), shell=setup.shell, manager=setup.manager, setup_summary=setup.describe(),
                 verdict=report.verdict.summary, target_python=report.facts.target.python, new_python=planner.new_python)
+
+
+def root_fix(result):
+    """The fixer for a failed check: more time when its probe stage timed out, else the check's own."""
+    if result.remedy is not None and result.remedy.key == "probe-timeout":
+        return fix_timeout
+    return ROOT_FIXES.get(result.id, generic_fix)
 
 
 def verify(planner: Planner) -> None:
@@ -141,7 +148,7 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
         commands = [run("conda", "create", "-y", "-n", name, "python=" + python_version, env=subdir_env)]
         if arm64:
             # Keep later installs into this environment arm64 (conda-forge/miniforge#165).
-            commands.append(run("conda", "config", "--file", "%s/envs/%s/.condarc" % (conda_root(planner), name),
+            commands.append(run("conda", "config", "--file", in_conda_root(planner, "envs/%s/.condarc" % name),
                                 "--set", "subdir", "osx-arm64"))
         planner.add("create-env", "Create the conda environment %s beside the current one" % name, reason, *commands)
         planner.python = "python"
@@ -149,7 +156,7 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
                     "MPS builds on Apple Silicon; inside a conda environment pip is the supported route since the "
                     "official conda channel was deprecated (pytorch/pytorch#138506).",
                     run("conda", "run", "-n", name, "python", "-m", "pip", "install", *planner.pins(release), *planner.index_args()))
-        planner.new_python = "%s/envs/%s/bin/python" % (conda_root(planner), name)
+        planner.new_python = in_conda_root(planner, "envs/%s/bin/python" % name)
         planner.add("switch", "Switch to the new environment", "The old environment %s is left as it was; remove it "
                     "yourself once the new one works." % old, activate_conda(name))
         return
@@ -176,10 +183,11 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
                 "yourself once the new one works." % old, activate_venv(folder))
 
 
-def conda_root(planner: Planner) -> str:
-    """The conda installation that owns the target environment."""
+def in_conda_root(planner: Planner, relative: str) -> str:
+    """RELATIVE under the conda installation that owns the target environment (spelled by the shell when unknown)."""
     prefix = planner.setup.env_path or ""
-    return prefix.split("/envs/")[0] if "/envs/" in prefix else prefix or "$CONDA_PREFIX"
+    root = prefix.split("/envs/")[0] if "/envs/" in prefix else prefix
+    return posixpath.join(root, relative) if root else InCondaBase(relative)
 
 
 def base_python_for(planner: Planner, version: str, arm64: bool) -> Tuple[str, Tuple[Cmd, ...]]:
@@ -254,6 +262,14 @@ def fix_python_version(planner: Planner, result) -> None:
     create_env(planner, "py" + NEW_PYTHON.replace(".", ""), NEW_PYTHON, planner.report.facts.host.system == "Darwin"
                and bool(planner.report.facts.host.hw_arm64), "%s is outside the Python range of torch; torch %s supports "
                "%s." % (planner.ctx.python_label(), planner.releases.current.torch, planner.releases.current.python))
+
+
+def fix_timeout(planner: Planner, result) -> None:
+    """A probe stage that ran out of time: check again with more time; nothing is installed or reinstalled."""
+    longer = longer_timeout(planner.report.facts.target.failure.timeout_seconds or 0)
+    device = ("--device", planner.verify_device) if planner.verify_device != "auto" else ()
+    planner.add("verify", "Check again with a longer --timeout", result.remedy.why,
+                run("mps-doctor", "check", "--python", planner.python, *device, "--timeout", "%g" % longer))
 
 
 def fix_torch_import(planner: Planner, result) -> None:
