@@ -27,7 +27,7 @@ PAYLOADS = (
     "\ntouch PWNED\n", "\n`touch PWNED`\n", "$(touch PWNED)", "`touch PWNED`", "'; touch PWNED; '",
     "\"; touch PWNED #", "(touch PWNED)", "\\", "'", "\"", "|", "&&", ";", "#", "$HOME", "~", "*", "{a,b}",
     "<script>alert(1)</script>", "```", "</details>", "[x](https://example.invalid)", "![p](https://example.invalid/p.png)",
-    "jöhn", "日本語", "\ud800", "-rf", "--index-url", " ", "\t",
+    "jöhn", "日本語", "\ud800", "-rf", "--index-url", " ", "\t", "\u200b", "\u061c", "\ufeff", "\U000e0041", "=ls", "%self",
 )
 # Planted in credential-named variables and URLs: none of these may appear in any output.
 SECRETS = ("s3cr3t-token-0", "s3cr3t-pass-1", "s3cr3t-pat-2", "s3cr3t-key-3")
@@ -42,8 +42,10 @@ SECRET_ENV = {
     "PIP_INDEX_URL": "https://carol:s3cr3t-pass-1@index.example.invalid/simple",
     "CONDA_PREFIX": "/opt/conda/envs/x",
 }
-# Any C0 control but tab and newline, DEL, C1, the Unicode line separators, bidi overrides, lone surrogates.
-ESCAPE_BYTES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# Any C0 control but tab and newline, DEL, C1, the Unicode line separators, bidi marks, overrides and isolates, the
+# zero-width and other invisible format characters (soft hyphen, U+061C, BOM, tags), lone surrogates.
+ESCAPE_BYTES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e"
+                          "\u2060-\u206f\ufeff\ud800-\udfff\U000e0000-\U000e007f]")
 
 hostile_text = st.lists(st.one_of(st.sampled_from(PAYLOADS), st.text(max_size=6)), min_size=1, max_size=4).map("".join)
 odd_value = st.one_of(
