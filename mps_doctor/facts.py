@@ -5,6 +5,7 @@ them. `None` always means "unknown", never "no".
 """
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass
@@ -119,12 +120,15 @@ class Smoke:
     error: Optional[ErrorInfo] = None
 
 
+FAILURE_KINDS = ("crash", "timeout", "no-answer", "bad-answer")
+
+
 @dataclass(frozen=True)
 class ProbeFailure:
     """The target interpreter stopped answering: it crashed, hung, or printed nothing we understand."""
 
     stage: str
-    kind: str  # "crash" | "timeout" | "no-answer" | "bad-answer" (a frame of the wrong shape)
+    kind: str  # FAILURE_KINDS: "bad-answer" is a frame of the wrong shape
     returncode: Optional[int] = None
     signal: Optional[str] = None
     stderr_tail: str = ""
@@ -194,6 +198,10 @@ def absolute_path(value: str) -> bool:
     return value == "" or value.startswith("/")
 
 
+def seconds(value: float) -> bool:
+    return math.isfinite(value) and value >= 0
+
+
 ABSOLUTE = (absolute_path, "expected an absolute path")
 # Shapes beyond the types that the checks rely on; a value outside them is bad input, named by its path. The probe
 # records interpreter paths absolute (validate_python, sys.executable, sys.prefix); the fix plan runs them as
@@ -207,6 +215,8 @@ CONSTRAINTS = {
     ("Interpreter", "executable_realpath"): ABSOLUTE,
     ("Interpreter", "prefix"): ABSOLUTE,
     ("Interpreter", "base_prefix"): ABSOLUTE,
+    ("ProbeFailure", "timeout_seconds"): (seconds, "expected a number of seconds"),
+    ("ProbeFailure", "kind"): (lambda kind: kind in FAILURE_KINDS, "expected one of %s" % ", ".join(FAILURE_KINDS)),
 }
 
 

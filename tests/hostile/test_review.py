@@ -3,6 +3,7 @@ that bash, zsh or fish expand or read as assignments, relative interpreter paths
 Each test failed on the code before its fix."""
 
 import json
+import math
 import re
 import sys
 import unicodedata
@@ -175,3 +176,16 @@ def test_policy_init_never_writes_a_fact_into_toml_syntax():
     text = render_policy(run_checks(facts, Options(device="mps", requested_device="mps")))
     policy = policy_from_table(tomllib.loads(text)["tool"]["mps-doctor"])
     assert not policy.strict and not policy.skip, text
+
+
+@pytest.mark.parametrize("failure", [{"stage": "torch", "kind": "timeout", "timeout_seconds": math.nan},
+                                     {"stage": "torch", "kind": "timeout", "timeout_seconds": -math.inf},
+                                     {"stage": "torch", "kind": "timeout", "timeout_seconds": -5},
+                                     {"stage": "torch", "kind": "hung\x1b[2J", "timeout_seconds": 60}],
+                         ids=["nan", "-inf", "negative", "unknown-kind"])
+def test_a_probe_failure_outside_its_shape_is_bad_input(cli, tmp_path, failure):
+    """A timeout of NaN seconds was printed as advice ("took longer than the --timeout of nan s")."""
+    doc = put(BASES["m2-homebrew-python-no-venv"], ("facts", "target", "failure"), failure)
+    result = cli("check", "--from", write(tmp_path, doc))
+    assert result.exit_code == 2, result.output
+    assert "facts.target.failure." in result.stderr and "\x1b" not in result.stderr
