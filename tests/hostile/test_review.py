@@ -189,3 +189,20 @@ def test_a_probe_failure_outside_its_shape_is_bad_input(cli, tmp_path, failure):
     result = cli("check", "--from", write(tmp_path, doc))
     assert result.exit_code == 2, result.output
     assert "facts.target.failure." in result.stderr and "\x1b" not in result.stderr
+
+
+@pytest.mark.parametrize("url", ["https://bob:s3cr3t-pass-1/x+y==@ci.example.invalid/",
+                                 "https://bob:s3cr3t-pass-1#x@ci.example.invalid/",
+                                 "https://u:p@s3cr3t-pass-1@ci.example.invalid/",
+                                 "https://ci.example.invalid/job?token=s3cr3t-token-0&view=1",
+                                 "https://ci.example.invalid/a?X-Amz-Signature=s3cr3t-key-3",
+                                 "https://ci.example.invalid/a?sig=s3cr3t-key-3#top"])
+def test_credentials_in_any_part_of_a_url_are_never_recorded(cli, tmp_path, url):
+    """A base64 token holds `/` and a pasted one may hold `#`: the userinfo ran to the first of them and leaked."""
+    doc = put(BASES["m2-native-torch213"], ("facts", "host", "env"), {"JENKINS_URL": url, "CI": "true"})
+    report = write(tmp_path, doc)
+    for fmt in ("json", "markdown", "text"):
+        output = cli("check", "--from", report, "--format", fmt, "-v" if fmt == "text" else "--quick").output
+        assert "s3cr3t" not in output, (fmt, output)
+    recorded = json.loads(cli("check", "--from", report, "--format", "json").output)["facts"]["host"]["env"]
+    assert recorded["JENKINS_URL"].startswith("https://ci.example.invalid/"), recorded
