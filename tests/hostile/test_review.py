@@ -206,3 +206,12 @@ def test_credentials_in_any_part_of_a_url_are_never_recorded(cli, tmp_path, url)
         assert "s3cr3t" not in output, (fmt, output)
     recorded = json.loads(cli("check", "--from", report, "--format", "json").output)["facts"]["host"]["env"]
     assert recorded["JENKINS_URL"].startswith("https://ci.example.invalid/"), recorded
+
+
+@pytest.mark.parametrize("before", [math.nan, math.inf], ids=["nan", "inf"])
+def test_a_loss_that_started_non_finite_did_not_fall(cli, tmp_path, before):
+    """`after >= before` is false for NaN: "trained 6 steps on mps: loss nan -> 0.500" passed."""
+    doc = put(BASES["m2-native-torch213"], ("facts", "target", "smoke", "loss_before"), before)
+    result = cli("check", "--from", write(tmp_path, doc), "--format", "json")
+    statuses = {r["id"]: r["status"] for r in json.loads(result.stdout)["results"]}
+    assert statuses["device.smoke"] == "fail" and result.exit_code == 1, statuses
