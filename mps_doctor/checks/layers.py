@@ -591,7 +591,7 @@ def device_smoke(ctx: Context) -> Outcome:
             *details,
         )
     before, after = smoke.loss_before, smoke.loss_after
-    if before is None or after is None or not math.isfinite(after) or after >= before:
+    if before is None or after is None or not (math.isfinite(before) and math.isfinite(after)) or after >= before:
         return failed(
             "the loss did not fall %s (%s -> %s)" % (on, fmt(before), fmt(after)),
             Remedy("Training %d steps left the loss at %s from %s." % (smoke.steps, fmt(after), fmt(before)),
