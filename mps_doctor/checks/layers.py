@@ -355,6 +355,11 @@ def sandbox_marker(env) -> str:
     return ""
 
 
+def vm_remedy(problem: str, why: str) -> Remedy:
+    """Check on the CPU: the remedy for MPS inside a virtual machine or a hosted runner."""
+    return Remedy(problem, why, ("mps-doctor check --device cpu",), HOSTED_RUNNER_DOCS, key="vm-mps")
+
+
 @check("torch.mps-available", "MPS is available")
 def torch_mps_available(ctx: Context) -> Outcome:
     hosted = hosted_runner(ctx.host)
@@ -364,20 +369,18 @@ def torch_mps_available(ctx: Context) -> Outcome:
         if in_vm:
             return warned(
                 "MPS reports available, but %s" % vm,
-                Remedy("kern.hv_vmm_present = 1.",
-                       "GitHub documents MPS as unsupported under Apple's Virtualization Framework, and hosted runners "
-                       "have reported MPS available and then failed or returned wrong numbers (pytorch#125197).",
-                       ("mps-doctor check --device cpu",), HOSTED_RUNNER_DOCS, key="vm-mps"),
+                vm_remedy("kern.hv_vmm_present = 1.",
+                          "GitHub documents MPS as unsupported under Apple's Virtualization Framework, and hosted "
+                          "runners have reported MPS available and then failed or returned wrong numbers (pytorch#125197)."),
             )
         return passed("torch.backends.mps.is_available() is True" +
                       (" (%s)" % ctx.torch.mps_name if ctx.torch.mps_name else ""))
     if in_vm:
         return failed(
             "MPS is not available %s" % vm,
-            Remedy("MPS is built but unavailable, and kern.hv_vmm_present = 1.",
-                   "Apple's Virtualization Framework exposes no MPS device (GitHub runner docs: 'Metal Performance "
-                   "Shaders (MPS) are not supported'). Use the CPU in CI, or a bare-metal Mac.",
-                   ("mps-doctor check --device cpu",), HOSTED_RUNNER_DOCS, key="vm-mps"),
+            vm_remedy("MPS is built but unavailable, and kern.hv_vmm_present = 1.",
+                      "Apple's Virtualization Framework exposes no MPS device (GitHub runner docs: 'Metal Performance "
+                      "Shaders (MPS) are not supported'). Use the CPU in CI, or a bare-metal Mac."),
         )
     sandbox = sandbox_marker(ctx.host.env)
     if sandbox:
