@@ -110,14 +110,16 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
           select_ids, skip_ids, required):
     """Check whether PyTorch can train on the device from this Python, layer by layer."""
     try:
-        report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required)
+        report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required,
+                          strict=strict)
         write_output(render(report, fmt, verbose, use_color(no_color) and output is None, not no_redact), output)
     except DoctorError as error:
         fail(error)
-    sys.exit(report.exit_code(strict))
+    sys.exit(report.exit_code())
 
 
-def diagnose(ctx, device, python, from_report, quick, timeout, config=None, select_ids=(), skip_ids=(), required=()):
+def diagnose(ctx, device, python, from_report, quick, timeout, config=None, select_ids=(), skip_ids=(), required=(),
+             strict=False):
     """The report for the options shared by check and fix: from a saved report, or by probing."""
     from mps_doctor.checks.model import Options
     from mps_doctor.checks.registry import REGISTRY, all_checks
@@ -148,7 +150,7 @@ def diagnose(ctx, device, python, from_report, quick, timeout, config=None, sele
         facts = collect_facts(python or this_python(), device, smoke=not quick, timeout=timeout,
                               policy_devices=policy.devices)
     return build_report(facts, Options(device=device, requested_device=device, quick=quick, policy=policy,
-                                       select=select, required=required))
+                                       select=select, required=required, strict=strict, replayed_from=from_report))
 
 
 def build_report(facts, options):
