@@ -57,6 +57,14 @@ class CudaDevice:
 
 
 @dataclass(frozen=True)
+class Shadow:
+    """A local `torch` file or folder that a plain `import torch` finds before the installed package."""
+
+    path: str
+    where: str  # "working directory" | "PYTHONPATH"
+
+
+@dataclass(frozen=True)
 class TorchInfo:
     """torch as the target interpreter sees it; `installed` False means no torch package was found."""
 
@@ -77,6 +85,7 @@ class TorchInfo:
     cuda_devices: Tuple[CudaDevice, ...] = ()
     packages: Mapping[str, Optional[str]] = dataclasses.field(default_factory=dict)
     warnings: Tuple[str, ...] = ()
+    shadows: Tuple[Shadow, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -46,3 +46,75 @@ def test_strict_policy_makes_the_verdict_not_ready_too(tmp_path, cli):
     doc = json.loads(result.output)
     assert result.exit_code == 1 and doc["verdict"]["ready"] is False
     assert "strict = true" in doc["verdict"]["summary"]
+
+
+# --- 3. a local torch that shadows the installed one ------------------------------------------------------------
+
+
+def shadow_env(folder):
+    return {"PYTHONPATH": str(folder)}
+
+
+@pytest.mark.parametrize("make", ["package", "module"])
+def test_a_torch_on_pythonpath_is_named_as_the_shadow(tmp_path, make):
+    if make == "package":
+        (tmp_path / "torch").mkdir()
+        (tmp_path / "torch" / "__init__.py").write_text("")
+        shadow = tmp_path / "torch"
+    else:
+        (tmp_path / "torch.py").write_text("x = 1\n")
+        shadow = tmp_path / "torch.py"
+    code, out, err = doctor("check", "--device", "cpu", "--quick", "--python", sys.executable,
+                            "--format", "json", env=shadow_env(tmp_path))
+    doc = json.loads(out)
+    result = next(r for r in doc["results"] if r["id"] == "torch.import")
+    assert code == 1, err
+    assert result["status"] == "fail" and str(shadow) in result["summary"] and "PYTHONPATH" in result["summary"]
+    assert "--force-reinstall" not in json.dumps(result) and "dependency" not in result["summary"]
+    assert doc["facts"]["target"]["torch"]["shadows"] == [{"path": str(shadow), "where": "PYTHONPATH"}]
+
+
+def test_a_torch_folder_in_the_working_directory_fails(tmp_path):
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("")
+    full_env = dict(os.environ, NO_COLOR="1", PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run([sys.executable, "-m", "mps_doctor", "check", "--device", "cpu", "--quick", "--python",
+                           sys.executable], cwd=str(tmp_path), env=full_env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "%s in the working directory shadows torch" % (tmp_path / "torch") in done.stdout
+
+
+def test_an_installed_torch_beside_its_metadata_is_no_shadow(tmp_path):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "mps_doctor", "child"))
+    try:
+        import mpsd_probe
+    finally:
+        sys.path.pop(0)
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("")
+    assert mpsd_probe.local_torch(str(tmp_path)) == str(tmp_path / "torch")
+    (tmp_path / "torch-2.13.0.dist-info").mkdir()
+    assert mpsd_probe.local_torch(str(tmp_path)) is None
+
+
+# --- 7. a missing dependency of torch is installed, torch is left alone --------------------------------------------
+
+
+@pytest.mark.parametrize("module, dist", [("typing_extensions", "typing-extensions"), ("sympy", "sympy"),
+                                         ("jinja2", "jinja2")])
+def test_a_missing_dependency_module_is_installed_not_torch_reinstalled(tmp_path, module, dist):
+    python = make_venv(tmp_path / "venv")
+    folder = os.path.join(site_packages(python), "torch")
+    os.makedirs(folder)
+    with open(os.path.join(folder, "__init__.py"), "w") as handle:
+        handle.write("import %s\n" % module)
+    code, out, err = doctor("check", "--python", python, "--device", "cpu", "--quick")
+    assert code == 1, err
+    assert "torch's dependency %s is not installed" % dist in out
+    assert "%s -m pip install %s" % (python, dist) in out
+    code, plan, err = doctor("fix", "--print-commands", "--python", python, "--device", "cpu", "--quick")
+    assert code == 0, err
+    commands = [line for line in plan.splitlines() if line and not line.startswith("#")]
+    assert commands[0] == "%s -m pip install %s" % (python, dist)
+    assert "--force-reinstall" not in plan and "torchvision" not in plan

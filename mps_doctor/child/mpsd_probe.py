@@ -118,6 +118,39 @@ def distribution_version(name):
     return None
 
 
+def shadowing_torch():
+    """Local `torch` files that `python -c 'import torch'` run in the working directory (sys.path[0] is '' there)
+    or with this PYTHONPATH imports before the installed package: [{"path", "where"}], the winner first."""
+    entries = [("working directory", os.getcwd())]
+    entries += [("PYTHONPATH", os.path.abspath(entry or "."))
+                for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
+    found = []
+    for where, folder in entries:
+        path = local_torch(folder)
+        if path and path not in [item["path"] for item in found]:
+            found.append({"path": path, "where": where})
+    return found
+
+
+def local_torch(folder):
+    """The `torch` package or module directly in FOLDER when no installed torch distribution owns it, else None."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return None
+    # An installed torch (site-packages, or an editable source checkout) has its metadata beside the package.
+    if any(name.lower().startswith("torch-") and name.endswith((".dist-info", ".egg-info")) for name in names):
+        return None
+    if "torch.egg-info" in names:
+        return None
+    if os.path.isfile(os.path.join(folder, "torch", "__init__.py")):
+        return os.path.join(folder, "torch")
+    for name in sorted(names):
+        if name == "torch.py" or (name.startswith("torch.") and name.endswith((".so", ".pyd"))):
+            return os.path.join(folder, name)
+    return None
+
+
 def error_facts(exc):
     """The type, message and last traceback lines of EXC."""
     lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
@@ -153,8 +186,11 @@ def torch_facts():
         "installed": importlib.util.find_spec("torch") is not None,
         "packages": {name: distribution_version(name) for name in ("torch", "torchvision", "torchaudio", "numpy")},
     }
+    facts["shadows"] = shadowing_torch()
     if not facts["installed"]:
         return facts, None
+    if any(shadow["where"] == "PYTHONPATH" for shadow in facts["shadows"]):
+        return facts, None  # `import torch` here would run that file, not torch
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -166,7 +202,7 @@ def torch_facts():
             facts["warnings"] = warning_texts(caught)
             return facts, None
         facts["import_seconds"] = time.perf_counter() - started
-        facts["version"] = torch.__version__
+        facts["version"] = getattr(torch, "__version__", None)
         facts["file"] = getattr(torch, "__file__", None)
         facts["num_threads"] = torch.get_num_threads()
         mps = getattr(torch.backends, "mps", None)

@@ -10,6 +10,7 @@ from typing import List, Optional, Tuple
 from mps_doctor.checks.advisories import LOWER_LIMITS, pytorch_env_problems
 from mps_doctor.checks.context import CPU_INDEX, Context
 from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capabilities, parse_visible_devices
+from mps_doctor.checks.layers import missing_dependency
 from mps_doctor.checks.model import Status
 from mps_doctor.checks.policy_checks import release_for
 from mps_doctor.remedies.model import Cmd, Plan, Step, activate_conda, activate_venv, export, note, run, unset
@@ -262,9 +263,15 @@ def fix_torch_import(planner: Planner, result) -> None:
                     "There is no torch in %s." % planner.python, planner.install_torch())
         return
     if result.remedy is not None and result.remedy.key == "torch-shadowed":
-        planner.add("shadowed", "Rename the local `torch` that hides the installed package",
-                    "Python imports a `torch` file or folder from the current directory first.",
-                    run("ls", "-d", "torch", "torch.py"), note("rename what it lists (for example to torch_local), then retry"))
+        shadows = info.shadows if info is not None else ()
+        listed = run("ls", "-ld", shadows[0].path) if shadows else run("ls", "-d", "torch", "torch.py")
+        planner.add("shadowed", "Rename the local `torch` that hides the installed package", result.remedy.why,
+                    listed, note("rename or move it (for example to torch_local), then check again"))
+        return
+    dependency = missing_dependency(result.remedy.problem) if result.remedy is not None else None
+    if dependency:
+        planner.add("install-dependency", "Install %s, which torch needs" % dependency, result.remedy.why,
+                    planner.pip(dependency))
         return
     planner.add("reinstall-torch", "Reinstall torch and torchvision, pinned together",
                 "The installed torch does not import (%s)." % result.summary,
