@@ -91,8 +91,9 @@ def main() -> None:
 @main.command(context_settings=CONTEXT, epilog=exit_codes.help_text())
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
               help="Device to diagnose: auto is mps on macOS, cuda where torch sees a GPU, else cpu.")
-@click.option("--python", "python", metavar="PATH", help="Diagnose this interpreter (e.g. .venv/bin/python) "
-              "instead of the one running mps-doctor.")
+@click.option("--python", "python", metavar="PATH", help="Diagnose this interpreter (e.g. .venv/bin/python). "
+              "Default: the active venv or conda env, a .venv here or above, else the Python running mps-doctor "
+              "(python3 on PATH when that is pipx's or uv's private one).")
 @click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text", show_default=True)
 @click.option("--output", "-o", metavar="FILE", help="Write the report to FILE instead of stdout.")
 @click.option("--from", "from_report", metavar="REPORT.json", help="Re-run every check on a saved JSON report's "
@@ -145,9 +146,8 @@ def diagnose(ctx, device, python, from_report, quick, timeout, config=None, sele
     required = tuple(required) or tuple(saved.get("required") or ())
     if not from_report:
         from mps_doctor.probe.collect import collect_facts
-        from mps_doctor.probe.target import this_python
 
-        facts = collect_facts(python or this_python(), device, smoke=not quick, timeout=timeout,
+        facts = collect_facts(python, device, smoke=not quick, timeout=timeout,
                               policy_devices=policy.devices)
     return build_report(facts, Options(device=device, requested_device=device, quick=quick, policy=policy,
                                        select=select, required=required, strict=strict, replayed_from=from_report))
@@ -228,7 +228,7 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
     import platform
 
     from mps_doctor.bench import BenchOptions, bench_to_dict, run_bench
-    from mps_doctor.probe.target import this_python
+    from mps_doctor.probe.target import default_python
 
     try:
         if data_dir:
@@ -237,7 +237,7 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
                                pipeline=pipeline, workers=workers, data_dir=data_dir, include_cpu=not no_cpu, timeout=timeout)
         show = not no_progress and epochs > 0 and sys.stderr.isatty() and not os.environ.get("CI")
         progress = ProgressBar() if show else None
-        report = run_bench(python or this_python(), options, platform.system(), progress)
+        report = run_bench(python or default_python()[0], options, platform.system(), progress)
         if progress is not None:
             progress.finish()
         if fmt == "json":

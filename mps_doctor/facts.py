@@ -151,6 +151,7 @@ class Target:
     smoke: Optional[Smoke] = None
     failure: Optional[ProbeFailure] = None
     stages_requested: Tuple[str, ...] = ()
+    chosen_because: Optional[str] = None  # "--python", or why the default target was this interpreter
 
 
 @dataclass(frozen=True)

@@ -118,3 +118,81 @@ def test_a_missing_dependency_module_is_installed_not_torch_reinstalled(tmp_path
     commands = [line for line in plan.splitlines() if line and not line.startswith("#")]
     assert commands[0] == "%s -m pip install %s" % (python, dist)
     assert "--force-reinstall" not in plan and "torchvision" not in plan
+
+
+# --- 1. installed with pipx or `uv tool`, the doctor diagnoses the user's environment --------------------------------
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCTOR_DEPENDENCIES = ("click", "packaging", "psutil", "distro")
+
+
+def link_packages(into, names):
+    """A folder holding links to the test interpreter's copies of NAMES (and nothing else, torch above all)."""
+    into.mkdir()
+    source = site_packages(sys.executable)
+    for entry in os.listdir(source):
+        if entry.split("-")[0].split(".")[0].lower() in names:
+            os.symlink(os.path.join(source, entry), str(into / entry))
+    return str(into)
+
+
+@pytest.mark.slow
+def test_built_wheel_in_its_own_venv_diagnoses_the_active_venv(tmp_path):
+    """Like pipx: the doctor in a private venv without torch, the user's venv with torch active via VIRTUAL_ENV."""
+    wheels = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels),
+                    ROOT], check=True, cwd=str(tmp_path))
+    wheel = str(next(wheels.glob("mps_doctor-*.whl")))
+    home = tmp_path / "pipx" / "venvs" / "mps-doctor"
+    doctor_python = make_venv(home)
+    subprocess.run([sys.executable, "-m", "pip", "--python", doctor_python, "install", "-q", "--no-deps", wheel],
+                   check=True)
+    with open(os.path.join(site_packages(doctor_python), "deps.pth"), "w") as handle:
+        handle.write(link_packages(tmp_path / "deps", DOCTOR_DEPENDENCIES) + "\n")
+    code = subprocess.run([doctor_python, "-c", "import torch"], stderr=subprocess.DEVNULL).returncode
+    assert code != 0, "the doctor's own venv must not have torch"
+    user = tmp_path / "project" / ".venv-user"
+    user_python = make_venv(user)
+    with open(os.path.join(site_packages(user_python), "torch-from-test-env.pth"), "w") as handle:
+        handle.write(site_packages(sys.executable) + "\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH")}
+    env.update(VIRTUAL_ENV=str(user), NO_COLOR="1")
+    done = subprocess.run([str(home / "bin" / "mps-doctor"), "check", "--device", "cpu", "--quick", "--format", "json"],
+                          cwd=str(tmp_path), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=300)
+    doc = json.loads(done.stdout)
+    assert done.returncode == 0, done.stderr + done.stdout[-3000:]
+    assert doc["facts"]["target"]["python"] == user_python
+    assert doc["facts"]["target"]["chosen_because"] == "the active virtual environment (VIRTUAL_ENV)"
+    assert doc["facts"]["target"]["torch"]["version"].startswith("2.")
+    env.pop("VIRTUAL_ENV")
+    env["PATH"] = os.path.dirname(user_python) + os.pathsep + env.get("PATH", "")
+    text = subprocess.run([str(home / "bin" / "mps-doctor"), "check", "--device", "cpu", "--quick"], cwd=str(tmp_path),
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300).stdout
+    assert "Python chosen: python3 on PATH (mps-doctor itself runs in a private environment)" in text
+
+
+def test_default_target_order(tmp_path):
+    from mps_doctor.probe.target import default_python
+
+    venv_a, conda, project = tmp_path / "a", tmp_path / "conda", tmp_path / "proj"
+    for prefix in (venv_a, conda, project / ".venv"):
+        (prefix / "bin").mkdir(parents=True)
+        (prefix / "bin" / "python").write_text("")
+        (prefix / "bin" / "python").chmod(0o755)
+    (project / "src").mkdir()
+    own, private = "/opt/doctor/bin/python", str(tmp_path / "home" / ".local" / "pipx" / "venvs" / "mps-doctor")
+
+    def choose(env, cwd=str(tmp_path), prefix=private, which=lambda name: "/usr/bin/python3"):
+        return default_python(env, cwd, which, own=own, own_prefix=prefix)
+
+    both = {"VIRTUAL_ENV": str(venv_a), "CONDA_PREFIX": str(conda)}
+    assert choose(both) == (str(venv_a / "bin" / "python"), "the active virtual environment (VIRTUAL_ENV)")
+    assert choose({"CONDA_PREFIX": str(conda)})[0] == str(conda / "bin" / "python")
+    assert choose({}, cwd=str(project / "src"))[0] == str(project / ".venv" / "bin" / "python")
+    assert choose({}) == ("/usr/bin/python3", "python3 on PATH (mps-doctor itself runs in a private environment)")
+    assert choose({}, prefix="/opt/doctor")[0] == own
+    assert choose({}, which=lambda name: None)[1] == "mps-doctor's own private environment (no other Python found)"
+    assert choose({"VIRTUAL_ENV": str(tmp_path / "gone")}, which=lambda name: None)[0] == own
+    uv_tool = str(tmp_path / "home" / ".local" / "share" / "uv" / "tools" / "mps-doctor")
+    assert choose({}, prefix=uv_tool)[0] == "/usr/bin/python3"

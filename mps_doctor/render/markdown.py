@@ -17,6 +17,8 @@ def render_markdown(report: Report, redacted: bool = True) -> str:
             result.layer if result.layer is not None else "advisory", result.id, WORDS[result.status],
             result.summary.replace("|", "\\|")))
     out = ["<details><summary>mps-doctor %s: %s</summary>" % (report.tool_version, report.verdict.summary), ""]
+    if report.facts.target.chosen_because:
+        out += ["Diagnosed `%s`: %s." % (report.facts.target.python, report.facts.target.chosen_because), ""]
     out += rows
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     if root is not None and root.remedy is not None:

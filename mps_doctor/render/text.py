@@ -26,8 +26,12 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
 
     target = report.facts.target
     interp = target.interpreter
-    python = "Python %s %s" % (".".join(map(str, interp.version)), interp.machine) if interp else "Python ?"
+    python = "Python %s" % ".".join(map(str, interp.version)) if interp else "Python ?"
+    if interp and interp.machine:
+        python += " " + interp.machine
     lines.append("mps-doctor %s: %s (%s), device %s" % (report.tool_version, target.python, python, report.options.device))
+    if target.chosen_because:
+        lines.append("Python chosen: %s" % target.chosen_because)
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     if root is not None and root.status == Status.FAIL:
         lines.append("")
