@@ -272,15 +272,14 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
 def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_pin, index_url, pypi, quick, timeout,
         output, config, select_ids, skip_ids, required):
     """The exact, ordered, safe commands that fix what `check` finds, for this setup."""
-    from mps_doctor.remedies.plan import build_plan
+    from mps_doctor.remedies.plan import build_plan, pinned_release
     from mps_doctor.render.script import render_explained, render_script
-    from mps_doctor.versions import minor_of
 
     try:
         if index_url and pypi:
             raise UsageError("--index-url and --pypi cannot be combined")
-        if torch_pin is not None and minor_of(torch_pin) is None:
-            raise UsageError("--torch %s: not a version such as 2.13.0" % torch_pin)
+        if torch_pin is not None:
+            pinned_release(torch_pin)
         report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required)
         plan = build_plan(report, manager=manager, shell=shell, torch_pin=torch_pin,
                           index="" if pypi else index_url)

@@ -51,6 +51,7 @@ class ReleaseTable:
     torchaudio_stable_abi_from: str
     last_intel_torch: str
     last_intel_torchvision: str
+    updated: str = "?"
 
     def row_for(self, torch_version: str) -> Tuple[Optional[Release], bool]:
         """(row, exact) for TORCH_VERSION: the newest row when it is newer than the table (exact False)."""
@@ -123,5 +124,5 @@ def load_releases(path: str = str(DATA_FILE)) -> ReleaseTable:
     return ReleaseTable(
         releases=releases, torchaudio_stable_abi_from=doc["torchaudio_stable_abi_from"],
         last_intel_torch=doc["last_intel_mac_torch"]["torch"],
-        last_intel_torchvision=doc["last_intel_mac_torch"]["torchvision"],
+        last_intel_torchvision=doc["last_intel_mac_torch"]["torchvision"], updated=doc.get("updated", "?"),
     )

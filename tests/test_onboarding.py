@@ -196,3 +196,33 @@ def test_default_target_order(tmp_path):
     assert choose({"VIRTUAL_ENV": str(tmp_path / "gone")}, which=lambda name: None)[0] == own
     uv_tool = str(tmp_path / "home" / ".local" / "share" / "uv" / "tools" / "mps-doctor")
     assert choose({}, prefix=uv_tool)[0] == "/usr/bin/python3"
+
+
+# --- 5. fix --torch: the title says what is installed, and only known releases are accepted --------------------------
+
+
+def test_fix_torch_pin_titles_and_installs_the_same_release(tmp_path):
+    report = saved_report(tmp_path, "linux-p40-sm61-cu130")
+    code, out, err = doctor("fix", "--from", report, "--torch", "2.12")
+    assert code == 0, err
+    assert "Reinstall torch 2.12 from the CUDA" in out and "torch 2.13" not in out
+    assert "torch==2.12 'torchvision==0.27.*'" in out
+
+
+@pytest.mark.parametrize("version", ["9.9", "1.0", "3.0.1"])
+def test_fix_torch_outside_the_release_table_is_exit_2_naming_the_range(tmp_path, version):
+    from mps_doctor.versions import load_releases
+
+    table = load_releases()
+    report = saved_report(tmp_path, "m3-torch-missing")
+    code, out, err = doctor("fix", "--from", report, "--torch", version)
+    assert code == 2 and out == ""
+    assert "--torch %s" % version in err
+    assert "torch %s to %s" % (table.releases[0].torch, table.releases[-1].torch) in err
+
+
+def test_fix_torch_in_the_table_always_pairs_torchvision(tmp_path):
+    report = saved_report(tmp_path, "m3-torch-missing")
+    code, out, err = doctor("fix", "--from", report, "--torch", "1.12.1", "--print-commands")
+    assert code == 0, err
+    assert "torch==1.12.1 'torchvision==0.13.*'" in out

@@ -16,7 +16,8 @@ from mps_doctor.checks.policy_checks import release_for
 from mps_doctor.remedies.model import Cmd, Plan, Step, activate_conda, activate_venv, export, note, run, unset
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
-from mps_doctor.versions import Release, load_releases
+from mps_doctor.errors import UsageError
+from mps_doctor.versions import Release, load_releases, minor_of
 
 NEW_PYTHON = "3.12"
 # uv names a CPython build by implementation-version-os-arch-libc (docs.astral.sh/uv/concepts/python-versions):
@@ -34,6 +35,7 @@ class Planner:
         self.releases = load_releases()
         self.ctx = Context(report.facts, report.options, self.releases)
         self.torch_pin, self.index = torch_pin, index
+        self.pinned: Optional[Release] = pinned_release(torch_pin) if torch_pin else None
         self.python = report.facts.target.python
         self.new_python: Optional[str] = None
         self.steps: List[Step] = []
@@ -47,10 +49,8 @@ class Planner:
 
     def pins(self, release: Optional[Release]) -> Tuple[str, ...]:
         """torch and torchvision requirements, pinned together (an explicit --torch wins)."""
-        if self.torch_pin:
-            paired, _ = self.releases.row_for(self.torch_pin)
-            vision = "torchvision==%s" % paired.torchvision_pin if paired else None
-            return ("torch==%s" % self.torch_pin,) + ((vision,) if vision else ())
+        if self.pinned is not None:
+            return "torch==%s" % self.torch_pin, "torchvision==%s" % self.pinned.torchvision_pin
         release = release or self.ctx.install_release() or self.releases.current
         return release.pip_args()
 
@@ -89,6 +89,19 @@ class Planner:
     def install_torch(self, release: Optional[Release] = None, force: bool = False, cuda_build: Optional[str] = None,
                       python: Optional[str] = None) -> Cmd:
         return self.pip(*self.pins(release), *self.index_args(cuda_build), force=force, python=python)
+
+
+def pinned_release(torch_pin: str) -> Release:
+    """The release table's row for `--torch TORCH_PIN`; a UsageError naming the known range when there is none."""
+    releases = load_releases()
+    row, exact = releases.row_for(torch_pin) if minor_of(torch_pin) else (None, False)
+    if row is None or not exact:
+        known = "torch %s to %s (release table of %s)" % (releases.releases[0].torch, releases.releases[-1].torch,
+                                                          releases.updated)
+        if minor_of(torch_pin) is None:
+            raise UsageError("--torch %s: not a version such as %s" % (torch_pin, releases.current.torch + ".0"))
+        raise UsageError("--torch %s: not a release mps-doctor knows; it knows %s" % (torch_pin, known))
+    return row
 
 
 def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[str] = None,
@@ -245,8 +258,12 @@ def fix_macos_version(planner: Planner, result) -> None:
                 "torch %s needs a newer macOS for MPS; Software Update in System Settings installs it." %
                 (planner.ctx.torch_version() or planner.releases.current.torch), run("softwareupdate", "--list"))
     if fallback is not None:
-        planner.add("pin-torch", "Or keep this macOS and pin torch %s, the newest whose MPS runs on macOS %s"
-                    % (fallback.torch, macos), "Data row: %s." % fallback.label, planner.install_torch(fallback))
+        if planner.pinned is not None:
+            planner.add("pin-torch", "Or keep this macOS and install torch %s (--torch)" % planner.torch_pin,
+                        "Data row: %s." % planner.pinned.label, planner.install_torch(fallback))
+        else:
+            planner.add("pin-torch", "Or keep this macOS and pin torch %s, the newest whose MPS runs on macOS %s"
+                        % (fallback.torch, macos), "Data row: %s." % fallback.label, planner.install_torch(fallback))
 
 
 def fix_python_version(planner: Planner, result) -> None:
@@ -318,7 +335,7 @@ def fix_wrong_results(planner: Planner, result) -> None:
 
 
 def fix_cuda_build(planner: Planner, result) -> None:
-    release = planner.ctx.installed_release()
+    release = planner.pinned or planner.ctx.installed_release()
     build = best_build(release, gpu_capabilities(planner.ctx), driver_cuda(planner.ctx))
     if build is None:
         planner.add("update-driver", "Update the NVIDIA driver", "No CUDA build of torch %s runs on this driver and GPU."
@@ -326,7 +343,7 @@ def fix_cuda_build(planner: Planner, result) -> None:
                     note("install a newer driver: https://www.nvidia.com/Download/index.aspx"))
         return
     planner.add("reinstall-torch-cuda", "Reinstall torch %s from the CUDA %s index, pinned with torchvision"
-                % (release.torch, build), result.remedy.why if result.remedy else result.summary,
+                % (planner.torch_pin or release.torch, build), result.remedy.why if result.remedy else result.summary,
                 planner.install_torch(release, force=True, cuda_build=build))
 
 
@@ -350,7 +367,7 @@ def fix_policy_versions(planner: Planner, result) -> None:
     if release is None:
         generic_fix(planner, result)
         return
-    planner.add("policy-pins", "Install the torch release the team pins (%s)" % release.torch,
+    planner.add("policy-pins", "Install the torch release the team pins (%s)" % (planner.torch_pin or release.torch),
                 "%s Data row: %s." % (result.summary, release.label), planner.install_torch(release))
 
 
