@@ -226,3 +226,45 @@ def test_fix_torch_in_the_table_always_pairs_torchvision(tmp_path):
     code, out, err = doctor("fix", "--from", report, "--torch", "1.12.1", "--print-commands")
     assert code == 0, err
     assert "torch==1.12.1 'torchvision==0.13.*'" in out
+
+
+# --- 6. fix --manager conda for a venv never treats the venv as conda's base ----------------------------------------
+
+
+def rosetta_plan(env=None, doctor=("mps-doctor",)):
+    from dataclasses import replace
+
+    from mps_doctor.remedies.plan import build_plan
+    from mps_doctor.render.script import render_script
+
+    facts = replay_facts(load_machine("m1-rosetta-x86-python"))
+    if env is not None:
+        facts = replace(facts, host=replace(facts.host, env=dict(facts.host.env, **env)))
+    report = run_checks(facts, Options(device="auto", requested_device="auto"))
+    return render_script(build_plan(report, manager="conda", shell="zsh", doctor=doctor))
+
+
+def test_conda_plan_for_a_venv_report_does_not_use_the_venv_as_conda_base():
+    plan = rosetta_plan()
+    assert "/.venv/envs/" not in plan
+    lines = plan.splitlines()
+    assert lines.index("conda config --env --set subdir osx-arm64") == lines.index("conda activate torch-arm64") + 1
+    assert lines[-1] == "mps-doctor check"
+    with_exe = rosetta_plan({"CONDA_EXE": "/opt/homebrew/Caskroom/miniforge/base/bin/conda"})
+    assert "conda config --file /opt/homebrew/Caskroom/miniforge/base/envs/torch-arm64/.condarc" in with_exe
+    assert with_exe.splitlines()[-1] == (
+        "mps-doctor check --python /opt/homebrew/Caskroom/miniforge/base/envs/torch-arm64/bin/python")
+
+
+# --- 10. the plan's last step runs after the plan switched environments ---------------------------------------------
+
+
+def test_check_again_uses_this_doctor_by_absolute_path(tmp_path):
+    report = saved_report(tmp_path, "m3-torch-missing")
+    code, out, err = doctor("fix", "--from", report, "--print-commands")
+    assert code == 0, err
+    last = out.rstrip().splitlines()[-1]
+    assert last.startswith("%s -m mps_doctor check --python " % sys.executable)
+    script = os.path.join(os.path.dirname(sys.executable), "mps-doctor")
+    done = subprocess.run([script, "fix", "--from", report, "--print-commands"], stdout=subprocess.PIPE, text=True)
+    assert done.stdout.rstrip().splitlines()[-1].startswith("%s check --python " % script)

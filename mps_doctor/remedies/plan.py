@@ -4,7 +4,9 @@ Safe by construction: no sudo, no deletion (new environments go beside the old o
 without saying so (and then only as a comment), torch and torchvision always pinned together.
 """
 
+import os
 import posixpath
+import sys
 from typing import List, Optional, Tuple
 
 from mps_doctor.checks.advisories import LOWER_LIMITS, pytorch_env_problems
@@ -13,10 +15,10 @@ from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capa
 from mps_doctor.checks.layers import missing_dependency
 from mps_doctor.checks.model import Status
 from mps_doctor.checks.policy_checks import release_for
+from mps_doctor.errors import UsageError
 from mps_doctor.remedies.model import Cmd, Plan, Step, activate_conda, activate_venv, export, note, run, unset
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
-from mps_doctor.errors import UsageError
 from mps_doctor.versions import Release, load_releases, minor_of
 
 NEW_PYTHON = "3.12"
@@ -30,8 +32,9 @@ UNIVERSAL_SOURCES = ("python.org", "system")
 class Planner:
     """Accumulates steps for one report; `python` follows the environment the later steps should use."""
 
-    def __init__(self, report: Report, setup: Setup, torch_pin: Optional[str], index: Optional[str]):
-        self.report, self.setup = report, setup
+    def __init__(self, report: Report, setup: Setup, torch_pin: Optional[str], index: Optional[str],
+                 doctor: Tuple[str, ...] = ("mps-doctor",)):
+        self.report, self.setup, self.doctor = report, setup, doctor
         self.releases = load_releases()
         self.ctx = Context(report.facts, report.options, self.releases)
         self.torch_pin, self.index = torch_pin, index
@@ -41,6 +44,7 @@ class Planner:
         self.steps: List[Step] = []
         self.arch_prefix: Tuple[str, ...] = ()
         self.verify_device = report.options.requested_device
+        self.verify_python: Optional[str] = None  # "" : the activated environment, the doctor's default target
 
     def add(self, key: str, title: str, reason: str, *commands: Cmd) -> None:
         if any(step.key == key for step in self.steps):
@@ -104,11 +108,22 @@ def pinned_release(torch_pin: str) -> Release:
     return row
 
 
+def doctor_command() -> Tuple[str, ...]:
+    """This mps-doctor as a command that still works after the plan activates another environment: the absolute
+    path of its console script, else `<its python> -m mps_doctor`."""
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(script) == "mps-doctor" and os.path.isfile(script):
+        return (script,)
+    return (sys.executable, "-m", "mps_doctor")
+
+
 def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[str] = None,
-               torch_pin: Optional[str] = None, index: Optional[str] = None) -> Plan:
-    """The plan for REPORT; empty when the machine is ready and nothing warns."""
+               torch_pin: Optional[str] = None, index: Optional[str] = None,
+               doctor: Optional[Tuple[str, ...]] = None) -> Plan:
+    """The plan for REPORT; empty when the machine is ready and nothing warns. DOCTOR is how its steps start
+    mps-doctor (default: doctor_command())."""
     setup = detect_setup(report.facts, manager, shell)
-    planner = Planner(report, setup, torch_pin, index)
+    planner = Planner(report, setup, torch_pin, index, doctor or doctor_command())
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     if root is not None and root.status == Status.FAIL:
         ROOT_FIXES.get(root.id, generic_fix)(planner, root)
@@ -126,8 +141,9 @@ def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[st
 def verify(planner: Planner) -> None:
     device = planner.verify_device
     extra = ("--device", device) if device != "auto" else ()
+    python = planner.new_python or planner.python if planner.verify_python is None else planner.verify_python
     planner.add("verify", "Check again", "Confirms the fix and shows the next problem, if any.",
-                run("mps-doctor", "check", "--python", planner.new_python or planner.python, *extra))
+                run(*planner.doctor, "check", *(("--python", python) if python else ()), *extra))
 
 
 def generic_fix(planner: Planner, result) -> None:
@@ -151,20 +167,25 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
     if setup.manager == "conda":
         name = "torch-" + suffix
         subdir_env = (("CONDA_SUBDIR", "osx-arm64"),) if arm64 else ()
+        root = conda_root(planner)
         commands = [run("conda", "create", "-y", "-n", name, "python=" + python_version, env=subdir_env)]
-        if arm64:
-            # Keep later installs into this environment arm64 (conda-forge/miniforge#165).
-            commands.append(run("conda", "config", "--file", "%s/envs/%s/.condarc" % (conda_root(planner), name),
-                                "--set", "subdir", "osx-arm64"))
+        # Keep later installs into this environment arm64 (conda-forge/miniforge#165).
+        keep_arm64 = ("config", "--set", "subdir", "osx-arm64")
+        if arm64 and root:
+            commands.append(run("conda", keep_arm64[0], "--file", "%s/envs/%s/.condarc" % (root, name), *keep_arm64[1:]))
         planner.add("create-env", "Create the conda environment %s beside the current one" % name, reason, *commands)
         planner.python = "python"
         planner.add("install-torch", "Install torch and torchvision, pinned together", "pip wheels from PyPI are the "
                     "MPS builds on Apple Silicon; inside a conda environment pip is the supported route since the "
                     "official conda channel was deprecated (pytorch/pytorch#138506).",
                     run("conda", "run", "-n", name, "python", "-m", "pip", "install", *planner.pins(None), *planner.index_args()))
-        planner.new_python = "%s/envs/%s/bin/python" % (conda_root(planner), name)
+        planner.new_python = "%s/envs/%s/bin/python" % (root, name) if root else "python"
+        # `conda config --env` writes the active environment's .condarc (docs.conda.io, conda config).
+        after = (run("conda", keep_arm64[0], "--env", *keep_arm64[1:]),) if arm64 and not root else ()
         planner.add("switch", "Switch to the new environment", "The old environment %s is left as it was; remove it "
-                    "yourself once the new one works." % old, activate_conda(name))
+                    "yourself once the new one works." % old, activate_conda(name), *after)
+        if not root:
+            planner.verify_python = ""
         return
     folder = new_env_folder(planner, suffix)
     new_python = posixpath.join(folder, "bin", "python")
@@ -189,10 +210,17 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
                 "yourself once the new one works." % old, activate_venv(folder))
 
 
-def conda_root(planner: Planner) -> str:
-    """The conda installation that owns the target environment."""
-    prefix = planner.setup.env_path or ""
-    return prefix.split("/envs/")[0] if "/envs/" in prefix else prefix or "$CONDA_PREFIX"
+def conda_root(planner: Planner) -> Optional[str]:
+    """The conda installation: the one owning the target environment when it is a conda env, else the one of
+    CONDA_EXE or of `conda` on PATH (ROOT/bin/conda or ROOT/condabin/conda); None when unknown."""
+    if planner.setup.env_kind == "conda" and planner.setup.env_path:
+        prefix = planner.setup.env_path.rstrip("/")
+        return prefix.split("/envs/")[0] if "/envs/" in prefix else prefix
+    host = planner.report.facts.host
+    conda = host.env.get("CONDA_EXE") or host.tools.get("conda")
+    if conda and posixpath.isabs(conda):
+        return posixpath.dirname(posixpath.dirname(conda))
+    return None
 
 
 def base_python_for(planner: Planner, version: str, arm64: bool) -> Tuple[str, Tuple[Cmd, ...]]:
@@ -317,7 +345,7 @@ def fix_mps_available(planner: Planner, result) -> None:
 
 def use_cpu_here(planner: Planner, why: str) -> None:
     planner.add("use-cpu", "Use the CPU on this machine (gate MPS on a bare-metal Mac)", why,
-                run("mps-doctor", "check", "--device", "cpu", "--python", planner.python))
+                run(*planner.doctor, "check", "--device", "cpu", "--python", planner.python))
 
 
 def fix_wrong_results(planner: Planner, result) -> None:
