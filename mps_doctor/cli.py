@@ -137,6 +137,10 @@ def diagnose(ctx, device, python, from_report, quick, timeout, config=None, sele
         facts, saved = load_report(from_report)
         if ctx.get_parameter_source("device").name == "DEFAULT":
             device = saved.get("requested_device", saved.get("device", "auto"))
+        else:
+            from mps_doctor.report import check_replay_device
+
+            check_replay_device(facts, device)
         if ctx.get_parameter_source("quick").name == "DEFAULT":
             quick = bool(saved.get("quick", False))
     policy = load_policy(config) if config or not from_report else policy_from_dict(saved.get("policy"))

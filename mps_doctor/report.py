@@ -10,7 +10,7 @@ from mps_doctor.checks.context import Context
 from mps_doctor.checks.model import CheckResult, Options, Outcome, Status
 from mps_doctor.checks.registry import CPU_LAYERS, MPS_LAYERS, REGISTRY, plan_for
 from mps_doctor.ci import hosted_macos_runner
-from mps_doctor.errors import ReportFormatError
+from mps_doctor.errors import ReportFormatError, UsageError
 from mps_doctor.facts import Facts, from_jsonable, to_jsonable
 from mps_doctor.policy import policy_to_dict
 from mps_doctor.versions import load_releases
@@ -80,6 +80,31 @@ def resolve_device(options: Options, facts: Facts) -> str:
     if facts.target.torch is not None and facts.target.torch.cuda_available:
         return "cuda"
     return "cpu"
+
+
+def probed_devices(target) -> Tuple[str, ...]:
+    """The devices a (recorded) probe child ran, or would have run, its tensor work on: the parity or smoke stage's
+    device, else the device it was asked for, with auto resolved as the child does (mpsd_probe.resolve_device)."""
+    for stage in (target.parity, target.smoke):
+        if stage is not None:
+            return (stage.device,)
+    if target.device != "auto":
+        return tuple(target.device.split(","))
+    interp, torch = target.interpreter, target.torch
+    if interp is not None and interp.sys_platform == "darwin":
+        return ("mps",)
+    if torch is not None and torch.cuda_available:
+        return ("cuda",)
+    return ("cpu",) if interp is not None and interp.sys_platform else ()
+
+
+def check_replay_device(facts: Facts, device: str) -> None:
+    """Raise UsageError when a saved report is replayed for a DEVICE its probe never ran tensor work on."""
+    probed = probed_devices(facts.target)
+    if device == "auto" or not probed or device in probed:
+        return
+    raise UsageError("--device %s: this report's device work was probed for %s, so it cannot tell whether %s works; run "
+                     "`mps-doctor check --device %s` on that machine" % (device, ", ".join(probed), device, device))
 
 
 def child_device(requested: str, policy_devices, env, system: str, vmm_present) -> str:

@@ -268,3 +268,23 @@ def test_check_again_uses_this_doctor_by_absolute_path(tmp_path):
     script = os.path.join(os.path.dirname(sys.executable), "mps-doctor")
     done = subprocess.run([script, "fix", "--from", report, "--print-commands"], stdout=subprocess.PIPE, text=True)
     assert done.stdout.rstrip().splitlines()[-1].startswith("%s check --python " % script)
+
+
+# --- 9. a replay for another device than the probe ran on is a usage mismatch ----------------------------------------
+
+
+def test_replaying_a_mac_report_for_the_cpu_is_exit_2_saying_why(tmp_path):
+    report = saved_report(tmp_path, "m1-rosetta-x86-python")
+    code, out, err = doctor("check", "--from", report, "--device", "cpu")
+    assert code == 2 and out == ""
+    assert "--device cpu: this report's device work was probed for mps" in err
+    same, _, _ = doctor("check", "--from", saved_report(tmp_path, "linux-x86-cpu-torch"), "--device", "cpu")
+    assert same == 0
+
+
+def test_a_replayed_stage_for_another_device_is_never_a_check_error():
+    facts = replay_facts(load_machine("m1-rosetta-x86-python"))
+    report = run_checks(facts, Options(device="cpu", requested_device="cpu"))
+    parity = report.result("device.parity")
+    assert parity.status.value == "warn" and "not probed on cpu" in parity.summary
+    assert report.verdict.state != "doctor-failed"

@@ -444,8 +444,10 @@ def stage_missing(ctx: Context, stage: str, facts) -> Optional[Outcome]:
     crashed = stage_failure(ctx, stage)
     if crashed:
         return crashed
-    probed = facts.device if facts is not None else ctx.target.device
-    if probed not in ("auto", ctx.device) and ctx.device not in probed.split(","):
+    from mps_doctor.report import probed_devices
+
+    probed = ",".join(probed_devices(ctx.target)) or ctx.device
+    if ctx.device not in probed.split(","):
         return warned(
             "not probed on %s: the saved facts are for %s" % (ctx.device, probed),
             Remedy("This report's device work ran on %s, not %s." % (probed, ctx.device),
