@@ -1,0 +1,84 @@
+"""The oldest supported interpreters for real: the doctor installed on Python 3.8, the probe child on Python 3.7."""
+
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REQUIRED = os.environ.get("MPS_DOCTOR_REQUIRE_OLD_PYTHONS") == "1"
+
+
+def interpreter(version):
+    """A real interpreter of VERSION (e.g. "3.8"): from MPS_DOCTOR_PYTHON_3_8 or a pyenv install, else None."""
+    named = os.environ.get("MPS_DOCTOR_PYTHON_" + version.replace(".", "_"))
+    if named:
+        return named
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    found = sorted(glob.glob(os.path.join(root, "versions", version + ".*", "bin", "python" + version)))
+    return found[-1] if found else None
+
+
+def require(version):
+    """The interpreter of VERSION; a loud failure when CI requires it, a skip that names what is missing otherwise."""
+    python = interpreter(version)
+    if python and os.access(python, os.X_OK):
+        return python
+    message = "Python %s is not installed here (set MPS_DOCTOR_PYTHON_%s or install it with pyenv)" % (
+        version, version.replace(".", "_"))
+    if REQUIRED:
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def doctor_on_38(tmp_path_factory):
+    """The doctor installed from this checkout into a Python 3.8 venv: the path of its python."""
+    python38 = require("3.8")
+    folder = tmp_path_factory.mktemp("doctor38")
+    subprocess.run([python38, "-m", "venv", str(folder)], check=True)
+    python = str(folder / "bin" / "python")
+    done = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", ROOT],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert done.returncode == 0, done.stdout
+    return python
+
+
+def run_doctor(python, *args):
+    """Run the installed doctor of PYTHON with ARGS: (returncode, stdout, stderr)."""
+    env = dict(os.environ, NO_COLOR="1")
+    env.pop("VIRTUAL_ENV", None)
+    done = subprocess.run([python, "-m", "mps_doctor"] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=300, env=env)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.slow
+def test_doctor_on_python_38_reports_version(doctor_on_38):
+    code, out, err = run_doctor(doctor_on_38, "--version")
+    assert code == 0, err
+    assert "mps-doctor" in out
+
+
+@pytest.mark.slow
+def test_doctor_on_38_diagnoses_a_python_37_child_without_torch(doctor_on_38):
+    python37 = require("3.7")
+    code, out, err = run_doctor(doctor_on_38, "check", "--python", python37, "--device", "cpu", "--format", "json")
+    assert "Traceback" not in err
+    assert code == 1, err
+    report = json.loads(out)
+    assert report["facts"]["target"]["interpreter"]["version"][:2] == [3, 7]
+    assert report["verdict"]["root_cause"] == "torch.import"
+
+
+@pytest.mark.slow
+def test_doctor_on_38_checks_a_torch_interpreter(doctor_on_38):
+    code, out, err = run_doctor(doctor_on_38, "check", "--python", sys.executable, "--device", "cpu", "--quick",
+                                "--format", "json")
+    assert "Traceback" not in err
+    report = json.loads(out)
+    assert report["facts"]["target"]["torch"]["version"].startswith("2.")
+    assert code == 0, out
