@@ -44,6 +44,9 @@ class Interpreter:
     conda_subdir: Optional[str] = None
     externally_managed: bool = False
     too_old: bool = False
+    platform: Optional[str] = None
+    libc: Optional[str] = None
+    cpu_model: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ class TorchInfo:
     packages: Mapping[str, Optional[str]] = dataclasses.field(default_factory=dict)
     warnings: Tuple[str, ...] = ()
     shadows: Tuple[Shadow, ...] = ()
+    build: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from mps_doctor.checks.context import Context
 from mps_doctor.checks.model import CheckResult, Options, Outcome, Status
 from mps_doctor.checks.registry import CPU_LAYERS, MPS_LAYERS, REGISTRY, plan_for
 from mps_doctor.ci import hosted_macos_runner
+from mps_doctor.environment import environment_summary
 from mps_doctor.errors import ReportFormatError, UsageError
 from mps_doctor.facts import Facts, from_jsonable, to_jsonable
 from mps_doctor.policy import policy_to_dict
@@ -233,6 +234,7 @@ def report_to_dict(report: Report) -> Dict[str, Any]:
         "results": [
             dict(to_jsonable(r), status=r.status.value) for r in report.results
         ],
+        "environment": {label: value for label, value in environment_summary(report.facts)},
         "facts": to_jsonable(report.facts),
     }
 

@@ -288,3 +288,34 @@ def test_a_replayed_stage_for_another_device_is_never_a_check_error():
     parity = report.result("device.parity")
     assert parity.status.value == "warn" and "not probed on cpu" in parity.summary
     assert report.verdict.state != "doctor-failed"
+
+
+# --- 13. the environment summary -------------------------------------------------------------------------------------
+
+
+def venv_with_test_torch(folder):
+    """A venv whose site-packages reaches the test interpreter's torch through a .pth file."""
+    python = make_venv(folder)
+    with open(os.path.join(site_packages(python), "test-env.pth"), "w") as handle:
+        handle.write(site_packages(sys.executable) + "\n")
+    return python
+
+
+def test_environment_summary_in_json_markdown_and_verbose_text(tmp_path):
+    python = venv_with_test_torch(tmp_path / "venv")
+    info = os.path.join(site_packages(python), "transformers-4.99.0.dist-info")
+    os.makedirs(info)
+    with open(os.path.join(info, "METADATA"), "w") as handle:
+        handle.write("Metadata-Version: 2.1\nName: transformers\nVersion: 4.99.0\n")
+    code, out, err = doctor("check", "--python", python, "--device", "cpu", "--quick", "--format", "json")
+    doc = json.loads(out)
+    environment = doc["environment"]
+    assert "transformers 4.99.0" in environment["packages"]
+    assert "BLAS" in environment["torch build"] and "OpenMP" in environment["torch build"]
+    assert environment["libc"].startswith("glibc ") and environment["CPU"]
+    build = doc["facts"]["target"]["torch"]["build"]
+    assert build["BLAS_INFO"] and build["TORCH_VERSION"] == doc["facts"]["target"]["torch"]["version"].split("+")[0]
+    code, text, err = doctor("check", "--python", python, "--device", "cpu", "--quick", "-v")
+    assert "\nEnvironment:\n" in text and "transformers 4.99.0" in text
+    code, markdown, err = doctor("check", "--python", python, "--device", "cpu", "--quick", "--format", "markdown")
+    assert "- torch build: " in markdown and "- packages: " in markdown

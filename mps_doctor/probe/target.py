@@ -227,7 +227,7 @@ def adapt_torch(data: Optional[dict]) -> Optional[TorchInfo]:
         "cuda_arch_list": cuda.get("arch_list") or [],
         "cuda_devices": [{k: d.get(k) for k in CudaDevice.__dataclass_fields__} for d in cuda.get("devices") or []],
         "packages": data.get("packages") or {}, "warnings": data.get("warnings") or [],
-        "shadows": data.get("shadows") or [],
+        "shadows": data.get("shadows") or [], "build": data.get("build") or {},
     }
     return from_jsonable(TorchInfo, flat, "torch")
 

@@ -3,6 +3,7 @@
 import json
 
 from mps_doctor.checks.model import Status
+from mps_doctor.environment import environment_summary
 from mps_doctor.render.redact import redact
 from mps_doctor.report import Report, report_to_dict
 
@@ -23,6 +24,8 @@ def render_markdown(report: Report, redacted: bool = True) -> str:
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     if root is not None and root.remedy is not None:
         out += ["", "**Root cause** (`%s`): %s" % (root.id, root.summary), "", "```sh"] + list(root.remedy.commands) + ["```"]
+    out += ["", "Environment:", ""] + ["- %s: %s" % (label, value.replace("|", "\\|"))
+                                      for label, value in environment_summary(report.facts)]
     document = json.dumps(report_to_dict(report), indent=1)
     out += ["", "Report (save as report.json and replay with `mps-doctor check --from report.json`):", "",
             "```json", document, "```", "", "</details>"]

@@ -6,6 +6,7 @@ from typing import List, Optional
 import click
 
 from mps_doctor.checks.model import CheckResult, Remedy, Status
+from mps_doctor.environment import environment_summary
 from mps_doctor.report import Report
 
 MARKS = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.SKIP: "-", Status.ERROR: "☠"}
@@ -55,6 +56,12 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
             lines.append(title + ":")
             for result in shown:
                 lines += result_lines(result, mark, width, verbose, show_remedy=True)
+    if verbose:
+        lines.append("")
+        lines.append("Environment:")
+        rows = environment_summary(report.facts)
+        label_width = max(len(label) for label, _ in rows)
+        lines += ["  %-*s  %s" % (label_width, label, value) for label, value in rows]
     if not report.verdict.ready:
         lines.append("")
         lines.append("The commands for your setup, in order: mps-doctor fix (with the same --python, --device or --from)")
