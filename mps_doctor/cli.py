@@ -82,8 +82,19 @@ def load_report(path: str):
         raise ReportFormatError("--from %s: %s" % (path, exc))
 
 
+def print_version(ctx, _param, value) -> None:
+    """--version: the tool's version and its release table's date and newest row."""
+    if not value or ctx.resilient_parsing:
+        return
+    from mps_doctor.versions import version_line
+
+    click.echo(version_line(__version__))
+    ctx.exit()
+
+
 @click.group(context_settings=CONTEXT, epilog=exit_codes.help_text())
-@click.version_option(__version__, "-V", "--version", prog_name="mps-doctor", message="%(prog)s %(version)s")
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=print_version,
+              help="Show the version and the release table's date and newest row, and exit.")
 def main() -> None:
     """Diagnose PyTorch on Apple Silicon (MPS), CUDA and the CPU, and print the exact fix."""
 

@@ -86,6 +86,13 @@ class ReleaseTable:
         return candidates[-1] if candidates else None
 
 
+def version_line(tool_version: str) -> str:
+    """What `mps-doctor --version` prints: the tool's version and the age and reach of its release table."""
+    table = load_releases()
+    return "mps-doctor %s (release table of %s, newest row torch %s)" % (
+        tool_version, table.updated, table.releases[-1].torch)
+
+
 def minor_of(version: str) -> Optional[Tuple[int, int]]:
     """(major, minor) of a torch version string such as '2.13.0+cpu' or '2.9'; None if it does not parse."""
     try:

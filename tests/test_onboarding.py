@@ -319,3 +319,33 @@ def test_environment_summary_in_json_markdown_and_verbose_text(tmp_path):
     assert "\nEnvironment:\n" in text and "transformers 4.99.0" in text
     code, markdown, err = doctor("check", "--python", python, "--device", "cpu", "--quick", "--format", "markdown")
     assert "- torch build: " in markdown and "- packages: " in markdown
+
+
+# --- 14. the doctor knows its own age ----------------------------------------------------------------------------------
+
+
+def test_version_names_the_release_table_date_and_newest_row():
+    from mps_doctor.versions import load_releases
+
+    table = load_releases()
+    code, out, err = doctor("--version")
+    assert code == 0
+    assert out.strip() == "mps-doctor %s (release table of %s, newest row torch %s)" % (
+        __import__("mps_doctor").__version__, table.updated, table.releases[-1].torch)
+
+
+def test_a_torch_newer_than_the_table_is_said_so():
+    from dataclasses import replace
+
+    from mps_doctor.versions import load_releases
+
+    newest = load_releases().releases[-1].torch
+    newer = "%s.%d.0" % (newest.split(".")[0], int(newest.split(".")[1]) + 1)
+    facts = replay_facts(load_machine("linux-x86-cpu-torch"))
+    facts = replace(facts, target=replace(facts.target, torch=replace(facts.target.torch, version=newer)))
+    result = run_checks(facts, Options(device="cpu", requested_device="cpu")).result("torch.table-age")
+    assert result.status.value == "warn"
+    assert "torch %s is newer than mps-doctor's release table" % newer in result.summary
+    assert "assumed from the torch %s row" % newest in result.remedy.why
+    same = run_checks(replay_facts(load_machine("linux-x86-cpu-torch")), Options(device="cpu", requested_device="cpu"))
+    assert same.result("torch.table-age").status.value == "skip"
