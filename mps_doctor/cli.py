@@ -163,7 +163,7 @@ def diagnose(ctx, device, python, from_report, quick, timeout, config=None, sele
         from mps_doctor.probe.collect import collect_facts
 
         facts = collect_facts(python, device, smoke=not quick, timeout=timeout,
-                              policy_devices=policy.devices)
+                              policy_devices=tuple(dict.fromkeys(required + policy.devices)))
     return build_report(facts, Options(device=device, requested_device=device, quick=quick, policy=policy,
                                        select=select, required=required, strict=strict, replayed_from=from_report))
 
@@ -219,27 +219,29 @@ def list_checks(fmt):
 @main.command(context_settings=CONTEXT, epilog="\b\nExit codes: 0 measured (a slower accelerator is a warning), 1 the "
               "accelerator or torch is not usable, 2 usage error, 3 the doctor failed.")
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
-              help="Accelerator to compare with the CPU (auto: mps on macOS, cuda with nvidia-smi, else the CPU alone).")
+              help="Accelerator to compare with the CPU (auto, as in check: mps on macOS, cuda where torch sees a GPU, "
+              "else the CPU alone).")
 @click.option("--python", "python", metavar="PATH", help="Run the benchmark in this interpreter.")
 @click.option("--batch", type=click.IntRange(1, 8192), default=64, show_default=True)
 @click.option("--steps", type=click.IntRange(1, 100000), default=20, show_default=True, help="Steps per timed window.")
 @click.option("--windows", type=click.IntRange(1, 1000), default=5, show_default=True, help="Timed windows (median reported).")
 @click.option("--warmup", type=click.IntRange(0, 100000), default=10, show_default=True, help="Untimed steps after the cold one.")
-@click.option("--epochs", type=click.IntRange(0, 1000), default=0, help="Run the seed's full experiment: N epochs "
-              "of 60,000 images (or of --data-dir's training set) per device.")
+@click.option("--epochs", type=click.IntRange(0, 1000), default=0, help="Train like pytorch/examples' MNIST: N "
+              "epochs of 60,000 images (or of --data-dir's training set) per device.")
 @click.option("--data-dir", metavar="DIR", type=click.Path(exists=True, file_okay=False),
               help="Your MNIST, e.g. torchvision's root (DIR/MNIST/raw/*-idx?-ubyte[.gz]).")
 @click.option("--pipeline", type=click.Choice(("resident", "loader")), default=None,
-              help="resident: data on the device; loader: a DataLoader like the seed's. Default: resident, loader with --epochs.")
+              help="resident: data on the device; loader: a DataLoader like pytorch/examples'. Default: resident, loader with --epochs.")
 @click.option("--workers", type=click.IntRange(0, 64), default=0, show_default=True, help="DataLoader num_workers.")
 @click.option("--no-cpu", is_flag=True, help="Measure the accelerator alone.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
 @click.option("--output", "-o", metavar="FILE", help="Write the result to FILE instead of stdout.")
-@click.option("--timeout", type=click.FloatRange(1, 86400), default=1800.0, show_default=True)
+@click.option("--timeout", type=click.FloatRange(1, 86400), default=1800.0, show_default=True, metavar="SECONDS",
+              help="Seconds the whole benchmark may take.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off in CI or when stderr is not a terminal).")
 def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipeline, workers, no_cpu, fmt, output, timeout,
           no_progress):
-    """Measure the seed experiment: the MNIST network on the CPU vs the accelerator, timed correctly."""
+    """Time the MNIST network of pytorch/examples on the CPU vs the accelerator, measured correctly."""
     import platform
 
     from mps_doctor.bench import BenchOptions, bench_to_dict, run_bench
@@ -280,7 +282,8 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
 @click.option("--index-url", metavar="URL", help="Package index for torch, instead of the one mps-doctor picks.")
 @click.option("--pypi", is_flag=True, help="Install torch from the default index (no --index-url).")
 @click.option("--quick", is_flag=True, help="Skip the training smoke step while diagnosing.")
-@click.option("--timeout", type=click.FloatRange(1, 3600), default=180.0, show_default=True)
+@click.option("--timeout", type=click.FloatRange(1, 3600), default=180.0, show_default=True, metavar="SECONDS",
+              help="Seconds the target interpreter may take while diagnosing (torch import, parity and smoke).")
 @click.option("--output", "-o", metavar="FILE", help="Write the plan to FILE instead of stdout.")
 @policy_options
 @click.pass_context
@@ -324,7 +327,8 @@ def policy_show(config, fmt):
         click.echo(json.dumps(dict(policy_to_dict(effective), origins=dict(effective.origins)), indent=2))
         return
     origins = dict(effective.origins)
-    click.echo("policy from %s" % (effective.source or "nowhere: no pyproject.toml with [tool.mps-doctor] found"))
+    click.echo("policy from %s" % effective.source if effective.source else
+               "no team policy: no pyproject.toml with a [tool.mps-doctor] table here or above; the defaults apply")
     values = {"device": ", ".join(effective.devices), "torch": effective.torch, "torchvision": effective.torchvision,
               "python": effective.python, "min-macos": effective.min_macos,
               "skip": "; ".join("%s (%s)" % item for item in effective.skip),

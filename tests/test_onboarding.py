@@ -349,3 +349,85 @@ def test_a_torch_newer_than_the_table_is_said_so():
     assert "assumed from the torch %s row" % newest in result.remedy.why
     same = run_checks(replay_facts(load_machine("linux-x86-cpu-torch")), Options(device="cpu", requested_device="cpu"))
     assert same.result("torch.table-age").status.value == "skip"
+
+
+# --- 15. wording, completion, and the options that said one thing and did another -------------------------------------
+
+
+def test_policy_show_without_a_policy_says_so_plainly(tmp_path, cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = cli("policy", "show")
+    assert "nowhere" not in result.output
+    assert result.output.startswith("no team policy: no pyproject.toml with a [tool.mps-doctor] table")
+
+
+def test_bench_text_counts_in_the_singular():
+    from mps_doctor.bench import BenchOptions, BenchReport, DeviceRun
+    from mps_doctor.render.bench_text import render_bench_text
+
+    report = BenchReport(BenchOptions(device="cpu", warmup=1, windows=1, steps=1), "python", "2.13.0",
+                         (DeviceRun("cpu", window_ms=(10.0,)),), "data")
+    text = render_bench_text(report)
+    assert "1 warm-up step, then 1 window of 1 step;" in text
+    assert "1 warm-up steps" not in text and "1 windows" not in text
+
+
+def test_help_speaks_without_jargon_and_documents_every_option(cli):
+    bench_help = cli("bench", "--help").output
+    assert "seed" not in bench_help.lower()
+    fix_help = cli("fix", "--help").output
+    timeout = fix_help[fix_help.index("--timeout"):].split("\n  -")[0]
+    assert "Seconds the target interpreter may take" in " ".join(timeout.split())
+
+
+def test_not_ready_text_prints_the_exact_fix_command(tmp_path, cli):
+    report = saved_report(tmp_path, "m3-torch-missing")
+    result = cli("check", "--from", report)
+    assert "To print the commands that fix this, run: mps-doctor fix --from %s\n" % report in result.output
+    assert "There is no torch package" not in result.output
+
+
+def test_missing_torch_says_not_installed_and_an_unknown_machine_is_not_none():
+    from dataclasses import replace
+
+    from mps_doctor.render.text import render_text
+
+    facts = replay_facts(load_machine("m3-torch-missing"))
+    report = run_checks(facts, Options(device="auto", requested_device="auto"))
+    assert report.result("torch.import").remedy.problem.startswith("torch is not installed for Python 3.")
+    old = replace(facts.target.interpreter, version=(2, 7, 18), machine=None)
+    text = render_text(run_checks(replace(facts, target=replace(facts.target, interpreter=old)),
+                                  Options(device="cpu", requested_device="cpu")))
+    assert "(Python 2.7.18)" in text.splitlines()[0] and "None" not in text.splitlines()[0]
+
+
+def test_require_device_cuda_checks_cuda_not_the_cpu(cli):
+    doc = json.loads(cli("check", "--require-device", "cuda", "--quick", "--format", "json").output)
+    assert doc["options"]["device"] == "cuda"
+    assert doc["results"][0]["id"] == "os.linux"
+
+
+def test_select_alone_never_claims_ready_to_train(tmp_path, cli):
+    report = saved_report(tmp_path, "linux-x86-cpu-torch")
+    result = cli("check", "--from", report, "--select", "device.parity")
+    assert result.exit_code == 0
+    assert "ready to train" not in result.output
+    assert "the selected checks pass on cpu (device.parity), not a full verdict" in result.output
+
+
+def test_bench_no_cpu_without_an_accelerator_is_a_usage_error():
+    code, out, err = doctor("bench", "--no-cpu", "--windows", "1", "--steps", "1", "--warmup", "0")
+    assert code == 2 and out == ""
+    assert "--no-cpu: torch in" in err and "sees no accelerator" in err
+
+
+def test_bench_auto_chooses_like_check_even_with_nvidia_smi_on_path(tmp_path):
+    (tmp_path / "nvidia-smi").write_text("#!/bin/sh\nexit 9\n")
+    (tmp_path / "nvidia-smi").chmod(0o755)
+    env = {"PATH": str(tmp_path) + os.pathsep + os.environ["PATH"]}
+    code, out, err = doctor("bench", "--windows", "1", "--steps", "1", "--warmup", "0", "--format", "json", env=env)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [run["device"] for run in doc["runs"]] == ["cpu"]
+    checked = json.loads(doctor("check", "--quick", "--format", "json", env=env)[1])
+    assert checked["options"]["device"] == "cpu"

@@ -296,7 +296,7 @@ def torch_import(ctx: Context) -> Outcome:
     if not info.installed:
         return failed(
             "torch is not installed in %s" % ctx.target.python,
-            Remedy("There is no torch package for %s." % ctx.python_label(),
+            Remedy("torch is not installed for %s (%s)." % (ctx.python_label(), ctx.target.python),
                    "Install torch and torchvision as a matching pair.", ctx.install_commands(), GET_STARTED,
                    key="install-torch"),
         )

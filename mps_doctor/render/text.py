@@ -1,5 +1,6 @@
 """The text report: a status mark per check, grouped by layer, the root cause first, a one-line summary."""
 
+import shlex
 import textwrap
 from typing import List, Optional
 
@@ -64,13 +65,27 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
         lines += ["  %-*s  %s" % (label_width, label, value) for label, value in rows]
     if not report.verdict.ready:
         lines.append("")
-        lines.append("The commands for your setup, in order: mps-doctor fix (with the same --python, --device or --from)")
+        lines.append("To print the commands that fix this, run: %s" % fix_command(report))
     lines.append("")
     summary = report.verdict.summary
     if color:
         summary = click.style(summary, fg="green" if report.verdict.ready else "red", bold=True)
     lines.append(summary)
     return "\n".join(lines) + "\n"
+
+
+def fix_command(report: Report) -> str:
+    """The `mps-doctor fix` command for the same target and options as REPORT."""
+    options = report.options
+    words = ["mps-doctor", "fix"]
+    words += ["--from", options.replayed_from] if options.replayed_from else ["--python", report.facts.target.python]
+    if options.requested_device != "auto":
+        words += ["--device", options.requested_device]
+    for device in options.required:
+        words += ["--require-device", device]
+    if options.quick:
+        words.append("--quick")
+    return " ".join(shlex.quote(word) for word in words)
 
 
 def result_lines(result: CheckResult, mark, width: int, verbose: bool, show_remedy: bool) -> List[str]:
