@@ -431,3 +431,26 @@ def test_bench_auto_chooses_like_check_even_with_nvidia_smi_on_path(tmp_path):
     assert [run["device"] for run in doc["runs"]] == ["cpu"]
     checked = json.loads(doctor("check", "--quick", "--format", "json", env=env)[1])
     assert checked["options"]["device"] == "cpu"
+
+
+@pytest.mark.parametrize("shell", ["zsh", "bash", "fish"])
+def test_shell_completion_as_the_readme_documents_it(shell):
+    script = os.path.join(os.path.dirname(sys.executable), "mps-doctor")
+    env = dict(os.environ, _MPS_DOCTOR_COMPLETE="%s_source" % shell)
+    source = subprocess.run([script], env=env, stdout=subprocess.PIPE, text=True, timeout=60)
+    assert source.returncode == 0 and "_MPS_DOCTOR_COMPLETE" in source.stdout
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        assert "_MPS_DOCTOR_COMPLETE=%s_source mps-doctor" % shell in handle.read()
+    env = dict(os.environ, _MPS_DOCTOR_COMPLETE="bash_complete", COMP_WORDS="mps-doctor check --device ",
+               COMP_CWORD="3")
+    words = subprocess.run([script], env=env, stdout=subprocess.PIPE, text=True, timeout=60).stdout.split()
+    assert words == ["plain,auto", "plain,mps", "plain,cpu", "plain,cuda"]
+
+
+def test_readme_install_shows_venv_pipx_and_uv_tool_and_python():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        readme = handle.read()
+    install = readme[readme.index("## Install and run"):readme.index("## Run the tests")]
+    for way in ("pipx install .", "uv tool install .", "uvx --from . mps-doctor check", "python3 -m venv",
+                "PEP 668", "--python path/to/project/.venv/bin/python"):
+        assert way in install
