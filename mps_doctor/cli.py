@@ -8,6 +8,7 @@ import click
 
 from mps_doctor import __version__, exit_codes
 from mps_doctor.errors import DoctorError, ReportFormatError, UsageError
+from mps_doctor.render.safe import one_line
 
 DEVICES = ("auto", "mps", "cpu", "cuda")
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -26,7 +27,7 @@ def policy_options(fn):
 
 def fail(error: DoctorError) -> "NoReturn":  # noqa: F821
     """Print ERROR as one line on stderr and exit with its code."""
-    click.echo("mps-doctor: error: %s" % error, err=True)
+    click.echo("mps-doctor: error: %s" % one_line(str(error)), err=True)
     sys.exit(error.exit_code)
 
 
@@ -74,10 +75,14 @@ def load_report(path: str):
         raise ReportFormatError("--from %s: not a text file" % path)
     except ValueError as exc:
         raise ReportFormatError("--from %s: not JSON (%s)" % (path, exc))
+    except RecursionError:
+        raise ReportFormatError("--from %s: nested too deeply to be a report" % path)
     except OSError as exc:
         raise ReportFormatError("--from %s: %s" % (path, exc.strerror or exc))
     try:
         return facts_from_report(doc)
+    except RecursionError:
+        raise ReportFormatError("--from %s: nested too deeply to be a report" % path)
     except ReportFormatError as exc:
         raise ReportFormatError("--from %s: %s" % (path, exc))
 
@@ -135,7 +140,7 @@ def diagnose(ctx, device, python, from_report, quick, timeout, config=None, sele
     """The report for the options shared by check and fix: from a saved report, or by probing."""
     from mps_doctor.checks.model import Options
     from mps_doctor.checks.registry import REGISTRY, all_checks
-    from mps_doctor.policy import Policy, load_policy, policy_from_dict
+    from mps_doctor.policy import Policy, load_policy
 
     all_checks()
     for check_id in tuple(select_ids) + tuple(skip_ids):
@@ -154,11 +159,11 @@ def diagnose(ctx, device, python, from_report, quick, timeout, config=None, sele
             check_replay_device(facts, device)
         if ctx.get_parameter_source("quick").name == "DEFAULT":
             quick = bool(saved.get("quick", False))
-    policy = load_policy(config) if config or not from_report else policy_from_dict(saved.get("policy"))
+    policy = load_policy(config) if config or not from_report else saved["policy"]
     if skip_ids:
         policy = Policy(**dict(policy.__dict__, skip=policy.skip + tuple((i, "--skip on the command line") for i in skip_ids)))
-    select = tuple(select_ids) or tuple(saved.get("select") or ())
-    required = tuple(required) or tuple(saved.get("required") or ())
+    select = tuple(select_ids) or saved.get("select", ())
+    required = tuple(required) or saved.get("required", ())
     if not from_report:
         from mps_doctor.probe.collect import collect_facts
 
@@ -327,7 +332,7 @@ def policy_show(config, fmt):
         click.echo(json.dumps(dict(policy_to_dict(effective), origins=dict(effective.origins)), indent=2))
         return
     origins = dict(effective.origins)
-    click.echo("policy from %s" % effective.source if effective.source else
+    click.echo(one_line("policy from %s" % effective.source) if effective.source else
                "no team policy: no pyproject.toml with a [tool.mps-doctor] table here or above; the defaults apply")
     values = {"device": ", ".join(effective.devices), "torch": effective.torch, "torchvision": effective.torchvision,
               "python": effective.python, "min-macos": effective.min_macos,
@@ -337,7 +342,7 @@ def policy_show(config, fmt):
     defaults = {"device": "any device mps-doctor picks", "strict": "false", "skip": "none", "accept": "none"}
     for key in KNOWN_KEYS:
         shown = values[key] if key in origins else "(%s)" % defaults.get(key, "any")
-        click.echo("  %-12s %-40s %s" % (key, shown, origins.get(key, "default")))
+        click.echo(one_line("  %-12s %-40s %s" % (key, shown, origins.get(key, "default"))))
 
 
 @policy.command("init", context_settings=CONTEXT)
@@ -382,8 +387,9 @@ class ProgressBar:
         self.current = key
         done = (data["step"] + 1) / float(data["steps"])
         filled = int(done * 30)
-        click.echo("\r  %-4s epoch %d/%d [%s%s] %3.0f%%" % (data["device"], data["epoch"], data["epochs"], "#" * filled,
-                                                          "." * (30 - filled), done * 100), nl=False, err=True)
+        line = "  %-4s epoch %d/%d [%s%s] %3.0f%%" % (data["device"], data["epoch"], data["epochs"], "#" * filled,
+                                                   "." * (30 - filled), done * 100)
+        click.echo("\r" + one_line(line), nl=False, err=True)
 
     def finish(self) -> None:
         if self.current is not None:
@@ -403,10 +409,10 @@ def run() -> None:
         sys.exit(exit_codes.USAGE)
     except click.UsageError as error:
         where = error.ctx.command_path if error.ctx is not None else "mps-doctor"
-        click.echo("mps-doctor: error: %s (see: %s --help)" % (error.format_message(), where), err=True)
+        click.echo(one_line("mps-doctor: error: %s (see: %s --help)" % (error.format_message(), where)), err=True)
         sys.exit(exit_codes.USAGE)
     except click.ClickException as error:
-        click.echo("mps-doctor: error: %s" % error.format_message(), err=True)
+        click.echo(one_line("mps-doctor: error: %s" % error.format_message()), err=True)
         sys.exit(exit_codes.USAGE)
     except (KeyboardInterrupt, click.Abort):
         click.echo("mps-doctor: interrupted", err=True)
@@ -414,6 +420,6 @@ def run() -> None:
     except SystemExit:
         raise
     except Exception as exc:  # the doctor itself failed
-        click.echo("mps-doctor: internal error: %s: %s (please report it)" % (type(exc).__name__, exc), err=True)
+        click.echo(one_line("mps-doctor: internal error: %s: %s (please report it)" % (type(exc).__name__, exc)), err=True)
         sys.exit(exit_codes.DOCTOR_FAILED)
     sys.exit(code if isinstance(code, int) else 0)

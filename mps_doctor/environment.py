@@ -1,83 +1,38 @@
-"""The environment summary of a report, like torch.utils.collect_env: what a bug report needs besides the verdict."""
+"""Which environment variables a report may hold: an allowlist by name, no credentials, no URL passwords."""
 
-from typing import List, Tuple
+import re
+from typing import Mapping
 
-from mps_doctor.facts import Facts
-
-# Companion and related packages, in the order the summary lists them (read by the child from their metadata).
-SUMMARY_PACKAGES = ("numpy", "torchvision", "torchaudio", "transformers", "accelerate", "lightning",
-                    "pytorch-lightning")
-
-
-def environment_summary(facts: Facts) -> List[Tuple[str, str]]:
-    """(label, value) rows: OS and libc, CPU, memory, Python, torch and its build, accelerators, related packages.
-    Unknown facts are left out."""
-    host, target = facts.host, facts.target
-    interp, torch = target.interpreter, target.torch
-    rows: List[Tuple[str, str]] = []
-    if host.system == "Darwin":
-        rows.append(("OS", "macOS %s (%s)" % (host.macos_version or "?", host.macos_build or "build ?")))
-    else:
-        distro = (host.linux_distro or {}).get("pretty_name") or (host.linux_distro or {}).get("name")
-        rows.append(("OS", "%s%s" % (host.system, " (%s)" % distro if distro else "")
-                     + (", kernel %s" % host.release if host.release else "")))
-    if interp is not None and interp.libc:
-        rows.append(("libc", interp.libc))
-    cpu = host.cpu_brand or (interp.cpu_model if interp is not None else None)
-    if cpu:
-        rows.append(("CPU", cpu))
-    if host.memory_bytes:
-        rows.append(("memory", "%.0f GiB" % (host.memory_bytes / 2.0 ** 30)))
-    if interp is not None:
-        rows.append(("Python", "%s %s (%s) at %s" % (interp.implementation or "Python", ".".join(map(str, interp.version)),
-                                                    interp.machine or "?", target.python)))
-    if torch is not None and (torch.version or torch.packages.get("torch")):
-        rows.append(("torch", "%s%s" % (torch.version or torch.packages.get("torch"),
-                                        " at %s" % torch.file if torch.file else "")))
-    if torch is not None and torch.build:
-        rows.append(("torch build", build_digest(torch.build)))
-    if torch is not None and torch.mps_built is not None:
-        rows.append(("MPS", "built %s, available %s%s" % (yes(torch.mps_built), yes(torch.mps_available),
-                                                          " (%s)" % torch.mps_name if torch.mps_name else "")))
-    if torch is not None and (torch.cuda_version or torch.cuda_devices):
-        devices = ", ".join("%s (sm_%d%d)" % ((d.name,) + tuple(d.capability[:2])) for d in torch.cuda_devices)
-        rows.append(("CUDA", "torch built for %s, available %s%s" % (torch.cuda_version or "no CUDA",
-                                                                     yes(torch.cuda_available),
-                                                                     ": " + devices if devices else "")))
-    smi = host.nvidia_smi
-    if smi is not None and smi.found:
-        rows.append(("NVIDIA driver", "%s (CUDA %s)" % (smi.driver_version or "?", smi.cuda_version or "?")))
-    if torch is not None:
-        packages = ", ".join("%s %s" % (name, torch.packages[name]) for name in SUMMARY_PACKAGES
-                             if torch.packages.get(name))
-        rows.append(("packages", packages or "none of " + ", ".join(SUMMARY_PACKAGES)))
-    return rows
+# Environment variables recorded in a report, by name: each is read by a check, a fix plan or the CI detection
+# (docs/report-format.md lists them). Nothing else from the environment is kept, never a whole prefix: a report is
+# shared and uploaded, and variables such as UV_INDEX_URL or CONDA_TOKEN carry credentials.
+ENV_NAMES = (
+    # torch's MPS settings (advisories.pytorch_env_problems) and the CUDA device mask (checks/cuda.py).
+    "PYTORCH_ENABLE_MPS_FALLBACK", "PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO",
+    "PYTORCH_MPS_FAST_MATH", "PYTORCH_MPS_PREFER_METAL", "PYTORCH_MPS_METAL_VERSION", "CUDA_VISIBLE_DEVICES",
+    # How the target Python was installed and which shell the plan is written for (remedies/setup.py).
+    "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_SUBDIR", "SHELL", "SYSTEM_VERSION_COMPAT",
+    "HOMEBREW_PREFIX", "TERM_PROGRAM",
+    # CI systems (ci.CI_MARKERS) and GitHub's hosted runners (ci.hosted_macos_runner).
+    "CI", "GITHUB_ACTIONS", "RUNNER_ENVIRONMENT", "ImageOS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL",
+    "TF_BUILD", "TEAMCITY_VERSION", "TRAVIS", "APPVEYOR", "BITBUCKET_BUILD_NUMBER", "CODEBUILD_BUILD_ID", "DRONE",
+    # Sandboxes that hide the GPU (checks/layers.sandbox_marker).
+    "MPS_DOCTOR_SANDBOX", "APP_SANDBOX_CONTAINER_ID", "CODEX_SANDBOX",
+)
+# A name that looks like a credential is never recorded, even if a later edit adds it to ENV_NAMES.
+CREDENTIAL_NAME = re.compile(r"TOKEN|PASSW|SECRET|_KEY$|^KEY$|KEY_|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|_PAT$|APIKEY",
+                             re.IGNORECASE)
+# user:password@ (or a bare token@) in a URL, as in https://user:token@index.example/simple (RFC 3986 userinfo).
+URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s]*@")
 
 
-def build_digest(build) -> str:
-    """The torch build configuration in one line."""
-    parts = []
-    if build.get("compiler"):
-        parts.append(build["compiler"])
-    blas = build.get("BLAS_INFO")
-    if blas:
-        parts.append("BLAS %s" % blas + (", LAPACK %s" % build["LAPACK_INFO"] if build.get("LAPACK_INFO") else ""))
-    if build.get("openmp"):
-        parts.append(build["openmp"])
-    elif build.get("USE_OPENMP"):
-        parts.append("OpenMP %s" % build["USE_OPENMP"])
-    if build.get("cpu_capability"):
-        parts.append("CPU capability %s" % build["cpu_capability"])
-    cuda = build.get("cuda_runtime") or build.get("CUDA_VERSION")
-    if cuda:
-        parts.append("CUDA runtime %s" % cuda)
-    cudnn = build.get("cudnn") or build.get("CUDNN_VERSION")
-    if cudnn:
-        parts.append("cuDNN %s" % cudnn)
-    if build.get("hip"):
-        parts.append("HIP %s" % build["hip"])
-    return "; ".join(parts) or "no details"
+def without_userinfo(value: str) -> str:
+    """VALUE with the user:password@ part of every URL in it removed."""
+    return URL_USERINFO.sub(r"\1", value)
 
 
-def yes(value) -> str:
-    return "unknown" if value is None else "yes" if value else "no"
+def relevant_env(environ: Mapping[str, str]) -> dict:
+    """The allowlisted variables of ENVIRON that diagnoses depend on, without credentials (also applied to a
+    loaded report, so that a report carrying secrets does not pass them on)."""
+    return {k: without_userinfo(v) for k, v in sorted(environ.items())
+            if k in ENV_NAMES and not CREDENTIAL_NAME.search(k) and isinstance(v, str)}

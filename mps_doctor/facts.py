@@ -136,7 +136,7 @@ class ProbeFailure:
     """The target interpreter stopped answering: it crashed, hung, or printed nothing we understand."""
 
     stage: str
-    kind: str  # "crash" | "timeout" | "no-answer"
+    kind: str  # "crash" | "timeout" | "no-answer" | "bad-answer" (a frame of the wrong shape)
     returncode: Optional[int] = None
     signal: Optional[str] = None
     stderr_tail: str = ""
@@ -199,6 +199,17 @@ class Facts:
     target: Target
 
 
+def version_numbers(value: Tuple[int, ...]) -> bool:
+    return len(value) >= 2 and all(part >= 0 for part in value)
+
+
+# Shapes beyond the types that the checks rely on; a value outside them is bad input, named by its path.
+CONSTRAINTS = {
+    ("Interpreter", "version"): (version_numbers, "expected a version such as [3, 12, 7]"),
+    ("CudaDevice", "capability"): (version_numbers, "expected a compute capability such as [9, 0]"),
+}
+
+
 def to_jsonable(value: Any) -> Any:
     """Facts (or any part of them) as plain JSON types."""
     if dataclasses.is_dataclass(value):
@@ -229,6 +240,9 @@ def from_jsonable(cls: Any, data: Any, path: str = "facts") -> Any:
         for field in dataclasses.fields(cls):
             if field.name in data:
                 kwargs[field.name] = from_jsonable(hints[field.name], data[field.name], path + "." + field.name)
+                rule = CONSTRAINTS.get((cls.__name__, field.name))
+                if rule is not None and kwargs[field.name] is not None and not rule[0](kwargs[field.name]):
+                    raise ReportFormatError("%s.%s: %s" % (path, field.name, rule[1]))
             elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
                 raise ReportFormatError("%s: missing field %r" % (path, field.name))
         return cls(**kwargs)

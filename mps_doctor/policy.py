@@ -64,6 +64,8 @@ def read_toml(path: str) -> Dict[str, Any]:
         raise PolicyError("%s: is a directory" % path)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise PolicyError("%s: not valid TOML (%s)" % (path, exc))
+    except RecursionError:
+        raise PolicyError("%s: not valid TOML (nested too deeply)" % path)
     except OSError as exc:
         raise PolicyError("%s: %s" % (path, exc.strerror or exc))
 

@@ -1,6 +1,7 @@
 """A commented starting policy that describes a machine's current state (`mps-doctor policy init`)."""
 
 from mps_doctor.checks.model import Status
+from mps_doctor.render.safe import one_line
 from mps_doctor.report import Report
 from mps_doctor.versions import load_releases, minor_of
 
@@ -34,7 +35,7 @@ def render_policy(report: Report) -> str:
         lines.append('python = ">=%d.%d,<%d.%d"' % (major, minor, major, minor + 1))
     if facts.host.system == "Darwin" and facts.host.macos_version:
         parts = facts.host.macos_version.split(".")
-        lines.append("# The oldest macOS the team supports (this Mac runs %s)." % facts.host.macos_version)
+        lines.append(one_line("# The oldest macOS the team supports (this Mac runs %s)." % facts.host.macos_version))
         lines.append('min-macos = "%s.0"' % parts[0])
     lines += [
         "# true: warnings fail the check too, like --strict.",
@@ -47,7 +48,7 @@ def render_policy(report: Report) -> str:
         lines.append("# Warnings on this machine now; accept one only with a real reason:")
         lines.append("# accept = [")
         for result in warned:
-            lines.append('#   { id = "%s", reason = "..." },  # %s' % (result.id, result.summary.replace("\n", " ")))
+            lines.append(one_line('#   { id = "%s", reason = "..." },  # %s' % (result.id, result.summary)))
         lines.append("# ]")
     else:
         lines.append('# accept = [{ id = "python.numpy", reason = "..." }]')

@@ -1,6 +1,7 @@
 """Run the checks on the facts and build the report: results, verdict, exit code, and its JSON form."""
 
 import datetime
+import json
 import traceback
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Optional, Tuple
@@ -10,7 +11,8 @@ from mps_doctor.checks.context import Context
 from mps_doctor.checks.model import CheckResult, Options, Outcome, Status
 from mps_doctor.checks.registry import CPU_LAYERS, MPS_LAYERS, REGISTRY, plan_for
 from mps_doctor.ci import hosted_macos_runner
-from mps_doctor.environment import environment_summary
+from mps_doctor.env_summary import environment_summary
+from mps_doctor.environment import relevant_env
 from mps_doctor.errors import ReportFormatError, UsageError
 from mps_doctor.facts import Facts, from_jsonable, to_jsonable
 from mps_doctor.policy import policy_to_dict
@@ -256,10 +258,54 @@ def facts_from_report(doc: Any) -> Tuple[Facts, Dict[str, Any]]:
                                 "mps-doctor" % (version, SCHEMA_VERSION))
     if version < 1:
         raise ReportFormatError("report schema_version %d is not supported" % version)
-    options = doc.get("options")
+    facts = from_jsonable(Facts, doc.get("facts"), "facts")
+    facts = replace(facts, host=replace(facts.host, env=relevant_env(facts.host.env)))
+    return facts, validated_options(doc.get("options"))
+
+
+REPORT_DEVICES = ("auto", "mps", "cpu", "cuda")
+
+
+def validated_options(options: Any) -> Dict[str, Any]:
+    """A report's options, checked like a command line: a bad value is a ReportFormatError naming its JSON path."""
+    from mps_doctor.checks.registry import REGISTRY, all_checks
+    from mps_doctor.policy import PolicyError, policy_from_dict
+
     if not isinstance(options, dict):
         raise ReportFormatError("report has no options object")
-    facts = from_jsonable(Facts, doc.get("facts"), "facts")
-    return facts, options
+    all_checks()
+    clean: Dict[str, Any] = {}
+    for key in ("device", "requested_device"):
+        if options.get(key) is not None:
+            if options[key] not in REPORT_DEVICES:
+                raise ReportFormatError("options.%s: %s is not one of %s" % (key, json_repr(options[key]),
+                                                                              ", ".join(REPORT_DEVICES)))
+            clean[key] = options[key]
+    if options.get("quick") is not None:
+        if not isinstance(options["quick"], bool):
+            raise ReportFormatError("options.quick: expected true or false, not %s" % json_repr(options["quick"]))
+        clean["quick"] = options["quick"]
+    for key, allowed, what in (("select", REGISTRY, "a check id (see mps-doctor list-checks)"),
+                               ("required", REPORT_DEVICES[1:], "one of " + ", ".join(REPORT_DEVICES[1:]))):
+        value = options.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, list):
+            raise ReportFormatError("options.%s: expected a list, not %s" % (key, json_repr(value)))
+        for index, item in enumerate(value):
+            if not isinstance(item, str) or item not in allowed:
+                raise ReportFormatError("options.%s[%d]: %s is not %s" % (key, index, json_repr(item), what))
+        clean[key] = tuple(value)
+    try:
+        clean["policy"] = policy_from_dict(options.get("policy"))
+    except PolicyError as exc:
+        raise ReportFormatError("options.policy: %s" % exc)
+    return clean
+
+
+def json_repr(value: Any) -> str:
+    """VALUE as JSON, shortened, for an error message."""
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 

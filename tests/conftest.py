@@ -39,3 +39,13 @@ def cli():
 def python_with_torch():
     """An interpreter that has torch 2.13.0 (the test environment's own)."""
     return sys.executable
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The hostile-input suite's counts: how many generated and corpus cases attacked each input."""
+    from tests.hostile.attack import EXITS, TALLY
+
+    if TALLY:
+        terminalreporter.write_line("hostile-input cases: %d (%s); exit codes %s" % (
+            sum(TALLY.values()), ", ".join("%s %d" % item for item in sorted(TALLY.items())),
+            ", ".join("%d: %d" % item for item in sorted(EXITS.items()))))

@@ -231,15 +231,15 @@ def test_fix_torch_in_the_table_always_pairs_torchvision(tmp_path):
 # --- 6. fix --manager conda for a venv never treats the venv as conda's base ----------------------------------------
 
 
-def rosetta_plan(env=None, doctor=("mps-doctor",)):
+def rosetta_plan(tools=None, doctor=("mps-doctor",)):
     from dataclasses import replace
 
     from mps_doctor.remedies.plan import build_plan
     from mps_doctor.render.script import render_script
 
     facts = replay_facts(load_machine("m1-rosetta-x86-python"))
-    if env is not None:
-        facts = replace(facts, host=replace(facts.host, env=dict(facts.host.env, **env)))
+    if tools is not None:
+        facts = replace(facts, host=replace(facts.host, tools=dict(facts.host.tools, **tools)))
     report = run_checks(facts, Options(device="auto", requested_device="auto"))
     return render_script(build_plan(report, manager="conda", shell="zsh", doctor=doctor))
 
@@ -250,7 +250,7 @@ def test_conda_plan_for_a_venv_report_does_not_use_the_venv_as_conda_base():
     lines = plan.splitlines()
     assert lines.index("conda config --env --set subdir osx-arm64") == lines.index("conda activate torch-arm64") + 1
     assert lines[-1] == "mps-doctor check"
-    with_exe = rosetta_plan({"CONDA_EXE": "/opt/homebrew/Caskroom/miniforge/base/bin/conda"})
+    with_exe = rosetta_plan({"conda": "/opt/homebrew/Caskroom/miniforge/base/condabin/conda"})
     assert "conda config --file /opt/homebrew/Caskroom/miniforge/base/envs/torch-arm64/.condarc" in with_exe
     assert with_exe.splitlines()[-1] == (
         "mps-doctor check --python /opt/homebrew/Caskroom/miniforge/base/envs/torch-arm64/bin/python")

@@ -119,10 +119,12 @@ def torch_companions(ctx: Context) -> Outcome:
 
 def audio_matches(audio: str, release, stable_from: str) -> bool:
     """torchaudio pairs by minor, except that torchaudio 2.11+ serves torch 2.11 and later (stable ABI)."""
-    if minor_of(audio) == minor_of(release.torchaudio):
+    ours = minor_of(audio)
+    if ours is None:
+        return False
+    if ours == minor_of(release.torchaudio):
         return True
-    stable = minor_of(stable_from)
-    return minor_of(audio) >= stable and minor_of(release.torch) >= minor_of(audio)
+    return ours >= minor_of(stable_from) and minor_of(release.torch) >= ours
 
 
 @check("torch.table-age", "mps-doctor's release table knows this torch", advisory=True)

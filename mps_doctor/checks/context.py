@@ -181,6 +181,8 @@ def describe_failure(failure) -> str:
     """'timed out after 60 s', 'crashed with SIGSEGV' or 'exited with code 1'."""
     if failure.kind == "timeout":
         return "timed out after %g s" % (failure.timeout_seconds or 0)
+    if failure.kind == "bad-answer":
+        return "answered the probe with malformed data"
     if failure.signal:
         return "crashed with %s%s" % (failure.signal, " (Illegal instruction)" if failure.signal == "SIGILL" else "")
     return "exited with code %s" % failure.returncode

@@ -13,7 +13,7 @@ from mps_doctor.checks.context import (
     describe_failure,
     needs_interpreter,
 )
-from mps_doctor.checks.model import Outcome, Remedy, Status, failed, passed, skipped, warned
+from mps_doctor.checks.model import Outcome, Remedy, failed, passed, skipped, warned
 from mps_doctor.checks.registry import check
 from mps_doctor.ci import hosted_macos_runner
 
@@ -452,10 +452,17 @@ def stage_missing(ctx: Context, stage: str, facts) -> Optional[Outcome]:
             "not probed on %s: the saved facts are for %s" % (ctx.device, probed),
             Remedy("This report's device work ran on %s, not %s." % (probed, ctx.device),
                    "Whether %s computes correctly is unknown until it is probed." % ctx.device,
-                   ("mps-doctor check --device %s" % ctx.device,), key="probe-device"))
+                   ("mps-doctor check --device %s" % shlex.quote(ctx.device),), key="probe-device"))
     if facts is None:
-        return Outcome(Status.ERROR, "no %s facts were recorded for %s" % (stage, ctx.device))
+        return unprobed(ctx, "no %s facts were recorded for %s" % (stage, ctx.device))
     return None
+
+
+def unprobed(ctx: Context, summary: str) -> Outcome:
+    """A failure for facts that a (replayed) report lacks: readiness cannot be shown without them."""
+    return failed(summary, Remedy("The facts this layer judges are missing, so %s is not shown to work." % ctx.device,
+                                  "Only a probe of the device on that machine can tell.",
+                                  ("mps-doctor check --device %s" % shlex.quote(ctx.device),), key="probe-device"))
 
 
 @check("device.parity", "A tensor operation on the device matches the CPU")
@@ -477,7 +484,7 @@ def device_parity(ctx: Context) -> Outcome:
                     for op in parity.ops)
     wrong = [op.name for op in parity.ops if not within(op, OP_RTOL)]
     if not parity.ops:
-        return Outcome(Status.ERROR, "the parity probe reported no operations")
+        return unprobed(ctx, "the parity probe reported no operations")
     if wrong:
         return failed(
             "%s gives wrong results on %s: %s" % ("an operation" if len(wrong) == 1 else "operations", ctx.device, ", ".join(wrong)),

@@ -6,27 +6,14 @@ import re
 import shutil
 from typing import Callable, Mapping, Optional, Tuple
 
+from mps_doctor.environment import relevant_env
 from mps_doctor.facts import Host, NvidiaSmi
 from mps_doctor.probe.runner import Runner, run_command
 
-# Environment variables that change how torch, conda, CI or the shell behave; recorded so that a saved
-# report can be re-diagnosed elsewhere. Nothing else from the environment is kept.
-ENV_PREFIXES = ("PYTORCH_", "CONDA_", "UV_", "PYENV_", "RUNNER_")
-ENV_NAMES = (
-    "CUDA_VISIBLE_DEVICES", "VIRTUAL_ENV", "SHELL", "SYSTEM_VERSION_COMPAT", "HOMEBREW_PREFIX", "TERM_PROGRAM",
-    "CI", "GITHUB_ACTIONS", "ImageOS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "JENKINS_URL", "TF_BUILD",
-    "TEAMCITY_VERSION", "TRAVIS", "APPVEYOR", "BITBUCKET_BUILD_NUMBER", "CODEBUILD_BUILD_ID", "DRONE",
-    "MPS_DOCTOR_SANDBOX", "APP_SANDBOX_CONTAINER_ID", "CODEX_SANDBOX",
-)
 # Installers whose presence changes the fix plan; looked up on PATH, never run.
 TOOLS = ("uv", "conda", "mamba", "brew", "pyenv")
 # Homebrew's default prefixes: /opt/homebrew on Apple Silicon, /usr/local on Intel (Homebrew docs/Installation.md).
 BREW_PREFIXES = ("/opt/homebrew", "/usr/local")
-
-
-def relevant_env(environ: Mapping[str, str]) -> dict:
-    """The subset of ENVIRON that diagnoses depend on."""
-    return {k: v for k, v in sorted(environ.items()) if k in ENV_NAMES or k.startswith(ENV_PREFIXES)}
 
 
 def parse_sw_vers(text: str) -> Tuple[Optional[str], Optional[str]]:
@@ -100,7 +87,7 @@ def collect_host(
     distro_reader = distro_reader or linux_distro
     common = dict(
         system=system, release=release, doctor_machine=machine, env=relevant_env(environ),
-        home=environ.get("HOME") or os.path.expanduser("~"), user=environ.get("USER") or environ.get("USERNAME"),
+        home=environ.get("HOME") or os.path.expanduser("~"), user=user_name(environ),
         memory_bytes=(memory or memory_total)(),
         tools={name: found for name, found in ((name, which(name)) for name in TOOLS) if found},
     )
@@ -135,6 +122,20 @@ def collect_macos(run: Runner, path_exists: Callable[[str], bool], common: dict)
         brew_prefixes=tuple(p for p in BREW_PREFIXES if path_exists(os.path.join(p, "bin", "brew"))),
         **common,
     )
+
+
+def user_name(environ: Mapping[str, str]) -> Optional[str]:
+    """The user's login name: USER, LOGNAME or USERNAME, else the password database (root, Docker and cron often
+    run without USER)."""
+    name = environ.get("USER") or environ.get("LOGNAME") or environ.get("USERNAME")
+    if name:
+        return name
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError, OSError):
+        return None
 
 
 def memory_total() -> Optional[int]:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
-from mps_doctor.errors import TargetPythonError
+from mps_doctor.errors import ReportFormatError, TargetPythonError
 from mps_doctor.facts import (
     Comparison,
     CudaDevice,
@@ -173,13 +173,19 @@ def target_from_frames(results: Dict[str, dict], begun: List[str], returncode: O
         else:
             raise TargetPythonError("--python %s: not a Python interpreter (it exited with code %s without answering "
                                     "the probe)" % (python, returncode))
-    return Target(
-        python=python, device=device, stages_requested=stages, failure=failure,
-        interpreter=adapt(Interpreter, results.get("interpreter"), "interpreter"),
-        torch=adapt_torch(results.get("torch")),
-        parity=adapt(Parity, results.get("parity"), "parity"),
-        smoke=adapt_smoke(results.get("smoke")),
-    )
+    adapters = (("interpreter", lambda data: adapt(Interpreter, data, "interpreter")), ("torch", adapt_torch),
+                ("parity", lambda data: adapt(Parity, data, "parity")), ("smoke", adapt_smoke))
+    facts = {}
+    for stage, adapter in adapters:
+        try:
+            facts[stage] = adapter(results.get(stage))
+        except (ReportFormatError, AttributeError, TypeError, ValueError, KeyError) as exc:
+            # A frame of the wrong shape is the child's answer, not the doctor's failure: a fact about the target.
+            facts[stage] = None
+            if failure is None:
+                failure = ProbeFailure(stage=stage, kind="bad-answer", returncode=returncode,
+                                       stderr_tail=("malformed %s frame: %s" % (stage, exc))[:300])
+    return Target(python=python, device=device, stages_requested=stages, failure=failure, **facts)
 
 
 def describe_failure(stage: str, returncode: Optional[int], stderr: str, timed_out: bool, timeout: float) -> ProbeFailure:

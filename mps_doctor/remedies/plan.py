@@ -212,12 +212,12 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
 
 def conda_root(planner: Planner) -> Optional[str]:
     """The conda installation: the one owning the target environment when it is a conda env, else the one of
-    CONDA_EXE or of `conda` on PATH (ROOT/bin/conda or ROOT/condabin/conda); None when unknown."""
+    `conda` on PATH (ROOT/bin/conda or ROOT/condabin/conda); None when unknown."""
     if planner.setup.env_kind == "conda" and planner.setup.env_path:
         prefix = planner.setup.env_path.rstrip("/")
         return prefix.split("/envs/")[0] if "/envs/" in prefix else prefix
     host = planner.report.facts.host
-    conda = host.env.get("CONDA_EXE") or host.tools.get("conda")
+    conda = host.tools.get("conda")
     if conda and posixpath.isabs(conda):
         return posixpath.dirname(posixpath.dirname(conda))
     return None
@@ -349,6 +349,9 @@ def use_cpu_here(planner: Planner, why: str) -> None:
 
 
 def fix_wrong_results(planner: Planner, result) -> None:
+    if result.remedy is not None and result.remedy.key == "probe-device":
+        generic_fix(planner, result)
+        return
     smoke = planner.report.facts.target.smoke
     if smoke is not None and smoke.error is not None and "not currently implemented" in smoke.error.message:
         planner.add("mps-fallback", "Let operators missing on MPS run on the CPU",

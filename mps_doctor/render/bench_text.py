@@ -3,6 +3,7 @@
 from typing import List
 
 from mps_doctor.bench import BenchReport
+from mps_doctor.render.safe import visible
 
 BLOCKS = " ▏▎▍▌▋▊▉█"
 
@@ -75,4 +76,4 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
             "faster" if report.speedup >= 1 else "slower"))
     if message:
         lines.append(("warning: " if status == "warn" else "error: ") + message)
-    return "\n".join(lines) + "\n"
+    return visible("\n".join(lines) + "\n")

@@ -3,11 +3,19 @@
 import json
 
 from mps_doctor.checks.model import Status
-from mps_doctor.environment import environment_summary
+from mps_doctor.env_summary import environment_summary
 from mps_doctor.render.redact import redact
+from mps_doctor.render.safe import UNSAFE, code_fence, markdown_cell, one_line
 from mps_doctor.report import Report, report_to_dict
 
 WORDS = {Status.PASS: "pass", Status.WARN: "⚠️ warn", Status.FAIL: "❌ fail", Status.SKIP: "skip", Status.ERROR: "error"}
+
+
+def json_block(document: dict) -> str:
+    """DOCUMENT as JSON that keeps non-ASCII text readable (so redaction sees it) and escapes every control
+    character, so that the exact values replay and none reaches a terminal."""
+    text = json.dumps(document, indent=1, ensure_ascii=False)
+    return UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
 
 
 def render_markdown(report: Report, redacted: bool = True) -> str:
@@ -15,20 +23,22 @@ def render_markdown(report: Report, redacted: bool = True) -> str:
     rows = ["| layer | check | status | summary |", "| --- | --- | --- | --- |"]
     for result in report.results:
         rows.append("| %s | `%s` | %s | %s |" % (
-            result.layer if result.layer is not None else "advisory", result.id, WORDS[result.status],
-            result.summary.replace("|", "\\|")))
-    out = ["<details><summary>mps-doctor %s: %s</summary>" % (report.tool_version, report.verdict.summary), ""]
+            result.layer if result.layer is not None else "advisory", one_line(result.id), WORDS[result.status],
+            markdown_cell(result.summary)))
+    out = ["<details><summary>mps-doctor %s: %s</summary>" % (markdown_cell(report.tool_version),
+                                                            markdown_cell(report.verdict.summary)), ""]
     if report.facts.target.chosen_because:
-        out += ["Diagnosed `%s`: %s." % (report.facts.target.python, report.facts.target.chosen_because), ""]
+        out += ["Diagnosed `%s`: %s." % (one_line(report.facts.target.python),
+                                         markdown_cell(report.facts.target.chosen_because)), ""]
     out += rows
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     if root is not None and root.remedy is not None:
-        out += ["", "**Root cause** (`%s`): %s" % (root.id, root.summary), "", "```sh"] + list(root.remedy.commands) + ["```"]
-    out += ["", "Environment:", ""] + ["- %s: %s" % (label, value.replace("|", "\\|"))
+        out += ["", "**Root cause** (`%s`): %s" % (one_line(root.id), markdown_cell(root.summary)), ""]
+        out += code_fence("\n".join(one_line(command) for command in root.remedy.commands), "sh")
+    out += ["", "Environment:", ""] + ["- %s: %s" % (label, markdown_cell(value))
                                       for label, value in environment_summary(report.facts)]
-    document = json.dumps(report_to_dict(report), indent=1)
-    out += ["", "Report (save as report.json and replay with `mps-doctor check --from report.json`):", "",
-            "```json", document, "```", "", "</details>"]
+    out += ["", "Report (save as report.json and replay with `mps-doctor check --from report.json`):", ""]
+    out += code_fence(json_block(report_to_dict(report)), "json") + ["", "</details>"]
     text = "\n".join(out) + "\n"
     if redacted:
         text = redact(text, report.facts.host.home, report.facts.host.user)

@@ -1,13 +1,36 @@
 """Remove the home directory and the user name from text meant to be pasted in public."""
 
+import json
+import os
 import re
 from typing import Optional
 
+# Characters that continue a path component or a name: a match that one of them follows (or precedes) is part of a
+# longer name (home /Users/al inside /Users/alice-shared), not the home itself. `\u` starts a JSON-escaped letter.
+NAME_CHAR = r"[\w.@+~-]"
+# Account names that are words of the report itself; redacting them would garble it and hide nothing personal.
+SYSTEM_USERS = ("root", "runner", "admin", "user", "ubuntu")
+
+
+def spellings(value: str) -> set:
+    """VALUE as it may appear in text: raw, and JSON-escaped (ASCII-only or not)."""
+    return {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+
+
+def replace_whole(text: str, value: str, replacement: str, name_char: str = NAME_CHAR) -> str:
+    """TEXT with every spelling of VALUE that stands alone (not inside a longer name) replaced."""
+    for form in sorted(spellings(value), key=len, reverse=True):
+        pattern = r"(?<!%s)%s(?!%s|\\u[0-9a-fA-F]{4})" % (name_char, re.escape(form), name_char)
+        text = re.sub(pattern, lambda _: replacement, text)
+    return text
+
 
 def redact(text: str, home: Optional[str], user: Optional[str]) -> str:
-    """TEXT with HOME replaced by ~ and USER by <user>."""
-    if home and home not in ("/", ""):
-        text = text.replace(home.rstrip("/"), "~")
-    if user and len(user) > 1:
-        text = re.sub(r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])" % re.escape(user), "<user>", text)
+    """TEXT with HOME replaced by ~ and the user name (USER, else the home's last component) by <user>."""
+    home = (home or "").rstrip("/")
+    if home:
+        text = replace_whole(text, home, "~")
+    user = user or (os.path.basename(home) if home else None)
+    if user and len(user) > 1 and user not in SYSTEM_USERS:
+        text = replace_whole(text, user, "<user>", r"\w")
     return text

@@ -7,32 +7,68 @@ from typing import List
 
 from mps_doctor import __version__
 from mps_doctor.remedies.model import Cmd, Plan
+from mps_doctor.render.safe import UNSAFE_IN_LINE, one_line
 
 SAFE = re.compile(r"^[A-Za-z0-9_./:=@%+,-]+$")
+NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SHEBANG = {"zsh": "#!/usr/bin/env zsh", "bash": "#!/usr/bin/env bash", "fish": "#!/usr/bin/env fish"}
 
 
+def shell_escape(char: str) -> str:
+    """One control character as a backslash escape that bash's $'...' and fish both expand to exactly it."""
+    code = ord(char)
+    return {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(char) or ("\\x%02x" % code if code < 0x80 else "\\u%04x" % code)
+
+
 def fish_quote(word: str) -> str:
-    """WORD quoted for fish: bare when safe, else single quotes with \\\\ and \\' escaped."""
+    """WORD quoted for fish: bare when safe, else single quotes with \\\\ and \\' escaped; a control character is
+    written as a backslash escape between the quoted pieces (fish expands \\n and \\xHH outside quotes)."""
     if word and SAFE.match(word):
         return word
-    return "'" + word.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    pieces = []
+    for index, piece in enumerate(re.split("(%s)" % UNSAFE_IN_LINE.pattern, word)):
+        if index % 2:
+            pieces.append(shell_escape(piece))
+        elif piece or index == 0:
+            pieces.append("'" + piece.replace("\\", "\\\\").replace("'", "\\'") + "'")
+    return "".join(pieces)
+
+
+def posix_quote(word: str) -> str:
+    """WORD quoted for bash or zsh: shlex's single quotes, or ANSI-C $'...' when it holds a control character, so
+    that the exact value reaches the command while the printed line stays one visible line."""
+    if not UNSAFE_IN_LINE.search(word):
+        return shlex.quote(word)
+    body = UNSAFE_IN_LINE.sub(lambda m: shell_escape(m.group()), word.replace("\\", "\\\\").replace("'", "\\'"))
+    return "$'" + body + "'"
 
 
 def quote(word: str, shell: str) -> str:
-    return fish_quote(word) if shell == "fish" else shlex.quote(word)
+    return fish_quote(word) if shell == "fish" else posix_quote(word)
+
+
+def comment(text: str, prefix: str = "# ") -> str:
+    """TEXT as one comment line: a newline or any control character in it is escaped, so it cannot end the comment."""
+    return prefix + one_line(text)
+
+
+def variable(name: str) -> str:
+    """NAME when it is a shell variable name; anything else could be syntax and is refused."""
+    if not NAME.match(name):
+        raise ValueError("not a variable name: %r" % name)
+    return name
 
 
 def spell(cmd: Cmd, shell: str) -> str:
     """One command in SHELL's syntax."""
     if cmd.kind == "note":
-        return "# " + cmd.value
+        return comment(cmd.value)
     if cmd.kind == "export":
         if shell == "fish":
-            return "set -gx %s %s" % (cmd.name, quote(cmd.value, shell))
-        return "export %s=%s" % (cmd.name, quote(cmd.value, shell))
+            return "set -gx %s %s" % (variable(cmd.name), quote(cmd.value, shell))
+        return "export %s=%s" % (variable(cmd.name), quote(cmd.value, shell))
     if cmd.kind == "unset":
-        return "set -e %s" % cmd.name if shell == "fish" else "unset %s" % cmd.name
+        return "set -e %s" % variable(cmd.name) if shell == "fish" else "unset %s" % variable(cmd.name)
     if cmd.kind == "activate":
         if cmd.name:
             return "conda activate %s" % quote(cmd.name, shell)
@@ -40,18 +76,19 @@ def spell(cmd: Cmd, shell: str) -> str:
             return "source %s" % quote(cmd.value.rstrip("/") + "/bin/activate.fish", shell)
         # The directive tells shellcheck that the file is created by an earlier step.
         return "# shellcheck source=/dev/null\n. %s" % quote(cmd.value.rstrip("/") + "/bin/activate", shell)
-    prefix = "".join("%s=%s " % (name, quote(value, shell)) for name, value in cmd.env)
+    prefix = "".join("%s=%s " % (variable(name), quote(value, shell)) for name, value in cmd.env)
     return prefix + " ".join(quote(word, shell) for word in cmd.argv)
 
 
 def comment_block(text: str, indent: str = "# ") -> List[str]:
-    return [indent + line for line in textwrap.wrap(text, 100 - len(indent))] or [indent.rstrip()]
+    """TEXT wrapped at 100 columns, each line a comment (or indented prose) that no character in TEXT can end."""
+    return [indent + line for line in textwrap.wrap(one_line(text), 100 - len(indent))] or [indent.rstrip()]
 
 
 def render_script(plan: Plan) -> str:
     """Only commands and # comments: safe to read, paste, or save and run with the chosen shell."""
     shell = plan.shell
-    lines = [SHEBANG[shell], "# mps-doctor %s fix plan for %s" % (__version__, plan.target_python)]
+    lines = [SHEBANG[shell], comment("mps-doctor %s fix plan for %s" % (__version__, plan.target_python))]
     lines += comment_block(plan.verdict)
     lines += comment_block("setup: %s. Review before running: nothing here uses sudo or deletes an environment." %
                            plan.setup_summary)
@@ -60,7 +97,7 @@ def render_script(plan: Plan) -> str:
         return "\n".join(lines) + "\n"
     for number, step in enumerate(plan.steps, start=1):
         lines.append("")
-        lines.append("# %d/%d %s" % (number, len(plan.steps), step.title))
+        lines.append(comment("%d/%d %s" % (number, len(plan.steps), step.title)))
         lines += comment_block(step.reason, "#   ")
         lines += [spell(cmd, shell) for cmd in step.commands]
     return "\n".join(lines) + "\n"
@@ -68,12 +105,12 @@ def render_script(plan: Plan) -> str:
 
 def render_explained(plan: Plan) -> str:
     """The plan in words, commands indented under each step."""
-    lines = ["mps-doctor fix: %s" % plan.verdict, "Setup: %s" % plan.setup_summary, ""]
+    lines = [one_line("mps-doctor fix: %s" % plan.verdict), one_line("Setup: %s" % plan.setup_summary), ""]
     if plan.empty:
         lines.append("Nothing to fix.")
         return "\n".join(lines) + "\n"
     for number, step in enumerate(plan.steps, start=1):
-        lines.append("%d. %s" % (number, step.title))
+        lines.append(one_line("%d. %s" % (number, step.title)))
         lines += comment_block(step.reason, "   ")
         lines += ["      %s" % spell(cmd, plan.shell) for cmd in step.commands]
         lines.append("")

@@ -7,7 +7,8 @@ from typing import List, Optional
 import click
 
 from mps_doctor.checks.model import CheckResult, Remedy, Status
-from mps_doctor.environment import environment_summary
+from mps_doctor.env_summary import environment_summary
+from mps_doctor.render.safe import displayable
 from mps_doctor.report import Report
 
 MARKS = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.SKIP: "-", Status.ERROR: "☠"}
@@ -19,7 +20,9 @@ COLORS = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "red", Statu
 
 
 def render_text(report: Report, verbose: bool = False, color: bool = False, unicode: bool = True) -> str:
-    """The whole text report as one string (colour codes only when COLOR)."""
+    """The whole text report as one string (colour codes only when COLOR); no control character of the report's
+    own strings reaches the output."""
+    report = displayable(report)
     lines: List[str] = []
 
     def mark(status: Status) -> str:

@@ -1,0 +1,78 @@
+"""Untrusted text made safe for a terminal, a Markdown page or a shell comment: the one place that does it.
+
+Every string a human renderer prints may have come from outside (a report, probe output, a pyproject, the
+environment, a child's error message). Control characters and escape sequences in it are shown as visible
+escapes (`\\x1b`), never emitted; JSON output keeps the exact values instead.
+"""
+
+import dataclasses
+import enum
+import re
+from typing import Any, Mapping
+
+# C0 controls except tab and newline, DEL, C1 controls (0x9b is a one-byte CSI on some terminals), and the Unicode
+# line separators and bidirectional overrides that reorder what a reader sees (CVE-2021-42574, "Trojan Source"),
+# and lone surrogates (from JSON \ud800 escapes), which no UTF-8 output can encode.
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# The same set plus tab and newline: what a one-line value (a comment, a table cell) must not contain.
+UNSAFE_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def escape_char(char: str) -> str:
+    """One unsafe character as a visible escape: \\n, \\x1b, \\u202e."""
+    if char in NAMED:
+        return NAMED[char]
+    code = ord(char)
+    return "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
+
+
+def visible(text: str) -> str:
+    """TEXT with every control character and escape sequence shown as an escape; tab and newline kept."""
+    return UNSAFE.sub(lambda m: escape_char(m.group()), text)
+
+
+def one_line(text: str) -> str:
+    """TEXT as a single safe line: newlines and tabs escaped too (shell comments, table cells)."""
+    return UNSAFE_IN_LINE.sub(lambda m: escape_char(m.group()), text)
+
+
+def has_unsafe(text: str) -> bool:
+    """Whether TEXT contains a character that visible() would escape."""
+    return UNSAFE.search(text) is not None
+
+
+def displayable(value: Any) -> Any:
+    """VALUE (a report, plan or any dataclass tree) with visible() applied to every string in it."""
+    if isinstance(value, enum.Enum):
+        return value
+    if isinstance(value, str):
+        return visible(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: displayable(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
+        return dataclasses.replace(value, **changes)
+    if isinstance(value, Mapping):
+        return type(value)({displayable(k): displayable(v) for k, v in value.items()}) if isinstance(value, dict) \
+            else {displayable(k): displayable(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(displayable(v) for v in value)
+    if isinstance(value, list):
+        return [displayable(v) for v in value]
+    return value
+
+
+# Enough to keep a value inside its table cell and out of HTML, links and images (GitHub Flavored Markdown).
+MARKDOWN_SPECIAL = re.compile(r"([\\`|\[\]<>])")
+
+
+def markdown_cell(text: str) -> str:
+    """TEXT for a Markdown table cell or a line of prose: one line, Markdown and HTML syntax escaped."""
+    text = one_line(text).replace("&", "&amp;")
+    return MARKDOWN_SPECIAL.sub(lambda m: {"<": "&lt;", ">": "&gt;"}.get(m.group(1), "\\" + m.group(1)), text)
+
+
+def code_fence(body: str, info: str = "") -> list:
+    """BODY in a fenced code block whose fence is longer than any backtick run inside it (CommonMark 4.5)."""
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + info, body, fence]
