@@ -1,4 +1,7 @@
-"""The torch release table (data/torch_releases.json): Python range, companions and MPS minimum macOS per release."""
+"""The torch release table (data/torch_releases.json): Python range, companions, install and MPS minimum macOS per release.
+
+The rows are read from the published artifacts by `python -m mps_doctor.data.refresh`, which prints a diff.
+"""
 
 import functools
 import json
@@ -28,6 +31,8 @@ class Release:
     sources: Tuple[str, ...]
     notes: str = ""
     cuda_builds: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
+    macos_min_install: Optional[str] = None
+    pypi_linux_cuda: Optional[str] = None
 
     @property
     def label(self) -> str:
@@ -37,6 +42,10 @@ class Release:
     def supports_python(self, version: Tuple[int, ...]) -> bool:
         """Whether Python VERSION (major, minor, ...) is in this release's supported range."""
         return "%d.%d" % tuple(version[:2]) in SpecifierSet(self.python)
+
+    def installs_on_macos(self, macos: str) -> bool:
+        """Whether this release's macOS arm64 wheels install on MACOS (their platform tag)."""
+        return self.macos_min_install is None or version_tuple(macos) >= version_tuple(self.macos_min_install)
 
     def pip_args(self) -> Tuple[str, str]:
         """The torch and torchvision requirements, pinned together."""
@@ -78,6 +87,12 @@ class ReleaseTable:
             if r.macos_min_mps and version_tuple(macos) >= version_tuple(r.macos_min_mps)
             and (python is None or r.supports_python(python))
         ]
+        return candidates[-1] if candidates else None
+
+    def newest_installable_on_macos(self, macos: str, python: Optional[Tuple[int, ...]] = None) -> Optional[Release]:
+        """What an unpinned `pip install torch` gets on MACOS: the newest release whose wheels install there."""
+        candidates = [r for r in self.releases if r.confidence != "unknown" and r.installs_on_macos(macos)
+                      and (python is None or r.supports_python(python))]
         return candidates[-1] if candidates else None
 
     def newest_for_python(self, python: Tuple[int, ...], arm64_mac: bool = False) -> Optional[Release]:
@@ -122,7 +137,8 @@ def load_releases(path: str = str(DATA_FILE)) -> ReleaseTable:
             torch=row["torch"], python=row["python"], torchvision=row["torchvision"], torchaudio=row["torchaudio"],
             macos_min_mps=row["macos_min_mps"], intel_mac_wheels=row["intel_mac_wheels"], torch_pin=row["torch_pin"],
             torchvision_pin=row["torchvision_pin"], confidence=row["confidence"], sources=tuple(row["sources"]),
-            notes=row.get("notes", ""),
+            notes=row.get("notes", ""), macos_min_install=row.get("macos_min_install"),
+            pypi_linux_cuda=row.get("pypi_linux_cuda"),
             cuda_builds=tuple((cuda, tuple(ccs)) for cuda, ccs in sorted(row.get("cuda_builds", {}).items(),
                                                                         key=lambda item: version_tuple(item[0]))),
         )

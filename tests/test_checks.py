@@ -155,17 +155,46 @@ def test_every_release_row_names_a_source_and_pins_a_pair():
         assert torch_pin.startswith("torch==") and vision_pin.startswith("torchvision==")
 
 
-def test_torchvision_minor_is_torch_minor_plus_15_for_2x():
-    """reference/mps-facts.md 2.2 says '+13'; its own table (0.15 with 2.0, 0.28 with 2.13) is +15."""
+def test_torchvision_minor_is_torch_minor_plus_15_up_to_214_and_015_pairs_with_029():
+    """The +15 rule holds 2.0-2.14 (Requires-Dist torch==2.N.x); no torchvision 0.30 exists, 0.29.1/0.29.2 require
+    torch>=2.14.0 and pair with 2.15."""
     for release in load_releases().releases:
         major, minor = map(int, release.torch.split("."))
         if major == 2:
-            assert release.torchvision == "0.%d" % (minor + 15)
+            assert release.torchvision == "0.%d" % (min(minor, 14) + 15)
 
 
-def test_open_question_for_215_is_unknown_not_a_guess():
+def test_215_row_is_read_from_its_wheels():
     release, exact = load_releases().row_for("2.15.0")
-    assert exact and release.macos_min_mps is None and release.confidence == "unknown"
+    assert exact and release.confidence == "sourced"
+    assert (release.python, release.torchvision_pin, release.macos_min_install, release.macos_min_mps) == (
+        ">=3.11,<3.16", "0.29.*", "14.0", "14.0")
+    assert any("Requires-Python >=3.11" in source for source in release.sources)
+    assert not release.supports_python((3, 10)) and release.supports_python((3, 15))
+
+
+@pytest.mark.parametrize(("torch", "python", "supported"), [
+    ("2.2.2", (3, 12), True), ("2.3.1", (3, 12), True), ("2.3.1", (3, 13), False), ("2.13.0", (3, 14), True),
+    ("2.13.0", (3, 15), False), ("2.14.1", (3, 15), False), ("2.15.0", (3, 10), False)])
+def test_python_ranges_from_the_wheel_tags(torch, python, supported):
+    assert load_releases().row_for(torch)[0].supports_python(python) is supported
+
+
+def test_install_minimum_and_what_an_unpinned_install_gets():
+    table = load_releases()
+    assert [table.row_for(v)[0].macos_min_install for v in ("2.9.1", "2.11.0", "2.12.0")] == ["11.0", "11.0", "14.0"]
+    assert table.newest_installable_on_macos("13.6.7").torch == "2.11"
+    assert table.newest_installable_on_macos("15.1").torch == "2.15"
+    assert table.newest_installable_on_macos("13.6.7", (3, 12)).torch == "2.11"
+
+
+def test_cuda_build_rows_read_from_the_wheels_and_release_notes():
+    table = load_releases()
+    builds = {v: dict(table.row_for(v)[0].cuda_builds) for v in ("2.11.0", "2.13.0", "2.14.1")}
+    assert "7.0" not in builds["2.11.0"]["12.8"]
+    assert "12.9" not in builds["2.13.0"]
+    assert "13.4" in builds["2.14.1"]
+    assert [table.row_for(v)[0].pypi_linux_cuda for v in ("2.10.0", "2.11.0", "2.15.0")] == ["12.8", "13.0", "13.2"]
 
 
 def test_check_ids_are_stable_kebab_dotted():
@@ -221,12 +250,29 @@ def test_intel_mac_without_torch_gets_the_last_intel_wheels_for_the_cpu():
         "/Users/alex/proj/.venv/bin/python -m pip install torch==2.2.2 torchvision==0.17.2",)
 
 
-def test_unknown_macos_minimum_passes_where_mps_is_available():
-    from mps_doctor.facts import TorchInfo
+def with_torch(facts, **changes):
+    return dataclasses.replace(facts, target=dataclasses.replace(facts.target, torch=dataclasses.replace(
+        facts.target.torch, **changes)))
 
-    facts = replay_facts(load_machine("m2-macos14-torch215"))
-    torch = dataclasses.replace(facts.target.torch, mps_available=True)
-    assert isinstance(torch, TorchInfo)
-    facts = dataclasses.replace(facts, target=dataclasses.replace(facts.target, torch=torch))
-    outcome = result(facts, "macos.version")
-    assert outcome.status == Status.PASS and "open question" in outcome.summary
+
+def test_a_torch_newer_than_the_table_lets_runtime_facts_decide_and_names_the_missing_row():
+    facts = replay_facts(load_machine("m3-torch216-newer-than-table"))
+    newest = load_releases().releases[-1].torch
+    python = result(facts, "python.version")
+    assert python.status == Status.WARN and "torch 2.16.0 has no row" in python.summary and newest in python.summary
+    assert python.remedy.commands == ("python -m pip install --upgrade mps-doctor",)
+    assert result(facts, "macos.version").status == Status.PASS
+    unavailable = with_torch(facts, mps_available=False)
+    macos = result(unavailable, "macos.version")
+    assert macos.status == Status.WARN and "is_available() decides" in macos.summary
+    report = run_checks(unavailable, Options(device="mps", requested_device="mps"))
+    assert report.verdict.root_cause == "torch.mps-available"
+    assert report.result("torch.mps-available").summary == "MPS is built but not available, on a new enough macOS"
+
+
+def test_a_torch_newer_than_the_table_on_linux_cpu_warns_once_and_stays_ready():
+    facts = replay_facts(load_machine("linux-x86-cpu-torch"))
+    facts = with_torch(facts, version="2.16.0+cpu")
+    report = run_checks(facts, Options(device="cpu", requested_device="cpu"))
+    assert report.exit_code() == 0 and report.exit_code(strict=True) == 1
+    assert [r.id for r in report.results if r.status == Status.WARN] == ["python.version"]

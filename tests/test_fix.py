@@ -99,7 +99,7 @@ def test_every_fish_plan_parses(tmp_path):
 
 def test_shell_tools_are_really_there_in_ci():
     if os.environ.get("CI"):
-        assert shutil.which("shellcheck") and shutil.which("fish")
+        assert shutil.which("shellcheck") and shutil.which("fish") and shutil.which("zsh")
 
 
 @pytest.mark.parametrize(("word", "quoted"), [("torch==2.13.*", "'torch==2.13.*'"), ("plain", "plain"),
@@ -116,7 +116,7 @@ def test_ready_machine_has_nothing_to_fix():
 def test_externally_managed_python_gets_a_venv_before_any_install():
     steps = commands_of(plan_text("m2-homebrew-python-no-venv", "zsh"))
     assert steps[0] == "/opt/homebrew/bin/python3 -m venv .venv"
-    assert steps[2].startswith(".venv/bin/python -m pip install 'torch==2.14.*'")
+    assert steps[2].startswith(".venv/bin/python -m pip install 'torch==2.15.*'")
 
 
 def test_new_environment_makes_old_environment_warnings_moot():
@@ -193,8 +193,8 @@ def test_policy_pins_become_a_pinned_install_step():
     from mps_doctor.policy import policy_from_table
 
     text = plan_under("m2-native-torch213", policy_from_table({"torch": ">=2.14"}))
-    assert "Install the torch release the team pins (2.14)" in text
-    assert "/Users/alex/proj/.venv/bin/python -m pip install 'torch==2.14.*' 'torchvision==0.29.*'" in text
+    assert "Install the torch release the team pins (2.15)" in text
+    assert "/Users/alex/proj/.venv/bin/python -m pip install 'torch==2.15.*' 'torchvision==0.29.*'" in text
 
 
 def test_accepted_warnings_are_not_in_the_plan():

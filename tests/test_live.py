@@ -78,7 +78,7 @@ def test_venv_without_torch_is_diagnosed_through_python(tmp_path):
     code, out, err = doctor("check", "--python", python, "--device", "cpu")
     assert code == 1, err
     assert "torch is not installed in %s" % python in out
-    assert "$ %s -m pip install 'torch==2.14.*' 'torchvision==0.29.*' --index-url https://download.pytorch.org/whl/cpu" % python in out
+    assert "$ %s -m pip install 'torch==2.15.*' 'torchvision==0.29.*' --index-url https://download.pytorch.org/whl/cpu" % python in out
 
 
 def test_broken_torch_import_is_classified(tmp_path):

@@ -44,6 +44,7 @@ def test_root_cause_carries_the_key_command(name):
     assert root.status == Status.FAIL
     commands = "\n".join(root.remedy.commands)
     assert expect["remedy_command"] in commands if "remedy_command" in expect else root.remedy.commands
+    assert expect.get("why_contains", "") in root.remedy.why
 
 
 @pytest.mark.parametrize("name", NAMES)

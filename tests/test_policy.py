@@ -94,7 +94,7 @@ def test_recorded_machine_with_a_pin_it_does_not_meet_fails_with_the_pinned_inst
     report = report_under("m2-native-torch213", policy_from_table({"torch": ">=2.14", "torchvision": ">=0.29"}))
     result = report.result("policy.torch")
     assert result.status == Status.FAIL and report.exit_code() == 1
-    assert result.remedy.commands == ("/Users/alex/proj/.venv/bin/python -m pip install 'torch==2.14.*' 'torchvision==0.29.*'",)
+    assert result.remedy.commands == ("/Users/alex/proj/.venv/bin/python -m pip install 'torch==2.15.*' 'torchvision==0.29.*'",)
 
 
 def test_an_accepted_warning_passes_strict_and_shows_its_reason():

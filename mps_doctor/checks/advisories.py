@@ -127,28 +127,6 @@ def audio_matches(audio: str, release, stable_from: str) -> bool:
     return ours >= minor_of(stable_from) and minor_of(release.torch) >= ours
 
 
-@check("torch.table-age", "mps-doctor's release table knows this torch", advisory=True)
-def torch_table_age(ctx: Context) -> Outcome:
-    version = ctx.torch_version()
-    if not version:
-        return skipped("torch is not installed")
-    newest = ctx.releases.releases[-1]
-    release, exact = ctx.releases.row_for(version)
-    if release is None or exact:
-        return skipped("torch %s is within the release table (%s, newest row torch %s)" % (
-            version, ctx.releases.updated, newest.torch))
-    return warned(
-        "torch %s is newer than mps-doctor's release table (%s, newest row torch %s)" % (
-            version, ctx.releases.updated, newest.torch),
-        Remedy("This mps-doctor's release table ends at torch %s; torch %s came later." % (newest.torch, version),
-               "Its Python range, MPS minimum macOS and torchvision pairing are assumed from the torch %s row, so a "
-               "verdict about them may be out of date; fix plans never suggest a torch the table does not know. A "
-               "newer mps-doctor brings a newer table." % newest.torch,
-               ("mps-doctor --version",), key="table-older-than-torch"),
-        rule=newest.label,
-    )
-
-
 @check("python.numpy", "numpy is installed", advisory=True)
 def python_numpy(ctx: Context) -> Outcome:
     info = ctx.torch

@@ -90,9 +90,10 @@ class Context:
             return self.releases.newest_for_macos(self.macos()) or self.releases.current
         return self.releases.current
 
-    def install_release(self) -> Optional[Release]:
-        """The torch release to install on this machine for the requested device and this Python."""
-        py = self.python_version
+    def install_release(self, python: Optional[Tuple[int, ...]] = None) -> Optional[Release]:
+        """The torch release to install on this machine for the requested device and this Python (or PYTHON, the
+        version of a new environment)."""
+        py = python or self.python_version
         if self.intel_mac():
             return self.platform_release()
         if self.is_mac and self.device == "mps" and self.macos():
@@ -100,6 +101,15 @@ class Context:
         if py is None:
             return self.releases.current
         return self.releases.newest_for_python(py)
+
+    def unpinned_gap(self, pinned: Release) -> str:
+        """' (an unpinned `pip install torch` gets 2.11 here, ...)' when the newest torch that installs on this macOS is
+        not PINNED, the newest whose MPS runs on it: wheel tags decide what installs, the MPS gate what runs."""
+        macos = self.macos()
+        unpinned = self.releases.newest_installable_on_macos(macos, self.python_version) if macos else None
+        if unpinned is None or unpinned.torch == pinned.torch:
+            return ""
+        return " (an unpinned `pip install torch` gets %s here, which has no MPS on this macOS)" % unpinned.torch
 
     def installed_release(self) -> Optional[Release]:
         """The table row of the installed torch, when it is in the table; else the release to install."""

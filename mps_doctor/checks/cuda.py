@@ -12,6 +12,9 @@ DRIVER_DOWNLOAD = "https://www.nvidia.com/Download/index.aspx"
 COMPAT_DOCS = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 CAPABILITY_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility"
 VISIBLE_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#env-vars"
+# The oldest Linux driver branch per CUDA major (CUDA Toolkit release notes, "CUDA Toolkit and Corresponding Driver
+# Versions": 12.x needs >= 525.60.13, 13.x needs >= 580.65.06).
+DRIVER_FOR_CUDA_MAJOR = {12: "525", 13: "580"}
 
 
 def cuda_index(cuda: str) -> str:
@@ -149,11 +152,14 @@ def cuda_driver_version(ctx: Context) -> Outcome:
                    ("nvidia-smi",), COMPAT_DOCS, key="read-driver"),
         )
     if version_tuple(driver)[:1] < version_tuple(wheel)[:1]:
+        needed = DRIVER_FOR_CUDA_MAJOR.get(version_tuple(wheel)[0])
         return failed(
             "the driver supports CUDA %s, but torch was built for CUDA %s" % (driver, wheel),
-            Remedy("torch %s needs a driver for CUDA %s; this driver stops at %s." % (ctx.torch.version, wheel, driver),
-                   "torch then fails with 'The NVIDIA driver on your system is too old'. Update the driver, or install "
-                   "the same torch built for an older CUDA.", cuda_reinstall(ctx), COMPAT_DOCS, key="driver-too-old"),
+            Remedy("torch %s needs a driver for CUDA %s%s; this driver stops at %s." % (
+                       ctx.torch.version, wheel, " (NVIDIA driver >= %s)" % needed if needed else "", driver),
+                   pypi_default_note(ctx, wheel) + "torch then fails with 'The NVIDIA driver on your system is too old'. "
+                   "Update the driver, or install the same torch built for an older CUDA from its index.",
+                   cuda_reinstall(ctx), COMPAT_DOCS, key="driver-too-old"),
         )
     if version_tuple(driver) < version_tuple(wheel):
         return warned(
@@ -162,6 +168,17 @@ def cuda_driver_version(ctx: Context) -> Outcome:
                    "matching driver or wheel avoids surprises.", cuda_reinstall(ctx), COMPAT_DOCS, key="driver-minor"),
         )
     return passed("driver CUDA %s >= wheel CUDA %s" % (driver, wheel))
+
+
+def pypi_default_note(ctx: Context, wheel: str) -> str:
+    """A sentence when the installed torch is the plain PyPI build: PyPI's Linux x86_64 wheel is one CUDA build."""
+    version = ctx.torch.version or ""
+    release, exact = ctx.releases.row_for(version)
+    if "+" in version or not exact or release.pypi_linux_cuda != wheel:
+        return ""
+    # torch/version.py of the PyPI Linux x86_64 wheel (read by mps_doctor.data.refresh): its CUDA is fixed per release.
+    return ("A plain `pip install torch` on Linux x86_64 gets torch %s's CUDA %s build from PyPI; other CUDA builds "
+            "come only from PyTorch's own index (--index-url). " % (release.torch, wheel))
 
 
 def parse_visible_devices(value: str, gpu_count: Optional[int]) -> Tuple[List[str], Optional[str]]:

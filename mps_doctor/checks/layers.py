@@ -144,18 +144,20 @@ def macos_version(ctx: Context) -> Outcome:
             Remedy("torch %s predates MPS." % version, "MPS arrived in torch 1.12.", (ctx.pip_install(),), GET_STARTED,
                    key="upgrade-torch"),
         )
-    rule = release.label + ("" if exact else "; torch %s is newer than the table" % version)
-    if release.macos_min_mps is None:
-        if at_least(macos, "15.0"):
-            return passed("macOS %s; %s needs 14.0 or 15.0 (open question)" % (macos, whose), rule=rule)
+    if not exact:
         if ctx.torch is not None and ctx.torch.mps_available:
-            return passed("macOS %s runs %s's MPS here (the table's minimum for it is an open question)" % (macos, whose),
-                          rule=rule)
+            return passed("macOS %s runs torch %s's MPS (no row for it in the release table: the runtime decides)" % (
+                macos, version), rule="no row for torch %s in torch_releases.json" % version)
+        return unknown_release(ctx, version, "its macOS minimum for MPS is unknown; torch.backends.mps.is_available() decides")
+    rule = release.label
+    if release.macos_min_mps is None:
+        if ctx.torch is not None and ctx.torch.mps_available:
+            return passed("macOS %s runs %s's MPS here (the table's minimum for it is unknown)" % (macos, whose), rule=rule)
         return warned(
-            "macOS %s may be too old for %s: its MPS minimum is unknown (14.0 or 15.0)" % (macos, whose),
-            Remedy("The minimum macOS for torch %s's MPS is not settled in the sources." % release.torch,
-                   "A docs page for 2.15 says 15.0+, while the PR dropping macOS 14 was closed unmerged.",
-                   ("softwareupdate --list",), PYTORCH_MPS_DOCS, key="upgrade-macos"),
+            "macOS %s: the MPS minimum of %s is unknown; torch.backends.mps.is_available() decides" % (macos, whose),
+            Remedy("The release table has no macOS minimum for torch %s's MPS." % release.torch,
+                   "Later layers read MPS availability from torch itself.", ("softwareupdate --list",), PYTORCH_MPS_DOCS,
+                   key="upgrade-macos"),
             rule=rule,
         )
     if at_least(macos, release.macos_min_mps):
@@ -164,17 +166,39 @@ def macos_version(ctx: Context) -> Outcome:
     commands = ["softwareupdate --list"]
     if fallback is not None:
         commands.append(ctx.pip_install(fallback))
+    installs = ""
+    if release.macos_min_install and not at_least(release.macos_min_install, release.macos_min_mps):
+        # The wheel's platform tag (macosx_11_0_arm64) lets it install, while libtorch_cpu's MPSDevice gate refuses a
+        # device below macos_min_mps (read from the wheels by mps_doctor.data.refresh).
+        installs = ("torch %s installs on macOS %s and later and runs on the CPU there, but its MPS backend checks for "
+                    "macOS %s and reports unavailable below it. " % (release.torch, release.macos_min_install,
+                                                                    release.macos_min_mps))
+    pin = ""
+    if fallback is not None:
+        pin = " Either upgrade macOS, or pin torch %s, the newest whose MPS runs on macOS %s%s." % (
+            fallback.torch, macos, ctx.unpinned_gap(fallback))
     return failed(
         "macOS %s is too old for %s's MPS (needs %s+)" % (macos, whose, release.macos_min_mps),
         Remedy(
             "torch %s enables MPS only on macOS %s or newer; this Mac runs %s." % (release.torch, release.macos_min_mps, macos),
-            "torch still imports here, but torch.backends.mps.is_available() stays False; torch's own error message "
-            "often names the wrong minimum (pytorch#139425, #164943)." +
-            (" Either upgrade macOS, or pin torch %s, the newest whose MPS runs on macOS %s." % (fallback.torch, macos)
-             if fallback else " No torch release has MPS on this macOS: upgrade macOS."),
+            installs + "torch.backends.mps.is_available() stays False; torch's own error message often names the wrong "
+            "minimum (pytorch#139425, #164943)." + (pin or " No torch release has MPS on this macOS: upgrade macOS."),
             tuple(commands), PYTORCH_MPS_DOCS, key="upgrade-macos-or-pin",
         ),
         rule=rule,
+    )
+
+
+def unknown_release(ctx: Context, version: str, consequence: str) -> Outcome:
+    """A warning that torch VERSION is newer than every row of the release table, so runtime facts decide."""
+    newest = ctx.releases.releases[-1].torch
+    return warned(
+        "torch %s has no row in mps-doctor's release table (newest: %s): %s" % (version, newest, consequence),
+        Remedy("This mps-doctor's data/torch_releases.json ends at torch %s." % newest,
+               "A newer mps-doctor knows the new release's Python range, macOS minimum and companions; until then the "
+               "installed torch's own answers are used.", ("python -m pip install --upgrade mps-doctor",),
+               "https://pypi.org/project/mps-doctor/", key="upgrade-doctor"),
+        rule="no row for torch %s in torch_releases.json" % version,
     )
 
 
@@ -190,6 +214,9 @@ def python_version(ctx: Context) -> Outcome:
         release, exact = ctx.releases.row_for(version)
         if release is None:
             return passed("Python %s (torch %s is older than the release table)" % (label, version))
+        if not exact:
+            imports = "torch imports on Python %s" % label if ctx.torch_imported() else "later layers decide"
+            return unknown_release(ctx, version, "its Python range is unknown; %s" % imports)
         if release.supports_python(py):
             return passed("Python %s is within torch %s's range %s" % (label, release.torch, release.python),
                           rule=release.label)
@@ -203,8 +230,8 @@ def python_version(ctx: Context) -> Outcome:
     if current.supports_python(py):
         return passed("Python %s is supported by torch %s (%s), the newest for this machine" % (
             label, current.torch, current.python), rule=current.label)
-    if ctx.releases.newest_for_python(py) is not None and py < (3, 10) and not ctx.intel_mac():
-        older = ctx.releases.newest_for_python(py)
+    older = ctx.releases.newest_for_python(py)
+    if older is not None and not ctx.intel_mac():
         return warned(
             "Python %s only gets torch up to %s; current torch %s needs %s" % (label, older.torch, current.torch, current.python),
             python_remedy(ctx, "Current torch supports Python %s." % current.python), rule=older.label,
@@ -393,12 +420,12 @@ def torch_mps_available(ctx: Context) -> Outcome:
                    ("mps-doctor check --python %s" % ctx.python,), PYTORCH_MPS_DOCS, key="sandbox"),
         )
     version, macos = ctx.torch_version(), ctx.macos()
-    release = ctx.releases.row_for(version)[0] if version else None
-    if release is not None and release.macos_min_mps is None and macos and not at_least(macos, "15.0"):
+    release, exact = ctx.releases.row_for(version) if version else (None, False)
+    if release is not None and exact and release.macos_min_mps is None and macos:
         fallback = ctx.releases.newest_for_macos(macos, ctx.python_version)
         return failed(
-            "MPS is not available: torch %s may need macOS 15 (its minimum is an open question)" % version,
-            Remedy("torch %s's MPS minimum is not settled (a 2.15 docs page says 15.0+); this Mac runs %s." % (version, macos),
+            "MPS is not available, and torch %s's macOS minimum for MPS is unknown" % version,
+            Remedy("The release table has no MPS minimum for torch %s; this Mac runs %s." % (version, macos),
                    "Either upgrade macOS, or pin torch %s, the newest release known to run MPS on macOS %s." % (
                        fallback.torch if fallback else "?", macos),
                    ("softwareupdate --list",) + ((ctx.pip_install(fallback),) if fallback else ()), PYTORCH_MPS_DOCS,

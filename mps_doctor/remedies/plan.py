@@ -164,6 +164,7 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
     """A new environment beside the old one with a (native) Python, then torch, then how to switch."""
     setup, host = planner.setup, planner.report.facts.host
     old = setup.env_path or planner.python
+    release = planner.ctx.install_release(tuple(int(part) for part in python_version.split(".")))
     if setup.manager == "conda":
         name = "torch-" + suffix
         subdir_env = (("CONDA_SUBDIR", "osx-arm64"),) if arm64 else ()
@@ -178,7 +179,7 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
         planner.add("install-torch", "Install torch and torchvision, pinned together", "pip wheels from PyPI are the "
                     "MPS builds on Apple Silicon; inside a conda environment pip is the supported route since the "
                     "official conda channel was deprecated (pytorch/pytorch#138506).",
-                    run("conda", "run", "-n", name, "python", "-m", "pip", "install", *planner.pins(None), *planner.index_args()))
+                    run("conda", "run", "-n", name, "python", "-m", "pip", "install", *planner.pins(release), *planner.index_args()))
         planner.new_python = "%s/envs/%s/bin/python" % (root, name) if root else "python"
         # `conda config --env` writes the active environment's .condarc (docs.conda.io, conda config).
         after = (run("conda", keep_arm64[0], "--env", *keep_arm64[1:]),) if arm64 and not root else ()
@@ -205,7 +206,7 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
     if install:
         planner.add("install-torch", "Install torch and torchvision in %s, pinned together" % folder,
                     "torch and torchvision from different releases fail at import; pinning both keeps pip from pulling "
-                    "another torch.", planner.install_torch())
+                    "another torch.", planner.install_torch(release))
     planner.add("switch", "Switch to the new environment", "The old environment %s is left as it was; remove it "
                 "yourself once the new one works." % old, activate_venv(folder))
 
@@ -291,7 +292,8 @@ def fix_macos_version(planner: Planner, result) -> None:
                         "Data row: %s." % planner.pinned.label, planner.install_torch(fallback))
         else:
             planner.add("pin-torch", "Or keep this macOS and pin torch %s, the newest whose MPS runs on macOS %s"
-                        % (fallback.torch, macos), "Data row: %s." % fallback.label, planner.install_torch(fallback))
+                        % (fallback.torch, macos), "Data row: %s%s." % (fallback.label, planner.ctx.unpinned_gap(fallback)),
+                        planner.install_torch(fallback))
 
 
 def fix_python_version(planner: Planner, result) -> None:

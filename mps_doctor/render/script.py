@@ -40,7 +40,8 @@ def posix_quote(word: str) -> str:
     if not UNSAFE_IN_LINE.search(word):
         return shlex.quote(word)
     body = UNSAFE_IN_LINE.sub(lambda m: shell_escape(m.group()), word.replace("\\", "\\\\").replace("'", "\\'"))
-    return "$'" + body + "'"
+    # ! is escaped too, so that no interactive shell's history expansion can touch a pasted line.
+    return "$'" + body.replace("!", "\\x21") + "'"
 
 
 def quote(word: str, shell: str) -> str:

@@ -89,6 +89,10 @@ def test_a_live_check_records_no_secret(tmp_path):
     recorded = json.loads(out)["facts"]["host"]["env"]
     assert not any(secret in out for secret in SECRETS), recorded
     assert "UV_INDEX_URL" not in recorded and "JENKINS_URL" in recorded
+    env.update(PYTORCH_ENABLE_MPS_FALLBACK=ESCAPES, SHELL="/bin/zsh" + PAYLOAD)
+    code, out, err = doctor("check", "--quick", "--device", "cpu", "-v", env=env)
+    assert code in (0, 1) and ESCAPE_BYTES.search(out + err) is None, out + err
+    assert "\\x1b]0;owned" in out and not any(secret in out for secret in SECRETS)
 
 
 # --- item 4: escape sequences from a report reached the terminal -------------------------------------------------
@@ -193,3 +197,16 @@ def test_deeply_nested_report_and_policy_are_exit_2(tmp_path):
     toml.write_text("[tool.mps-doctor]\nskip = " + "[" * 100000 + "]" * 100000 + "\n")
     code, _, err = doctor("check", "--from", str(write(tmp_path, BASES["m2-native-torch213"])), "--config", str(toml))
     assert code == 2 and "Traceback" not in err, err
+
+
+def test_markdown_keeps_report_text_out_of_html_and_out_of_its_code_fences(cli, tmp_path):
+    brand = "Intel <img src=https://example.invalid/p.png> | ``` </details> [x](https://example.invalid)"
+    doc = put(BASES["intel-mac-torch222"], ("facts", "host", "cpu_brand"), brand)
+    result = cli("check", "--from", write(tmp_path, doc), "--format", "markdown", catch_exceptions=True)
+    assert result.exit_code == 1, result.output
+    prose, _, block = result.output.partition("Report (save as report.json")
+    assert "<img" not in prose and "</details>" not in prose and "&lt;img" in prose
+    assert result.output.rstrip().endswith("</details>")
+    fence = block.splitlines()[2]
+    assert fence.startswith("````") and fence.endswith("json"), fence
+    assert json.loads(block.split(fence[:-4] + "json\n", 1)[1].rsplit("\n" + fence[:-4] + "\n", 1)[0])

@@ -3,6 +3,8 @@ commands that log their argv: only the commands the plan intended run, with exac
 hidden in a report field ever runs."""
 
 import json
+import shutil
+import subprocess
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -130,3 +132,23 @@ def test_the_stubs_see_real_commands(stub_bin, tmp_path):
         plan = plan_for(doc, shell)
         calls = execute(render_script(plan), shell, stub_bin, tmp_path)
         assert calls == intended(plan) and len(calls) >= 2, (shell, calls)
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is installed by .ci/run")
+def test_hostile_scripts_pass_the_shells_own_checkers(tmp_path):
+    """The quoting of hostile values is valid syntax: shellcheck (bash), `zsh -n` and `fish --no-execute`."""
+    written = {shell: [] for shell in SHELLS}
+    for shell in shells():
+        for number, (name, field, payload) in enumerate(cases(SHELLS.index(shell))):
+            value = payload if field[-2] == "env" else "/x/y" + payload
+            path = tmp_path / ("%d.%s" % (number, shell))
+            path.write_text(render_script(plan_for(put(BASES[name], field, value), shell)))
+            written[shell].append(str(path))
+    # SC2288, SC2289: "a command name ending with # or containing a linefeed" is what the hostile report named, quoted.
+    done = subprocess.run(["shellcheck", "--shell", "bash", "--severity", "warning", "--exclude", "SC2288,SC2289"] + written["bash"],
+                          stdout=subprocess.PIPE, text=True)
+    assert done.returncode == 0, done.stdout
+    for path in written["zsh"]:
+        assert subprocess.run(["zsh", "-n", path]).returncode == 0, open(path).read()
+    for path in written["fish"]:
+        assert subprocess.run(["fish", "--no-execute", path]).returncode == 0, open(path).read()

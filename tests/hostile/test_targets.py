@@ -17,7 +17,7 @@ def fake_python(folder, frames, stderr="", code=0):
     """An executable `python` that prints FRAMES as the child would, then STDERR, and exits with CODE."""
     out = folder / "python.out"
     out.write_text("".join(line + "\n" for line in ["stray output"] + [MARK + json.dumps(f) for f in frames]))
-    (folder / "python.err").write_text(stderr)
+    (folder / "python.err").write_bytes(stderr.encode("utf-8", "surrogatepass"))
     script = folder / "python"
     script.write_text('#!/bin/sh\ncat "$0.out"\ncat "$0.err" >&2\nexit %d\n' % code)
     script.chmod(0o755)

@@ -179,7 +179,7 @@ machine(
     target(PY, frames(interp(uv=True), {"installed": False, "packages": {"torch": None, "torchvision": None,
                                                                          "torchaudio": None, "numpy": None}})),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
-     "remedy_command": "uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.14.*' 'torchvision==0.29.*'"},
+     "remedy_command": "uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.15.*' 'torchvision==0.29.*'"},
 )
 machine(
     "m2-torch-import-error", "M2 on macOS 15.1; torch 2.13.0 is installed but its dylib is missing (a half-finished install).",
@@ -270,12 +270,13 @@ machine(
              base_prefix="/opt/homebrew/opt/python@3.13/Frameworks/Python.framework/Versions/3.13"),
         {"installed": False, "packages": {"torch": None, "torchvision": None, "torchaudio": None, "numpy": None}})),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
-     "remedy_command": "'torch==2.14.*' 'torchvision==0.29.*'"},
+     "remedy_command": "'torch==2.15.*' 'torchvision==0.29.*'"},
 )
 machine(
     "m3-python316-no-torch", "M3 on macOS 15.2 with a uv venv on Python 3.16 (a pre-release), no torch: no torch "
     "release supports it yet, so pip finds no wheel.",
-    ["mps-facts.md 2.1 (RELEASE.md matrix: 2.13/2.14 support up to 3.15)", "P17 (Python too new for torch)"],
+    ["torch_releases.json: the newest wheels are cp311-cp315 (torch 2.15, read from the index)",
+     "mps-facts.md P17 (Python too new for torch)"],
     mac_host("15.2", "24C101", brand="Apple M3", memsize=24 * GIB, tools={"uv": "/opt/homebrew/bin/uv"}),
     target(PY, frames(interp(version=(3, 16, 0), uv=True, real="/Users/alex/.local/share/uv/python/"
                              "cpython-3.16.0a2-macos-aarch64-none/bin/python3.16"),
@@ -294,14 +295,79 @@ machine(
      "warnings": ["macos.python-view"]},
 )
 machine(
-    "m2-macos14-torch215", "M2 on macOS 14.7 with torch 2.15.0, whose minimum macOS for MPS is an open question, "
-    "and MPS unavailable: the check warns instead of guessing which way the question went.",
-    ["mps-facts.md 1.4 ('>=2.15 (?) 14 or 15? [CONFLICT]': docs page says 15.0+, PR #188365 closed unmerged)"],
+    "m2-macos14-torch215", "M2 on macOS 14.7 with torch 2.15.0 and MPS unavailable. The 2.15 wheels install on macOS 14 "
+    "(tag macosx_14_0_arm64) and libtorch_cpu's only OS probe is a macOS 14 selector, so the macOS is not the reason, "
+    "whatever the binary's 'macOS 15.0+' message says.",
+    ["torch_releases.json 2.15 row (read from the torch 2.15.0 wheels by mps_doctor.data.refresh; docs/measurements.md)",
+     "mps-facts.md 'Verified from the wheels themselves' (2.15: no OS gate, message text only)"],
     mac_host("14.7", "23H124", brand="Apple M2", memsize=16 * GIB, kernel="23.6.0"),
     target(PY, frames(interp(mac_ver="14.7"), torch_stage(version="2.15.0", built=True, available=False))),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
-     "warnings": ["macos.version"], "remedy_command": "'torch==2.14.*' 'torchvision==0.29.*'",
-     "summary_contains": "may need macOS 15"},
+     "remedy_command": "system_profiler SPDisplaysDataType", "summary_contains": "on a new enough macOS"},
+)
+machine(
+    "m1-macos13-wants-mps", "M1 on macOS 13.6.7, a fresh venv with Python 3.12 and no torch, asking for MPS: an unpinned "
+    "`pip install torch` would get 2.11 (the newest whose wheels install on 13), which has no MPS there.",
+    ["torch_releases.json: 2.12+ wheels are macosx_14_0_arm64 (install minimum 14.0); 2.9-2.11 gate MPS on a macOS 14 "
+     "selector; 2.8 gates on a macOS 13 one (read from the wheels by mps_doctor.data.refresh)"],
+    mac_host("13.6.7", "22G720", brand="Apple M1", memsize=16 * GIB, kernel="22.6.0"),
+    target(PY, frames(interp(mac_ver="13.6.7"), {"installed": False, "packages": {"torch": None, "torchvision": None,
+                                                                                  "torchaudio": None, "numpy": None}})),
+    {"device": "mps", "state": "not-ready", "root_cause": "macos.version", "exit_code": 1,
+     "remedy_command": "'torch==2.8.*' 'torchvision==0.23.*'",
+     "why_contains": "pin torch 2.8, the newest whose MPS runs on macOS 13.6.7 (an unpinned `pip install torch` gets 2.11 "
+                     "here, which has no MPS on this macOS)"},
+)
+machine(
+    "m1-macos12-torch211", "M1 on macOS 12.7.6 with torch 2.11.0: it installs (macosx_11_0_arm64) and imports, but its "
+    "MPS gate needs macOS 14.",
+    ["torch_releases.json 2.11 row: install minimum 11.0 (wheel tag), MPS gate HermiteanToRealFFT (macOS 14.0) in "
+     "libtorch_cpu.dylib; 2.4 row: MPS from 12.3 (LSTM selector)"],
+    mac_host("12.7.6", "21H1320", brand="Apple M1", memsize=16 * GIB, kernel="21.6.0"),
+    target(PY, frames(interp(mac_ver="12.7.6"), torch_stage(version="2.11.0", built=True, available=False,
+                                                            vision="0.26.0"))),
+    {"device": "mps", "state": "not-ready", "root_cause": "macos.version", "exit_code": 1,
+     "remedy_command": "'torch==2.4.*' 'torchvision==0.19.*'",
+     "why_contains": "torch 2.11 installs on macOS 11.0 and later and runs on the CPU there, but its MPS backend checks "
+                     "for macOS 14.0"},
+)
+machine(
+    "m2-python310-torch215", "M2 on macOS 15.1, Python 3.10 venv holding torch 2.15.0 files that do not import (2.15 has "
+    "no cp310 wheel; Requires-Python >=3.11).",
+    ["torch_releases.json 2.15 row: Requires-Python >=3.11, wheels cp311-cp315 (read from the index)"],
+    mac_host("15.1", "24B83"),
+    target(PY, frames(interp(version=(3, 10, 15), real="/opt/homebrew/Cellar/python@3.10/3.10.15/Frameworks/"
+                             "Python.framework/Versions/3.10/bin/python3.10"),
+                      {"installed": True, "packages": {"torch": "2.15.0", "torchvision": None, "torchaudio": None,
+                                                       "numpy": "2.2.6"},
+                       "import_seconds": 0.2, "import_error": {
+                           "type": "ModuleNotFoundError", "message": "No module named 'torch._C'",
+                           "traceback": "Traceback (most recent call last):\n  File \"<probe>\", line 1\n"
+                                        "ModuleNotFoundError: No module named 'torch._C'"},
+                       "warnings": []})),
+    {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
+     "summary_contains": "Python 3.10 is not supported by torch 2.15 (>=3.11,<3.16)",
+     "remedy_command": "uv venv --python 3.12"},
+)
+machine(
+    "m1-torch22-python312", "M1 on macOS 14.5, Python 3.12 with torch 2.2.2 and torchvision 0.17.2, MPS working: 2.2 "
+    "ships cp312 wheels.",
+    ["torch_releases.json 2.2 row: cp312 wheels for macOS arm64 and x86_64 and Linux (read from the index)"],
+    mac_host("14.5", "23F79", brand="Apple M1", memsize=16 * GIB, kernel="23.5.0"),
+    target(PY, frames(interp(mac_ver="14.5"), torch_stage(version="2.2.2", vision="0.17.2", name="Apple M1", cores=8,
+                                                          numpy="1.26.4"),
+                      parity(), smoke(cold=650.0, warm=9.1))),
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0},
+)
+machine(
+    "m3-torch216-newer-than-table", "M3 on macOS 15.3 with torch 2.16.0, newer than every row of the release table; MPS "
+    "works: the runtime facts decide and one warning names the missing row.",
+    ["docs/checks.md 'A torch newer than the table'"],
+    mac_host("15.3", "24D60", brand="Apple M3", memsize=24 * GIB),
+    target(PY, frames(interp(mac_ver="15.3"), torch_stage(version="2.16.0", vision="0.30.0", name="Apple M3", cores=10),
+                      parity(), smoke())),
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
+     "warnings": ["python.version"], "summary_contains": "1 warning"},
 )
 machine(
     "m3-codex-sandbox", "M3 Max on macOS 26.2, torch 2.13 run by an agent under Seatbelt: MPS built, not available.",
@@ -427,6 +493,22 @@ machine(
      "remedy_command": "unset CUDA_VISIBLE_DEVICES"},
 )
 
+machine(
+    "linux-pypi-torch213-driver-570", "torch 2.13.0 from plain PyPI (no local label; its Linux x86_64 wheel is a CUDA 13.0 "
+    "build) on driver 570, which supports CUDA 12.8: the fix names the cu126 index.",
+    ["torch_releases.json 2.13 row: pypi_linux_cuda 13.0 (torch/version.py of the PyPI wheel, read by "
+     "mps_doctor.data.refresh); CUDA builds cu126, cu130, cu132 (RELEASE.md)",
+     "CUDA Toolkit release notes: CUDA 13.x needs driver >= 580"],
+    linux_gpu_host(smi(driver="570.86.10", cuda="12.8", name="NVIDIA GeForce RTX 4090")),
+    target(LINUX_PY, frames(linux_interp(), dict(linux_torch("2.13.0", cuda_facts(available=False)), warnings=[
+        "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12080). Please "
+        "update your GPU driver by downloading and installing a new version from the URL: "
+        "http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a PyTorch version "
+        "that has been compiled with your version of the CUDA driver."])), device="cuda"),
+    {"device": "cuda", "state": "not-ready", "root_cause": "cuda.driver-version", "exit_code": 1, "requested": "cuda",
+     "remedy_command": "'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126",
+     "why_contains": "A plain `pip install torch` on Linux x86_64 gets torch 2.13's CUDA 13.0 build from PyPI"},
+)
 if __name__ == "__main__":
     for name, data in MACHINES.items():
         folder = os.path.join(HERE, name)

@@ -7,7 +7,7 @@
 
 # 1/2 Reinstall torch 2.13 from the CUDA 12.6 index, pinned with torchvision
 #   torch then fails with 'The NVIDIA driver on your system is too old'. Update the driver, or
-#   install the same torch built for an older CUDA.
+#   install the same torch built for an older CUDA from its index.
 /home/dev/proj/.venv/bin/python -m pip install --force-reinstall 'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126
 
 # 2/2 Check again

@@ -15,7 +15,7 @@ conda config --file /Users/alex/miniconda3/envs/torch-arm64/.condarc --set subdi
 # 2/4 Install torch and torchvision, pinned together
 #   pip wheels from PyPI are the MPS builds on Apple Silicon; inside a conda environment pip is the
 #   supported route since the official conda channel was deprecated (pytorch/pytorch#138506).
-conda run -n torch-arm64 python -m pip install 'torch==2.14.*' 'torchvision==0.29.*'
+conda run -n torch-arm64 python -m pip install 'torch==2.15.*' 'torchvision==0.29.*'
 
 # 3/4 Switch to the new environment
 #   The old environment /Users/alex/miniconda3/envs/ml is left as it was; remove it yourself once

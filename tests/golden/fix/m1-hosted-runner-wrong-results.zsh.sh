@@ -8,7 +8,7 @@
 # 1/4 Upgrade torch and torchvision to the newest pair for this machine
 #   an operation gives wrong results on mps: matmul-batch16. Correctness bugs of this kind were
 #   fixed in later torch releases.
-/Users/runner/work/proj/proj/.venv/bin/python -m pip install --force-reinstall 'torch==2.14.*' 'torchvision==0.29.*'
+/Users/runner/work/proj/proj/.venv/bin/python -m pip install --force-reinstall 'torch==2.15.*' 'torchvision==0.29.*'
 
 # 2/4 Use the CPU on this machine (gate MPS on a bare-metal Mac)
 #   Inside a virtual machine MPS results are not trustworthy (actions/runner-images#14380).

@@ -10,7 +10,8 @@
 softwareupdate --list
 
 # 2/3 Or keep this macOS and pin torch 2.8, the newest whose MPS runs on macOS 13.6.7
-#   Data row: torch 2.8 row of torch_releases.json (sourced).
+#   Data row: torch 2.8 row of torch_releases.json (sourced) (an unpinned `pip install torch` gets
+#   2.11 here, which has no MPS on this macOS).
 /Users/alex/proj/.venv/bin/python -m pip install 'torch==2.8.*' 'torchvision==0.23.*'
 
 # 3/3 Check again

@@ -20,7 +20,7 @@ arch -arm64 /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 -m
 # 3/5 Install torch and torchvision in /Users/alex/proj/.venv-arm64, pinned together
 #   torch and torchvision from different releases fail at import; pinning both keeps pip from
 #   pulling another torch.
-arch -arm64 /Users/alex/proj/.venv-arm64/bin/python -m pip install 'torch==2.14.*' 'torchvision==0.29.*'
+arch -arm64 /Users/alex/proj/.venv-arm64/bin/python -m pip install 'torch==2.15.*' 'torchvision==0.29.*'
 
 # 4/5 Switch to the new environment
 #   The old environment /Users/alex/proj/.venv is left as it was; remove it yourself once the new

@@ -7,7 +7,7 @@
 
 # 1/2 Install torch and torchvision, pinned together
 #   There is no torch in /Users/alex/proj/.venv/bin/python.
-uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.14.*' 'torchvision==0.29.*'
+uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.15.*' 'torchvision==0.29.*'
 
 # 2/2 Check again
 #   Confirms the fix and shows the next problem, if any.

@@ -7,7 +7,7 @@
 
 # 1/2 Reinstall torch and torchvision, pinned together
 #   The installed torch does not import (`import torch` crashed with SIGILL (Illegal instruction)).
-/Users/alex/proj/.venv/bin/python -m pip install --force-reinstall 'torch==2.14.*' 'torchvision==0.29.*'
+/Users/alex/proj/.venv/bin/python -m pip install --force-reinstall 'torch==2.15.*' 'torchvision==0.29.*'
 
 # 2/2 Check again
 #   Confirms the fix and shows the next problem, if any.

@@ -1,0 +1,621 @@
+"""Maintainer tool: read the release facts from the published wheels and diff them against torch_releases.json.
+
+    python -m mps_doctor.data.refresh [--from 2.2] [--to 2.15] [--index URL] [--no-binaries]
+
+For each torch minor release on the package index it reads, from the artifacts themselves:
+- the wheel file names: Python tags (the Python range) and macOS platform tags (the macOS a wheel installs on);
+- Requires-Python of the files;
+- the torchvision wheels' Requires-Dist on torch (which torchvision pairs with which torch);
+- from one macOS arm64 wheel: libtorch_cpu.dylib's minimum macOS (LC_BUILD_VERSION / LC_VERSION_MIN_MACOSX),
+  the MPS message text, and the MPSGraph selector that at::mps::MPSDevice tests before it creates a device;
+- from one Linux x86_64 wheel: torch/version.py's CUDA version and torch/cuda/__init__.py's
+  PYTORCH_RELEASES_CODE_CC.
+Wheels are read as zip files through HTTP range requests (the central directory, then only the members needed).
+It prints the rows it derives and a diff against the shipped table; it never writes the table. A fact it cannot
+read is printed as unreadable, never guessed.
+"""
+
+import argparse
+import ast
+import io
+import json
+import re
+import struct
+import sys
+import urllib.request
+import zipfile
+from dataclasses import dataclass, field
+from email.parser import HeaderParser
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
+
+PYPI_SIMPLE = "https://pypi.org/simple/"
+SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
+READ_AHEAD = 1 << 20
+USER_AGENT = "mps-doctor-refresh (release facts)"
+
+# The selectors at::mps::MPSDevice passes to -[MPSGraph instancesRespondToSelector:] before it creates a device,
+# and the macOS that introduced each (aten/src/ATen/mps/MPSDevice.mm of each release: the 12.3 LSTM check,
+# PR #133141's macOS 13 cumulativeSum check, PR #162921's "check method introduced in 14.0").
+GATE_SELECTORS = (
+    ("LSTMWithSourceTensor:recurrentWeight:inputWeight:bias:initState:initCell:descriptor:name:", "12.3"),
+    ("cumulativeSumWithTensor:axis:name:", "13.0"),
+    ("HermiteanToRealFFTWithTensor:axes:descriptor:name:", "14.0"),
+)
+MPS_MESSAGE = re.compile(rb"MPS backend is supported on (?:MacOS|macOS) (\d+\.\d+)\+")
+MACOS_PLATFORM = re.compile(r"^macosx_(\d+)_(\d+)_(arm64|x86_64|universal2)$")
+
+
+class RangeFile(io.RawIOBase):
+    """A read-only, seekable file over an HTTP URL that fetches byte ranges on demand (with a read-ahead block)."""
+
+    def __init__(self, url: str, size: int, opener=urllib.request.urlopen):
+        super().__init__()
+        self.url, self.size, self.opener = url, size, opener
+        self.position = 0
+        self.block_start, self.block = 0, b""
+        self.fetched = 0
+        self.refused = False
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.position
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self.position, io.SEEK_END: self.size}[whence]
+        self.position = max(0, base + offset)
+        return self.position
+
+    def readinto(self, buffer) -> int:
+        wanted = min(len(buffer), self.size - self.position)
+        if wanted <= 0:
+            return 0
+        end = self.position + wanted
+        if not (self.block_start <= self.position and end <= self.block_start + len(self.block)):
+            last = min(self.size, self.position + max(wanted, READ_AHEAD)) - 1
+            status, body = http_get(self.url, {"Range": "bytes=%d-%d" % (self.position, last)}, self.opener)
+            if status != 206 or len(body) != last - self.position + 1:
+                self.refused = True
+                raise RangesRefused(self.url)
+            self.block_start, self.block = self.position, body
+            self.fetched += len(body)
+        start = self.position - self.block_start
+        buffer[:wanted] = self.block[start:start + wanted]
+        self.position = end
+        return wanted
+
+
+class RangesRefused(IOError):
+    """The server answered a range request with something other than the range."""
+
+
+def http_get(url: str, headers: Dict[str, str], opener=urllib.request.urlopen) -> Tuple[int, bytes]:
+    """(status, body) of a GET."""
+    request = urllib.request.Request(url, headers=dict(headers, **{"User-Agent": USER_AGENT}))
+    with opener(request) as response:
+        return response.status, response.read()
+
+
+def open_remote_zip(url: str, size: int, opener=urllib.request.urlopen) -> Tuple[zipfile.ZipFile, object]:
+    """A ZipFile over URL read by ranges; when the server refuses ranges, over the whole file downloaded once."""
+    remote = RangeFile(url, size, opener)
+    try:
+        return zipfile.ZipFile(remote), remote
+    except (RangesRefused, zipfile.BadZipFile):
+        if not remote.refused:
+            raise
+        status, body = http_get(url, {}, opener)
+        return zipfile.ZipFile(io.BytesIO(body)), None
+
+
+@dataclass(frozen=True)
+class WheelFile:
+    """One wheel on the index, from the simple API."""
+
+    filename: str
+    version: Version
+    tags: frozenset
+    requires_python: Optional[str]
+    url: str
+    size: int
+
+
+def parse_simple_json(doc: dict) -> List[WheelFile]:
+    """The wheels of a PEP 691 JSON project page (sdists and unparsable names are skipped, yanked files too)."""
+    wheels = []
+    for entry in doc.get("files", []):
+        name = entry.get("filename", "")
+        if not name.endswith(".whl") or entry.get("yanked"):
+            continue
+        try:
+            _, version, _, tags = parse_wheel_filename(name)
+        except (InvalidWheelFilename, InvalidVersion):
+            continue
+        wheels.append(WheelFile(name, version, frozenset(tags), entry.get("requires-python"), entry["url"],
+                                int(entry.get("size") or 0)))
+    return wheels
+
+
+def fetch_project(index: str, project: str, opener=urllib.request.urlopen) -> List[WheelFile]:
+    """The wheels of PROJECT on INDEX (a PEP 691 simple API)."""
+    status, body = http_get(index.rstrip("/") + "/" + project + "/", {"Accept": SIMPLE_JSON}, opener)
+    return parse_simple_json(json.loads(body.decode("utf-8")))
+
+
+def cpython_minor(tag) -> Optional[int]:
+    """3.X's X for a CPython tag of the regular (not free-threaded) build, else None."""
+    match = re.match(r"^cp3(\d+)$", tag.interpreter)
+    if not match or tag.abi.endswith("t"):
+        return None
+    return int(match.group(1))
+
+
+def macos_platform(platform: str) -> Optional[Tuple[Tuple[int, int], str]]:
+    """((major, minor), arch) of a macosx_* platform tag, else None."""
+    match = MACOS_PLATFORM.match(platform)
+    if not match:
+        return None
+    return (int(match.group(1)), int(match.group(2))), match.group(3)
+
+
+def is_linux_x86_64(platform: str) -> bool:
+    return platform.startswith(("manylinux", "linux")) and platform.endswith("x86_64")
+
+
+def pythons_on(wheels: Iterable[WheelFile], platform_test) -> List[int]:
+    """Sorted 3.X minors with a regular CPython wheel on the platforms PLATFORM_TEST accepts."""
+    return sorted({m for w in wheels for t in w.tags if platform_test(t.platform)
+                   for m in [cpython_minor(t)] if m is not None})
+
+
+def is_macos_arm64(platform: str) -> bool:
+    parsed = macos_platform(platform)
+    return bool(parsed and parsed[1] in ("arm64", "universal2"))
+
+
+def is_macos_x86_64(platform: str) -> bool:
+    parsed = macos_platform(platform)
+    return bool(parsed and parsed[1] in ("x86_64", "universal2"))
+
+
+def macos_install_minimum(wheels: Iterable[WheelFile]) -> Dict[int, Tuple[int, int]]:
+    """Per 3.X minor, the lowest macOS a regular CPython macOS arm64 wheel installs on (its platform tag)."""
+    lowest: Dict[int, Tuple[int, int]] = {}
+    for wheel in wheels:
+        for tag in wheel.tags:
+            parsed, minor = macos_platform(tag.platform), cpython_minor(tag)
+            if parsed and parsed[1] in ("arm64", "universal2") and minor is not None:
+                lowest[minor] = min(lowest.get(minor, parsed[0]), parsed[0])
+    return lowest
+
+
+def python_range(minors: Sequence[int]) -> Optional[str]:
+    """'>=3.A,<3.B+1' for contiguous minors A..B, else None."""
+    if not minors or list(minors) != list(range(minors[0], minors[-1] + 1)):
+        return None
+    return ">=3.%d,<3.%d" % (minors[0], minors[-1] + 1)
+
+
+def torch_requirement(metadata: str) -> Optional[str]:
+    """The specifier of the Requires-Dist on torch in a METADATA file ('' for an unpinned torch), else None."""
+    for line in HeaderParser().parsestr(metadata).get_all("Requires-Dist") or []:
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if requirement.name.lower() == "torch" and requirement.marker is None:
+            return str(requirement.specifier)
+    return None
+
+
+# --- Mach-O -------------------------------------------------------------------------------------------------
+MH_MAGIC_64, FAT_MAGIC = 0xFEEDFACF, 0xCAFEBABE
+CPU_TYPE_ARM64 = 0x0100000C
+LC_SEGMENT_64, LC_BUILD_VERSION, LC_VERSION_MIN_MACOSX = 0x19, 0x32, 0x24
+
+
+@dataclass
+class MachO:
+    """What the doctor needs of a 64-bit Mach-O image: its minimum macOS and its sections."""
+
+    data: bytes
+    base: int
+    minimum_os: Optional[Tuple[int, int, int]]
+    sections: Dict[str, Tuple[int, int, int]] = field(default_factory=dict)  # name -> (addr, size, file offset)
+
+
+def decode_version(packed: int) -> Tuple[int, int, int]:
+    """Mach-O's xxxx.yy.zz nibble-packed version."""
+    return packed >> 16, (packed >> 8) & 0xFF, packed & 0xFF
+
+
+def parse_macho(data: bytes) -> MachO:
+    """The arm64 image of DATA (thin, or the arm64 slice of a fat file): minimum OS and sections."""
+    base = 0
+    if struct.unpack_from(">I", data, 0)[0] == FAT_MAGIC:
+        count = struct.unpack_from(">I", data, 4)[0]
+        for index in range(count):
+            cputype, _, offset, _, _ = struct.unpack_from(">iiIII", data, 8 + 20 * index)
+            if cputype == CPU_TYPE_ARM64:
+                base = offset
+                break
+        else:
+            raise ValueError("fat Mach-O without an arm64 slice")
+    magic, _, _, _, ncmds, _, _, _ = struct.unpack_from("<IiiIIIII", data, base)
+    if magic != MH_MAGIC_64:
+        raise ValueError("not a 64-bit little-endian Mach-O (magic %#x)" % magic)
+    image = MachO(data, base, None)
+    offset = base + 32
+    for _ in range(ncmds):
+        cmd, size = struct.unpack_from("<II", data, offset)
+        if cmd == LC_BUILD_VERSION:
+            image.minimum_os = decode_version(struct.unpack_from("<I", data, offset + 12)[0])
+        elif cmd == LC_VERSION_MIN_MACOSX and image.minimum_os is None:
+            image.minimum_os = decode_version(struct.unpack_from("<I", data, offset + 8)[0])
+        elif cmd == LC_SEGMENT_64:
+            count = struct.unpack_from("<I", data, offset + 64)[0]
+            for index in range(count):
+                start = offset + 72 + 80 * index
+                name = data[start:start + 16].rstrip(b"\0").decode("ascii", "replace")
+                addr, section_size, file_offset = struct.unpack_from("<QQI", data, start + 32)
+                image.sections.setdefault(name, (addr, section_size, base + file_offset))
+        offset += size
+    return image
+
+
+def section_string_address(image: MachO, section: str, text: bytes) -> Optional[int]:
+    """The address of the NUL-terminated string TEXT inside SECTION, else None."""
+    if section not in image.sections:
+        return None
+    addr, size, offset = image.sections[section]
+    found = image.data.find(b"\0" + text + b"\0", offset - 1, offset + size)
+    if found < 0:
+        return None
+    return addr + (found + 1 - offset)
+
+
+def selector_references(image: MachO, target: int) -> List[int]:
+    """Addresses of the __objc_selrefs slots that point at TARGET (plain or chained-fixup rebase pointers)."""
+    if "__objc_selrefs" not in image.sections:
+        return []
+    addr, size, offset = image.sections["__objc_selrefs"]
+    slots = []
+    for index in range(0, size, 8):
+        # A chained-fixup rebase keeps the target in its low 36 bits; a plain pointer is the address itself.
+        if struct.unpack_from("<Q", image.data, offset + index)[0] & 0xFFFFFFFFF == target:
+            slots.append(addr + index)
+    return slots
+
+
+def adrp_page(word: int, pc: int) -> Optional[int]:
+    """The page an ARM64 ADRP instruction at PC computes, else None."""
+    if word & 0x9F000000 != 0x90000000:
+        return None
+    immediate = ((word >> 29) & 3) | (((word >> 5) & 0x7FFFF) << 2)
+    if immediate & (1 << 20):
+        immediate -= 1 << 21
+    return (pc & ~0xFFF) + (immediate << 12)
+
+
+def code_loads_of(image: MachO, slot: int) -> List[Tuple[int, int]]:
+    """(address, destination register) of each ADRP+LDR pair in __text that loads the 8-byte SLOT."""
+    if "__text" not in image.sections:
+        return []
+    text_addr, size, offset = image.sections["__text"]
+    scaled = (slot & 0xFFF) // 8
+    byte1 = (scaled & 0x3F) << 2
+    byte2 = 0x40 | ((scaled >> 6) & 0x3F)
+    # LDR Xt, [Xn, #imm] (unsigned offset, 64-bit): 0xF9400000 | imm12 << 10 | Rn << 5 | Rt, little-endian.
+    pattern = re.compile(b"." + b"[" + re.escape(bytes([byte1])) + b"-" + re.escape(bytes([byte1 + 3])) + b"]"
+                         + re.escape(bytes([byte2])) + b"\xf9", re.S)
+    loads = []
+    for match in pattern.finditer(image.data, offset, offset + size):
+        at = match.start()
+        if (at - offset) % 4:
+            continue
+        word = struct.unpack_from("<I", image.data, at)[0]
+        base_register, destination = (word >> 5) & 31, word & 31
+        for back in range(1, 17):
+            previous = at - 4 * back
+            if previous < offset:
+                break
+            earlier = struct.unpack_from("<I", image.data, previous)[0]
+            if earlier & 0x9F000000 == 0x90000000 and earlier & 31 == base_register:
+                if adrp_page(earlier, text_addr + previous - offset) == slot & ~0xFFF:
+                    loads.append((text_addr + at - offset, destination))
+                break
+    return loads
+
+
+@dataclass(frozen=True)
+class BinaryFacts:
+    """What one libtorch_cpu.dylib says about MPS."""
+
+    minimum_os: Optional[str]
+    message: Optional[str]
+    probed: Tuple[Tuple[str, str], ...]
+    selectors_present: Tuple[str, ...]
+
+    @property
+    def gate(self) -> Optional[Tuple[str, str]]:
+        """(selector, macOS) of the OS gate: the oldest probed selector (the others probe newer features)."""
+        return min(self.probed, key=lambda item: numeric(item[1])) if self.probed else None
+
+
+def mps_binary_facts(data: bytes) -> BinaryFacts:
+    """Minimum OS, the MPS message's macOS, and the known MPSGraph selectors the code probes.
+
+    With Objective-C selector stubs a message send loads no selector in __text, and without them it loads it into
+    x1; `@selector(X)` passed to instancesRespondToSelector: loads it into another register. So a load of a known
+    selector into a register other than x1 is a probe: the device gate of at::mps::MPSDevice (the oldest macOS,
+    since a gate below the floor would be pointless) or a feature check for a newer macOS (MPSDevice's
+    isMacOS13Plus in releases up to 2.4).
+    """
+    image = parse_macho(data)
+    minimum = "%d.%d" % image.minimum_os[:2] if image.minimum_os else None
+    message = MPS_MESSAGE.search(data)
+    present, probed = [], []
+    for selector, macos in GATE_SELECTORS:
+        address = section_string_address(image, "__objc_methname", selector.encode())
+        if address is None:
+            continue
+        present.append(selector)
+        loads = [load for slot in selector_references(image, address) for load in code_loads_of(image, slot)]
+        if any(register != 1 for _, register in loads):
+            probed.append((selector, macos))
+    return BinaryFacts(minimum, message.group(1).decode() if message else None, tuple(probed), tuple(present))
+
+
+def releases_code_cc(source: str) -> Optional[Dict[str, Dict[str, List[int]]]]:
+    """PYTORCH_RELEASES_CODE_CC of a torch/cuda/__init__.py as {cuda: {arch: [cc]}}, or None when it has none."""
+    for node in ast.walk(ast.parse(source)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == "PYTORCH_RELEASES_CODE_CC" for t in targets) and node.value is not None:
+            value = ast.literal_eval(node.value)
+            # 2.11 keeps one set per CUDA version (x86_64); later releases split it by architecture.
+            return {cuda: {arch: sorted(ccs) for arch, ccs in by_arch.items()} if isinstance(by_arch, dict)
+                    else {"x86_64": sorted(by_arch)} for cuda, by_arch in value.items()}
+    return None
+
+
+def version_py_cuda(source: str) -> Optional[str]:
+    """The `cuda = '13.0'` of torch/version.py (None for a CPU build or when absent)."""
+    match = re.search(r"^cuda\s*(?::\s*[\w\[\], ]+)?=\s*['\"]([\d.]+)['\"]", source, re.M)
+    return match.group(1) if match else None
+
+
+# --- Deriving rows ------------------------------------------------------------------------------------------
+@dataclass
+class DerivedRow:
+    """The facts of one torch minor, as read from the index; None means not read (see `unreadable`)."""
+
+    torch: str
+    newest: str
+    python: Optional[str] = None
+    requires_python: Optional[str] = None
+    macos_min_install: Optional[str] = None
+    install_exceptions: Dict[str, str] = field(default_factory=dict)
+    intel_mac_wheels: Optional[bool] = None
+    torchvision: Optional[str] = None
+    torchvision_versions: List[str] = field(default_factory=list)
+    dylib_minimum_os: Optional[str] = None
+    mps_message: Optional[str] = None
+    mps_gate: Optional[str] = None
+    mps_probes: List[str] = field(default_factory=list)
+    macos_min_mps: Optional[str] = None
+    pypi_linux_cuda: Optional[str] = None
+    releases_code_cc: Optional[Dict[str, Dict[str, List[int]]]] = None
+    sources: List[str] = field(default_factory=list)
+    unreadable: List[str] = field(default_factory=list)
+
+
+def minor_key(version: Version) -> Tuple[int, int]:
+    return version.release[0], version.release[1] if len(version.release) > 1 else 0
+
+
+def group_by_minor(wheels: Iterable[WheelFile]) -> Dict[Tuple[int, int], List[WheelFile]]:
+    groups: Dict[Tuple[int, int], List[WheelFile]] = {}
+    for wheel in wheels:
+        if not wheel.version.is_prerelease:
+            groups.setdefault(minor_key(wheel.version), []).append(wheel)
+    return groups
+
+
+def derive_index_facts(minor: Tuple[int, int], wheels: List[WheelFile], vision_requirements: Dict[str, str]) -> DerivedRow:
+    """Python range, install minimum, Intel wheels and the torchvision pairing of one torch minor (newest patch)."""
+    newest = max(w.version for w in wheels)
+    latest = [w for w in wheels if w.version == newest]
+    row = DerivedRow("%d.%d" % minor, str(newest))
+    mac, linux = pythons_on(latest, is_macos_arm64), pythons_on(latest, is_linux_x86_64)
+    both = sorted(set(mac) & set(linux))
+    row.python = python_range(both)
+    if row.python is None:
+        row.unreadable.append("python: no contiguous CPython range on both macOS arm64 and Linux x86_64")
+    row.sources.append("wheel tags of torch %s: macOS arm64 %s, Linux x86_64 %s" % (
+        newest, ",".join("cp3%d" % m for m in mac) or "none", ",".join("cp3%d" % m for m in linux) or "none"))
+    requires = sorted({w.requires_python for w in latest if w.requires_python})
+    row.requires_python = ", ".join(requires) or None
+    if requires:
+        row.sources.append("Requires-Python of torch %s: %s" % (newest, row.requires_python))
+    lowest = macos_install_minimum(latest)
+    if lowest:
+        floor = min(lowest.values())
+        row.macos_min_install = "%d.%d" % floor
+        row.install_exceptions = {"3.%d" % m: "%d.%d" % v for m, v in sorted(lowest.items()) if v != floor}
+        sample = next(w.filename for w in latest if any(macos_platform(t.platform) and
+                                                       macos_platform(t.platform)[0] == floor for t in w.tags))
+        row.sources.append("platform tag of %s" % sample)
+    else:
+        row.unreadable.append("macos_min_install: no macOS arm64 wheel")
+    row.intel_mac_wheels = bool(pythons_on(latest, is_macos_x86_64))
+    paired = sorted((Version(v) for v, spec in vision_requirements.items()
+                     if spec is not None and spec != "" and newest in Requirement("torch" + spec).specifier),
+                    reverse=True)
+    if paired:
+        row.torchvision = "%d.%d" % minor_key(paired[0])
+        row.torchvision_versions = [str(v) for v in sorted(paired) if minor_key(v) == minor_key(paired[0])]
+        row.sources.append("Requires-Dist of torchvision %s: torch%s" % (
+            ", ".join(row.torchvision_versions), vision_requirements[row.torchvision_versions[-1]]))
+    else:
+        row.unreadable.append("torchvision: no torchvision wheel requires a torch that admits %s" % newest)
+    return row
+
+
+def pick_wheel(wheels: List[WheelFile], platform_test, python_minor: int = 12) -> Optional[WheelFile]:
+    """A regular CPython 3.PYTHON_MINOR wheel (else any) of the newest version on the platforms PLATFORM_TEST accepts."""
+    newest = max(w.version for w in wheels)
+    candidates = [w for w in wheels if w.version == newest and any(platform_test(t.platform) for t in w.tags)]
+    preferred = [w for w in candidates if any(cpython_minor(t) == python_minor for t in w.tags)]
+    return (preferred or candidates or [None])[0]
+
+
+def read_binary_facts(row: DerivedRow, wheels: List[WheelFile], opener=urllib.request.urlopen) -> None:
+    """Fill ROW's dylib, MPS and CUDA facts from one macOS arm64 and one Linux x86_64 wheel."""
+    mac = pick_wheel(wheels, is_macos_arm64)
+    if mac is None:
+        row.unreadable.append("binary: no macOS arm64 wheel")
+    else:
+        try:
+            archive, _ = open_remote_zip(mac.url, mac.size, opener)
+            facts = mps_binary_facts(archive.read("torch/lib/libtorch_cpu.dylib"))
+        except (OSError, KeyError, ValueError, zipfile.BadZipFile, struct.error) as error:
+            row.unreadable.append("binary: %s: %s" % (mac.filename, error))
+        else:
+            row.dylib_minimum_os, row.mps_message = facts.minimum_os, facts.message
+            gate = facts.gate
+            row.mps_gate = "%s (macOS %s)" % gate if gate else None
+            row.mps_probes = ["%s (macOS %s)" % item for item in facts.probed]
+            floors = [v for v in (gate[1] if gate else None, row.macos_min_install) if v]
+            row.macos_min_mps = max(floors, key=numeric) if floors else None
+            row.sources.append("torch/lib/libtorch_cpu.dylib of %s: minimum macOS %s; probed MPSGraph selectors %s; "
+                               "message 'MPS backend is supported on macOS %s+'" % (
+                                   mac.filename, facts.minimum_os, ", ".join(row.mps_probes) or "none", facts.message))
+    linux = pick_wheel(wheels, is_linux_x86_64)
+    if linux is None:
+        row.unreadable.append("cuda: no Linux x86_64 wheel")
+        return
+    try:
+        archive, _ = open_remote_zip(linux.url, linux.size, opener)
+        row.pypi_linux_cuda = version_py_cuda(archive.read("torch/version.py").decode("utf-8"))
+        row.releases_code_cc = releases_code_cc(archive.read("torch/cuda/__init__.py").decode("utf-8"))
+    except (OSError, KeyError, ValueError, SyntaxError, zipfile.BadZipFile) as error:
+        row.unreadable.append("cuda: %s: %s" % (linux.filename, error))
+        return
+    row.sources.append("torch/version.py and torch/cuda/__init__.py of %s: cuda %s; PYTORCH_RELEASES_CODE_CC %s" % (
+        linux.filename, row.pypi_linux_cuda, "present" if row.releases_code_cc else "absent"))
+
+
+def numeric(version: str) -> Tuple[int, ...]:
+    return tuple(int(p) for p in version.split(".") if p.isdigit())
+
+
+def torchvision_requirements(vision: List[WheelFile], opener=urllib.request.urlopen,
+                             since: str = "0.13") -> Dict[str, Optional[str]]:
+    """Per torchvision version (from SINCE), the specifier of its Requires-Dist on torch, read from one wheel."""
+    requirements: Dict[str, Optional[str]] = {}
+    for version in sorted({w.version for w in vision if w.version >= Version(since) and not w.version.is_prerelease}):
+        wheel = pick_wheel([w for w in vision if w.version == version], is_linux_x86_64) or \
+            pick_wheel([w for w in vision if w.version == version], is_macos_arm64)
+        if wheel is None:
+            requirements[str(version)] = None
+            continue
+        try:
+            archive, _ = open_remote_zip(wheel.url, wheel.size, opener)
+            name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+            requirements[str(version)] = torch_requirement(archive.read(name).decode("utf-8"))
+        except (OSError, StopIteration, zipfile.BadZipFile):
+            requirements[str(version)] = None
+    return requirements
+
+
+# --- Comparing with the shipped table ---------------------------------------------------------------------
+COMPARED = ("python", "torchvision", "macos_min_install", "macos_min_mps", "intel_mac_wheels", "pypi_linux_cuda")
+
+
+def diff_rows(derived: DerivedRow, shipped: Optional[dict]) -> List[str]:
+    """'field: table X, wheels Y' for each compared field that differs (an unread field is not a difference)."""
+    if shipped is None:
+        return ["no row in the table"]
+    lines = []
+    for name in COMPARED:
+        found = getattr(derived, name)
+        if found is None:
+            continue
+        if shipped.get(name) != found:
+            lines.append("%s: table %s, wheels %s" % (name, json.dumps(shipped.get(name)), json.dumps(found)))
+    builds = shipped.get("cuda_builds") or {}
+    if derived.releases_code_cc:
+        listed = {cuda: ["%d.%d" % (cc // 10, cc % 10) for cc in ccs.get("x86_64", [])]
+                  for cuda, ccs in derived.releases_code_cc.items()}
+        if listed != builds:
+            lines.append("cuda_builds (x86_64): table %s, wheel's PYTORCH_RELEASES_CODE_CC %s" % (
+                json.dumps(builds, sort_keys=True), json.dumps(listed, sort_keys=True)))
+    return lines
+
+
+def render_row(row: DerivedRow) -> str:
+    """One derived row as a short block of text."""
+    lines = ["torch %s (newest %s)" % (row.torch, row.newest),
+             "  python %s   (Requires-Python %s)" % (row.python, row.requires_python),
+             "  macOS install minimum %s%s   Intel-Mac wheels %s" % (
+                 row.macos_min_install,
+                 "".join(" (Python %s: %s)" % item for item in row.install_exceptions.items()),
+                 row.intel_mac_wheels),
+             "  torchvision %s (%s)" % (row.torchvision, ", ".join(row.torchvision_versions))]
+    if row.dylib_minimum_os or row.mps_message or row.mps_gate:
+        lines.append("  libtorch_cpu minimum macOS %s; message '%s+'; probes %s" % (
+            row.dylib_minimum_os, row.mps_message, ", ".join(p.split(":")[0] + ": (" + p.split("(")[-1]
+                                                           for p in row.mps_probes) or "none"))
+        lines.append("  MPS gate %s => MPS minimum %s" % (row.mps_gate or "none", row.macos_min_mps))
+    if row.pypi_linux_cuda or row.releases_code_cc is not None:
+        lines.append("  PyPI Linux x86_64 build: CUDA %s; PYTORCH_RELEASES_CODE_CC x86_64 %s" % (
+            row.pypi_linux_cuda, {k: v.get("x86_64") for k, v in row.releases_code_cc.items()}
+            if row.releases_code_cc else "absent"))
+    lines += ["  unreadable: %s" % item for item in row.unreadable]
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mps_doctor.data.refresh", description=__doc__.split("\n")[0])
+    parser.add_argument("--index", default=PYPI_SIMPLE, help="a PEP 691 simple index (default: PyPI)")
+    parser.add_argument("--from", dest="first", default="2.2", help="oldest torch minor to read")
+    parser.add_argument("--to", dest="last", default=None, help="newest torch minor to read (default: newest)")
+    parser.add_argument("--no-binaries", action="store_true", help="skip the dylib and Linux wheel members")
+    parser.add_argument("--json", action="store_true", help="print the derived rows as JSON")
+    args = parser.parse_args(argv)
+    from mps_doctor.versions import DATA_FILE
+
+    with open(DATA_FILE, encoding="utf-8") as handle:
+        shipped = {row["torch"]: row for row in json.load(handle)["releases"]}
+    first = minor_key(Version(args.first))
+    last = minor_key(Version(args.last)) if args.last else None
+    torch_groups = group_by_minor(fetch_project(args.index, "torch"))
+    vision = torchvision_requirements(fetch_project(args.index, "torchvision"))
+    rows = []
+    for minor in sorted(torch_groups):
+        if minor < first or (last is not None and minor > last):
+            continue
+        row = derive_index_facts(minor, torch_groups[minor], vision)
+        if not args.no_binaries:
+            read_binary_facts(row, torch_groups[minor])
+        rows.append(row)
+        if not args.json:
+            print(render_row(row))
+            for line in diff_rows(row, shipped.get(row.torch)):
+                print("  DIFF " + line)
+            sys.stdout.flush()
+    if args.json:
+        print(json.dumps([row.__dict__ for row in rows], indent=1, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

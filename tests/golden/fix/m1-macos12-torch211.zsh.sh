@@ -1,0 +1,19 @@
+#!/usr/bin/env zsh
+# mps-doctor 0.1.0 fix plan for /Users/alex/proj/.venv/bin/python
+# not ready: macOS 12.7.6 is too old for torch 2.11.0's MPS (needs 14.0+); 1 failure, 0 warnings, 11
+# passed
+# setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or
+# deletes an environment.
+
+# 1/3 Upgrade macOS (the lasting fix)
+#   torch 2.11.0 needs a newer macOS for MPS; Software Update in System Settings installs it.
+softwareupdate --list
+
+# 2/3 Or keep this macOS and pin torch 2.4, the newest whose MPS runs on macOS 12.7.6
+#   Data row: torch 2.4 row of torch_releases.json (sourced) (an unpinned `pip install torch` gets
+#   2.11 here, which has no MPS on this macOS).
+/Users/alex/proj/.venv/bin/python -m pip install 'torch==2.4.*' 'torchvision==0.19.*'
+
+# 3/3 Check again
+#   Confirms the fix and shows the next problem, if any.
+mps-doctor check --python /Users/alex/proj/.venv/bin/python

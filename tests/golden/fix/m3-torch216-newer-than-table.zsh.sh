@@ -1,0 +1,14 @@
+#!/usr/bin/env zsh
+# mps-doctor 0.1.0 fix plan for /Users/alex/proj/.venv/bin/python
+# ready to train on mps; 0 failures, 1 warning, 16 passed
+# setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or
+# deletes an environment.
+
+# 1/2 This mps-doctor's data/torch_releases.json ends at torch 2.15.
+#   A newer mps-doctor knows the new release's Python range, macOS minimum and companions; until
+#   then the installed torch's own answers are used.
+# python -m pip install --upgrade mps-doctor
+
+# 2/2 Check again
+#   Confirms the fix and shows the next problem, if any.
+mps-doctor check --python /Users/alex/proj/.venv/bin/python
