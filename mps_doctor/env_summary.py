@@ -71,7 +71,8 @@ def build_digest(build) -> str:
     cuda = build.get("cuda_runtime") or build.get("CUDA_VERSION")
     if cuda:
         parts.append("CUDA runtime %s" % cuda)
-    cudnn = build.get("cudnn") or build.get("CUDNN_VERSION")
+    # The build settings' CUDNN_VERSION (9.10.2) over the "CuDNN" line, which torch 2.10 builds print as 91.0.2.
+    cudnn = build.get("CUDNN_VERSION") or build.get("cudnn")
     if cudnn:
         parts.append("cuDNN %s" % cudnn)
     if build.get("hip"):

@@ -453,3 +453,36 @@ def test_readme_install_shows_venv_pipx_and_uv_tool_and_python():
     for way in ("pipx install .", "uv tool install .", "uvx --from . mps-doctor check", "python3 -m venv",
                 "PEP 668", "--python path/to/project/.venv/bin/python"):
         assert way in install
+
+
+def test_build_digest_of_a_cuda_build_reads_the_build_settings():
+    sys.path.insert(0, os.path.join(ROOT, "mps_doctor", "child"))
+    try:
+        import mpsd_probe
+    finally:
+        sys.path.pop(0)
+    from mps_doctor.env_summary import build_digest
+
+    class Config:
+        @staticmethod
+        def show():
+            # The layout of torch.__config__.show() on a CUDA wheel (torch 2.10 on CUDA 12.8; its CuDNN line reads
+            # 91.0.2 for cuDNN 9.10.2, the build settings have it right).
+            return ("PyTorch built with:\n  - GCC 13.3\n  - OpenMP 201511 (a.k.a. OpenMP 4.5)\n"
+                    "  - CPU capability usage: AVX512\n  - CUDA Runtime 12.8\n"
+                    "  - CuDNN 91.0.2  (built against CUDA 12.9)\n"
+                    "  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, CUDA_VERSION=12.8, CUDNN_VERSION=9.10.2, "
+                    "CXX_FLAGS= -O2 -fPIC, LAPACK_INFO=mkl, USE_CUDA=ON, USE_CUDNN=ON, USE_OPENMP=ON, \n")
+
+    class Version:
+        hip = None
+
+    class FakeTorch:
+        __config__ = Config
+        version = Version
+
+    build = mpsd_probe.build_facts(FakeTorch)
+    assert build["CUDA_VERSION"] == "12.8" and build["CUDNN_VERSION"] == "9.10.2" and build["USE_CUDA"] == "ON"
+    assert "CXX_FLAGS" not in build
+    assert build_digest(build) == ("GCC 13.3; BLAS mkl, LAPACK mkl; OpenMP 201511 (a.k.a. OpenMP 4.5); "
+                                   "CPU capability AVX512; CUDA runtime 12.8; cuDNN 9.10.2")
