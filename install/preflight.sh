@@ -10,16 +10,18 @@
 # Options:
 #   --venv DIR        the environment to use or create (default: $VIRTUAL_ENV, the active conda env, or .venv)
 #   --python PATH     the interpreter that creates a new venv (default: Homebrew's or the first python3)
-#   --from PATH       install mps-doctor from this checkout or wheel (default: the checkout this script is
-#                     in, if it is one; else the package index, unless mps-doctor is installed already)
-#   --version X       install mps-doctor==X from the package index
+#   --from SOURCE     where mps-doctor comes from: a checkout or submodule folder, a wheel file the team
+#                     keeps, or a VCS URL pinned to a commit or tag, git+https://HOST/OWNER/mps-doctor@<40-hex
+#                     commit or vX.Y.Z tag>. Default: the checkout this script lives in; outside one, an
+#                     mps-doctor already installed in the environment. Nothing is installed by name from a
+#                     package index: whoever publishes that name there would run in this setup.
 #   --torch VERSION   also install torch==VERSION (add --torchvision VERSION to pin the pair)
 #   --torchvision VERSION
 #   --index-url URL   package index for torch (e.g. https://download.pytorch.org/whl/cpu)
 #   --device DEVICE   auto, mps, cpu or cuda (passed to mps-doctor check)
 #   --strict          warnings fail too
 #   --json FILE       keep the JSON report in FILE
-#   --dry-run         print every command it would run, and run none
+#   --dry-run         print every command it would run (shell-quoted), and run none
 #   --yes             accepted for scripts; this script never prompts
 #   -h, --help        this help
 set -u
@@ -27,7 +29,6 @@ set -u
 venv_dir=""
 python_bin=""
 doctor_from=""
-doctor_version=""
 torch_version=""
 vision_version=""
 index_url=""
@@ -51,7 +52,7 @@ while [ "$#" -gt 0 ]; do
     --venv) need_value "$@"; venv_dir=$2; shift 2 ;;
     --python) need_value "$@"; python_bin=$2; shift 2 ;;
     --from) need_value "$@"; doctor_from=$2; shift 2 ;;
-    --version) need_value "$@"; doctor_version=$2; shift 2 ;;
+    --version) usage_error "--version is gone: pass --from a checkout, a wheel file or a pinned git+https URL" ;;
     --torch) need_value "$@"; torch_version=$2; shift 2 ;;
     --torchvision) need_value "$@"; vision_version=$2; shift 2 ;;
     --index-url) need_value "$@"; index_url=$2; shift 2 ;;
@@ -66,12 +67,64 @@ while [ "$#" -gt 0 ]; do
 done
 
 case "$device" in auto|mps|cpu|cuda) ;; *) usage_error "--device must be auto, mps, cpu or cuda" ;; esac
-[ -z "$doctor_from" ] || [ -z "$doctor_version" ] || usage_error "--from and --version cannot be combined"
+# A source is a folder, a wheel file, or a VCS URL pinned to a full commit hash or a version tag (a branch moves).
+case "$doctor_from" in
+  "") ;;
+  git+https://*@*)
+    ref=${doctor_from##*@}
+    case "$ref" in
+      *[!0-9a-f]*|"") hex=no ;;
+      *) hex=yes ;;
+    esac
+    if [ "$hex" = yes ] && [ "${#ref}" -eq 40 ]; then
+      :
+    elif printf '%s' "$ref" | grep -Eq '^v?[0-9]+(\.[0-9]+)+$'; then
+      :
+    else
+      usage_error "--from $doctor_from: pin the URL to a 40-hex commit or a vX.Y.Z tag after @ (a branch moves)"
+    fi ;;
+  *://*|git+*) usage_error "--from $doctor_from: a URL must be git+https://...@<40-hex commit or vX.Y.Z tag>" ;;
+  *.whl)
+    [ -f "$doctor_from" ] || usage_error "--from $doctor_from: no such wheel file"
+    doctor_from=$(cd "$(dirname "$doctor_from")" && pwd)/$(basename "$doctor_from") ;;
+  *)
+    if ! grep -q '^name = "mps-doctor"' "$doctor_from/pyproject.toml" 2>/dev/null; then
+      usage_error "--from $doctor_from: not an mps-doctor checkout, a .whl file or a pinned git+https URL"
+    fi
+    # An absolute path: pip reads a bare word as a name to look up on the package index.
+    doctor_from=$(cd "$doctor_from" && pwd) ;;
+esac
 [ -z "$vision_version" ] || [ -n "$torch_version" ] || usage_error "--torchvision needs --torch (they are pinned together)"
 
-# run CMD...: print it, and run it unless --dry-run.
+# quote WORD: WORD as the shell reads it back: bare when safe, else in single quotes ('\'' for a quote).
+quote() {
+  case "$1" in
+    "" | *[!A-Za-z0-9_./:=@%+,-]*) ;;
+    *) printf '%s' "$1"; return ;;
+  esac
+  rest=$1
+  quoted=""
+  while :; do
+    case "$rest" in
+      *\'*) quoted="$quoted${rest%%\'*}'\\''"; rest=${rest#*\'} ;;
+      *) quoted="$quoted$rest"; break ;;
+    esac
+  done
+  printf "'%s'" "$quoted"
+}
+
+# quote_all WORD...: the words quoted and joined by spaces.
+quote_all() {
+  sep=""
+  for word in "$@"; do
+    printf '%s%s' "$sep" "$(quote "$word")"
+    sep=" "
+  done
+}
+
+# run CMD...: print it (shell-quoted), and run it unless --dry-run.
 run() {
-  printf '+ %s\n' "$*" >&2
+  printf '+ %s\n' "$(quote_all "$@")" >&2
   [ "$dry_run" -eq 1 ] && return 0
   "$@"
 }
@@ -80,7 +133,7 @@ run() {
 # sysctl.proc_translated is 1 in a process translated by Rosetta (Apple, "About the Rosetta Translation Environment").
 if [ "$(uname -s)" = "Darwin" ] && [ "$(sysctl -n sysctl.proc_translated 2>/dev/null)" = "1" ]; then
   say "this shell runs under Rosetta (x86_64) on an Apple Silicon Mac: an environment made here cannot use the GPU."
-  say "re-run it natively:  arch -arm64 /bin/sh $0 $*"
+  say "re-run it natively:  $(quote_all arch -arm64 /bin/sh "$0" "$@")"
   if [ "$device" != "cpu" ]; then
     exit 1
   fi
@@ -137,19 +190,19 @@ pip_install() {
   fi
 }
 
-# Run from an mps-doctor checkout (install/preflight.sh inside it), the default source is that checkout.
+# Run from an mps-doctor checkout or submodule (install/preflight.sh inside it), the default source is that checkout.
 script_root=$(cd "$(dirname "$0")/.." 2>/dev/null && pwd)
-if [ -z "$doctor_from" ] && [ -z "$doctor_version" ] && [ -n "$script_root" ] \
+if [ -z "$doctor_from" ] && [ -n "$script_root" ] \
     && grep -q '^name = "mps-doctor"' "$script_root/pyproject.toml" 2>/dev/null; then
   doctor_from=$script_root
 fi
 
 if [ -n "$doctor_from" ]; then
   pip_install "$doctor_from" || setup_failed "installing mps-doctor from $doctor_from failed"
-elif [ -n "$doctor_version" ]; then
-  pip_install "mps-doctor==$doctor_version" || setup_failed "installing mps-doctor==$doctor_version failed"
-elif [ "$dry_run" -eq 1 ] || ! "$env_python" -c 'import mps_doctor' >/dev/null 2>&1; then
-  pip_install mps-doctor || setup_failed "installing mps-doctor failed"
+elif [ "$dry_run" -eq 0 ] && "$env_python" -c 'import mps_doctor' >/dev/null 2>&1; then
+  say "using the mps-doctor installed in $venv_dir"
+else
+  usage_error "no mps-doctor to use: pass --from a checkout, a wheel file or git+https://...@<commit> (install/README.md)"
 fi
 
 if [ -n "$torch_version" ]; then
@@ -159,26 +212,41 @@ if [ -n "$torch_version" ]; then
   pip_install "$@" || setup_failed "installing torch==$torch_version failed"
 fi
 
-report=$json_file
-if [ -z "$report" ]; then
-  report=$(mktemp "${TMPDIR:-/tmp}/mps-doctor-report.XXXXXX") || setup_failed "mktemp failed"
-  [ "$dry_run" -eq 1 ] && rm -f "$report"
+# The check writes a fresh report to a temporary file, removed on every exit; --json FILE gets a copy only when the
+# check gave a verdict, so an old FILE is never shown as if it were new.
+report=""
+# shellcheck disable=SC2317  # called by the EXIT trap
+cleanup() { [ -z "$report" ] || rm -f "$report"; }
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+if [ "$dry_run" -eq 1 ]; then
+  report="${TMPDIR:-/tmp}/mps-doctor-report.XXXXXX"
+  run "$venv_dir/bin/mps-doctor" check --python "$env_python" --device "$device" $strict --format json --output "$report"
+  [ -z "$json_file" ] || run cp "$report" "$json_file"
+  run "$venv_dir/bin/mps-doctor" check --from "$report" $strict
+  report=""
+  exit 0
 fi
+report=$(mktemp "${TMPDIR:-/tmp}/mps-doctor-report.XXXXXX") || setup_failed "mktemp failed"
 doctor="$venv_dir/bin/mps-doctor"
 
 # One probe; the text comes from the saved report, so the summary is printed even when the check fails.
 run "$doctor" check --python "$env_python" --device "$device" $strict --format json --output "$report"
 code=$?
-[ "$dry_run" -eq 1 ] && { run "$doctor" check --from "$report" $strict; exit 0; }
-if [ "$code" -ge 2 ] && [ ! -s "$report" ]; then
-  say "mps-doctor check exited $code without a report"
+if [ "$code" -ge 2 ] || [ ! -s "$report" ]; then
+  say "mps-doctor check exited $code without a verdict${json_file:+; $json_file was not updated}"
+  [ "$code" -ge 2 ] || code=3
   exit "$code"
+fi
+if [ -n "$json_file" ]; then
+  cp "$report" "$json_file" || setup_failed "cannot write $json_file"
 fi
 NO_COLOR=1 "$doctor" check --from "$report" $strict
 if [ "$code" -eq 1 ]; then
   say "not ready; the commands that fix it (review them, then run them):"
   "$doctor" fix --print-commands --from "$report"
 fi
-[ -n "$json_file" ] && say "report kept in $json_file"
-[ -z "$json_file" ] && rm -f "$report"
+[ -z "$json_file" ] || say "report kept in $json_file"
 exit "$code"

@@ -1,7 +1,10 @@
 """The click CLI: parse options, call the library, render, exit with a documented code. No check logic here."""
 
+import errno
 import json
+import math
 import os
+import stat
 import sys
 
 import click
@@ -21,7 +24,7 @@ def policy_options(fn):
     fn = click.option("--skip", "skip_ids", multiple=True, metavar="ID", help="Skip this check (repeatable).")(fn)
     fn = click.option("--select", "select_ids", multiple=True, metavar="ID", help="Run only these checks (repeatable).")(fn)
     fn = click.option("--config", metavar="FILE", help="Policy file (default: the nearest pyproject.toml with a "
-                      "[tool.mps-doctor] table, searched upwards from the working directory).")(fn)
+                      "[tool.mps-doctor] table, searched upwards from the working directory to the repository's root).")(fn)
     return fn
 
 
@@ -32,32 +35,108 @@ def fail(error: DoctorError) -> "NoReturn":  # noqa: F821
 
 
 def use_color(no_color: bool) -> bool:
-    """Colour only on a terminal, never in CI, and never with --no-color or NO_COLOR (https://no-color.org)."""
+    """Colour only on a terminal that is not TERM=dumb, never in CI, and never with --no-color or a non-empty
+    NO_COLOR (https://no-color.org: "present and not an empty string")."""
     from mps_doctor.ci import ci_name
 
-    if no_color or "NO_COLOR" in os.environ or ci_name(os.environ):
+    if no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or ci_name(os.environ):
         return False
-    return sys.stdout.isatty()
+    return sys.stdout is not None and sys.stdout.isatty()
+
+
+class Seconds(click.ParamType):
+    """A finite number of seconds within [low, high]: nan, inf, 0 and negatives are usage errors."""
+
+    name = "seconds"
+
+    def __init__(self, low: float, high: float):
+        self.low, self.high = low, high
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail("%r is not a number of seconds" % value, param, ctx)
+        if not math.isfinite(number) or not self.low <= number <= self.high:
+            self.fail("%s is not a number of seconds from %g to %g" % (value, self.low, self.high), param, ctx)
+        return number
+
+
+OUTPUT_HELP = ("Write to FILE instead of stdout. A regular file is replaced atomically (never left half-written); "
+               "a symlink is written through to its target; a device or FIFO is written directly; - is stdout.")
 
 
 def write_output(text: str, output) -> None:
-    """TEXT to stdout, or atomically to OUTPUT (a partial file never replaces an existing one)."""
-    if output is None:
-        click.echo(text, nl=False)
+    """TEXT to stdout, or to OUTPUT: regular files atomically, symlinks through to their target, devices and FIFOs
+    directly. A file that cannot be written is a UsageError (exit 2); a reader that closed the pipe is not an error."""
+    if output is None or output == "-":
+        write_stdout(text)
         return
-    path = os.path.abspath(output)
+    if not output:
+        raise UsageError("--output: empty file name")
+    try:
+        os.fsencode(output)
+    except UnicodeEncodeError:
+        raise UsageError("--output %s: not a file name this system can encode" % ascii(output))
+    try:
+        mode = os.stat(output).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise UsageError("--output %s: %s" % (output, exc.strerror or exc))
+    if mode is not None and stat.S_ISDIR(mode):
+        raise UsageError("--output %s: is a directory" % output)
+    try:
+        if mode is not None and not stat.S_ISREG(mode):
+            with open(output, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        else:
+            replace_file(os.path.realpath(output), text, mode)
+    except OSError as exc:
+        raise UsageError("--output %s: %s" % (output, exc.strerror or exc))
+
+
+def replace_file(path: str, text: str, mode) -> None:
+    """Write PATH atomically: a temporary file beside it, renamed over it (keeping an existing file's permissions)."""
     folder = os.path.dirname(path)
     if not os.path.isdir(folder):
-        raise UsageError("--output %s: folder %s does not exist" % (output, folder))
+        raise OSError(errno.ENOENT, "folder %s does not exist" % folder)
     temporary = "%s.tmp-%d" % (path, os.getpid())
     try:
         with open(temporary, "w", encoding="utf-8") as handle:
             handle.write(text)
+        if mode is not None:
+            os.chmod(temporary, stat.S_IMODE(mode))
         os.replace(temporary, path)
-    except OSError as exc:
+    except OSError:
         if os.path.exists(temporary):
             os.unlink(temporary)
-        raise UsageError("--output %s: %s" % (output, exc.strerror or exc))
+        raise
+
+
+def write_stdout(text: str) -> None:
+    """TEXT on stdout. A reader that went away (EPIPE, `| head`) is not an error: the rest is dropped. A closed stdout
+    or a full disk is a UsageError (exit 2)."""
+    if sys.stdout is None:
+        raise UsageError("stdout is closed; pass --output FILE to write the report to a file")
+    try:
+        click.echo(text, nl=False)
+    except BrokenPipeError:
+        discard_stdout()
+    except OSError as exc:
+        discard_stdout()
+        raise UsageError("cannot write to stdout: %s" % (exc.strerror or exc))
+
+
+def discard_stdout() -> None:
+    """Point stdout at the null device, so that Python's flush at exit cannot fail again (the recipe of
+    https://docs.python.org/3/library/signal.html#note-on-sigpipe)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # not a real file (a test's capture)
+        pass
 
 
 def load_report(path: str):
@@ -97,7 +176,18 @@ def print_version(ctx, _param, value) -> None:
     ctx.exit()
 
 
-@click.group(context_settings=CONTEXT, epilog=exit_codes.help_text())
+class DoctorGroup(click.Group):
+    """The command group; a reader that closes the pipe early (`| head`) ends a command with its own code, not 1."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            discard_stdout()
+            return exit_codes.READY
+
+
+@click.group(cls=DoctorGroup, context_settings=CONTEXT, epilog=exit_codes.help_text())
 @click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=print_version,
               help="Show the version and the release table's date and newest row, and exit.")
 def main() -> None:
@@ -111,12 +201,12 @@ def main() -> None:
               "Default: the active venv or conda env, a .venv here or above, else the Python running mps-doctor "
               "(python3 on PATH when that is pipx's or uv's private one).")
 @click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text", show_default=True)
-@click.option("--output", "-o", metavar="FILE", help="Write the report to FILE instead of stdout.")
+@click.option("--output", "-o", metavar="FILE", help=OUTPUT_HELP)
 @click.option("--from", "from_report", metavar="REPORT.json", help="Re-run every check on a saved JSON report's "
               "facts, without probing this machine.")
 @click.option("--quick", is_flag=True, help="Skip the training smoke step (the last layer).")
 @click.option("--strict", is_flag=True, help="Warnings make the exit code 1 too.")
-@click.option("--timeout", type=click.FloatRange(1, 3600), default=180.0, show_default=True, metavar="SECONDS",
+@click.option("--timeout", type=Seconds(1, 3600), default=180.0, show_default=True, metavar="SECONDS",
               help="Seconds the target interpreter may take (torch import, parity and smoke).")
 @click.option("-v", "--verbose", is_flag=True, help="Show details, reasons and the data rows used.")
 @click.option("--no-color", is_flag=True, help="No colour (also NO_COLOR, or when stdout is not a terminal).")
@@ -129,7 +219,7 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
     try:
         report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required,
                           strict=strict)
-        write_output(render(report, fmt, verbose, use_color(no_color) and output is None, not no_redact), output)
+        write_output(render(report, fmt, verbose, output is None and use_color(no_color), not no_redact), output)
     except DoctorError as error:
         fail(error)
     sys.exit(report.exit_code())
@@ -148,7 +238,7 @@ def diagnose(ctx, device, python, from_report, quick, timeout, config=None, sele
             raise UsageError("%s: not a check id (see mps-doctor list-checks)" % check_id)
     saved = {}
     if from_report:
-        if python:
+        if python is not None:
             raise UsageError("--from and --python cannot be combined: a report's facts are not re-probed")
         facts, saved = load_report(from_report)
         if ctx.get_parameter_source("device").name == "DEFAULT":
@@ -240,8 +330,8 @@ def list_checks(fmt):
 @click.option("--workers", type=click.IntRange(0, 64), default=0, show_default=True, help="DataLoader num_workers.")
 @click.option("--no-cpu", is_flag=True, help="Measure the accelerator alone.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
-@click.option("--output", "-o", metavar="FILE", help="Write the result to FILE instead of stdout.")
-@click.option("--timeout", type=click.FloatRange(1, 86400), default=1800.0, show_default=True, metavar="SECONDS",
+@click.option("--output", "-o", metavar="FILE", help=OUTPUT_HELP)
+@click.option("--timeout", type=Seconds(1, 86400), default=1800.0, show_default=True, metavar="SECONDS",
               help="Seconds the whole benchmark may take.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off in CI or when stderr is not a terminal).")
 def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipeline, workers, no_cpu, fmt, output, timeout,
@@ -259,7 +349,7 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
                                pipeline=pipeline, workers=workers, data_dir=data_dir, include_cpu=not no_cpu, timeout=timeout)
         show = not no_progress and epochs > 0 and sys.stderr.isatty() and not os.environ.get("CI")
         progress = ProgressBar() if show else None
-        report = run_bench(python or default_python()[0], options, platform.system(), progress)
+        report = run_bench(default_python()[0] if python is None else python, options, platform.system(), progress)
         if progress is not None:
             progress.finish()
         if fmt == "json":
@@ -287,9 +377,9 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
 @click.option("--index-url", metavar="URL", help="Package index for torch, instead of the one mps-doctor picks.")
 @click.option("--pypi", is_flag=True, help="Install torch from the default index (no --index-url).")
 @click.option("--quick", is_flag=True, help="Skip the training smoke step while diagnosing.")
-@click.option("--timeout", type=click.FloatRange(1, 3600), default=180.0, show_default=True, metavar="SECONDS",
+@click.option("--timeout", type=Seconds(1, 3600), default=180.0, show_default=True, metavar="SECONDS",
               help="Seconds the target interpreter may take while diagnosing (torch import, parity and smoke).")
-@click.option("--output", "-o", metavar="FILE", help="Write the plan to FILE instead of stdout.")
+@click.option("--output", "-o", metavar="FILE", help=OUTPUT_HELP)
 @policy_options
 @click.pass_context
 def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_pin, index_url, pypi, quick, timeout,
@@ -318,7 +408,8 @@ def policy():
 
 
 @policy.command("show", context_settings=CONTEXT)
-@click.option("--config", metavar="FILE", help="Policy file (default: the nearest pyproject.toml upwards).")
+@click.option("--config", metavar="FILE", help="Policy file (default: the nearest pyproject.toml with a "
+              "[tool.mps-doctor] table, upwards to the repository's root).")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
 def policy_show(config, fmt):
     """Print the effective policy and where each value came from."""
@@ -348,7 +439,7 @@ def policy_show(config, fmt):
 @policy.command("init", context_settings=CONTEXT)
 @click.option("--python", "python", metavar="PATH", help="Describe this interpreter instead of the current one.")
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
-@click.option("--timeout", type=click.FloatRange(1, 3600), default=180.0, show_default=True)
+@click.option("--timeout", type=Seconds(1, 3600), default=180.0, show_default=True, metavar="SECONDS")
 @click.pass_context
 def policy_init(ctx, python, device, timeout):
     """Print a commented starting policy for this machine's current state (paste it into pyproject.toml)."""
@@ -414,12 +505,23 @@ def run() -> None:
     except click.ClickException as error:
         click.echo(one_line("mps-doctor: error: %s" % error.format_message()), err=True)
         sys.exit(exit_codes.USAGE)
+    except OSError as error:
+        if error.errno not in (errno.ENOSPC, errno.EDQUOT):
+            internal_error(error)
+        discard_stdout()
+        click.echo(one_line("mps-doctor: error: cannot write the output: %s" % (error.strerror or error)), err=True)
+        sys.exit(exit_codes.USAGE)
     except (KeyboardInterrupt, click.Abort):
         click.echo("mps-doctor: interrupted", err=True)
         sys.exit(130)
     except SystemExit:
         raise
     except Exception as exc:  # the doctor itself failed
-        click.echo(one_line("mps-doctor: internal error: %s: %s (please report it)" % (type(exc).__name__, exc)), err=True)
-        sys.exit(exit_codes.DOCTOR_FAILED)
+        internal_error(exc)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def internal_error(exc: BaseException) -> "NoReturn":  # noqa: F821
+    """One line for a failure of the doctor itself, and exit 3."""
+    click.echo(one_line("mps-doctor: internal error: %s: %s (please report it)" % (type(exc).__name__, exc)), err=True)
+    sys.exit(exit_codes.DOCTOR_FAILED)

@@ -8,11 +8,16 @@ DOCTOR_FAILED = 3
 TABLE = (
     (READY, "ready: every required check passed (warnings allowed unless --strict)"),
     (NOT_READY, "not ready: a check failed (with --strict, also a warning)"),
-    (USAGE, "usage error or unreadable input (bad option, missing or invalid file, not a Python)"),
+    (USAGE, "usage error, unreadable input or unwritable output (bad option, missing or invalid file, not a "
+            "Python, a full disk)"),
     (DOCTOR_FAILED, "the doctor itself failed (a check crashed, or an internal error)"),
 )
+
+# A reader that closes the pipe early (`mps-doctor list-checks | head -1`) is not a failure: the code stays the
+# verdict's (0 for commands without one).
+CLOSED_PIPE_NOTE = "A closed pipe (| head) does not change the code."
 
 
 def help_text():
     """The exit-code table as plain lines for --help."""
-    return "\b\nExit codes:\n" + "\n".join("  %d  %s" % row for row in TABLE)
+    return "\b\nExit codes:\n" + "\n".join("  %d  %s" % row for row in TABLE) + "\n  " + CLOSED_PIPE_NOTE

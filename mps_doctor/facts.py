@@ -109,6 +109,7 @@ class Parity:
     device: str
     ops: Tuple[Comparison, ...] = ()
     error: Optional[ErrorInfo] = None
+    fallback_warnings: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

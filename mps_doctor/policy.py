@@ -71,29 +71,41 @@ def read_toml(path: str) -> Dict[str, Any]:
 
 
 def find_pyproject(start: str) -> Optional[str]:
-    """The nearest pyproject.toml at START or above it."""
+    """The nearest pyproject.toml with a [tool.mps-doctor] table at START or above it; the search stops at the
+    repository's root (the first folder holding .git) or the filesystem's root."""
     folder = os.path.abspath(start)
     while True:
         candidate = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(candidate):
+        if os.path.isfile(candidate) and policy_table(read_toml(candidate)) is not None:
             return candidate
         parent = os.path.dirname(folder)
-        if parent == folder:
+        if parent == folder or os.path.exists(os.path.join(folder, ".git")):
             return None
         folder = parent
 
 
+def policy_table(document: Dict[str, Any]) -> Any:
+    """The [tool.mps-doctor] table of a parsed pyproject.toml, or None."""
+    tool = document.get("tool")
+    return tool.get("mps-doctor") if isinstance(tool, dict) else None
+
+
+def working_directory() -> str:
+    """The working directory; a deleted one is a usage error (the policy search starts there)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        raise UsageError("the working directory no longer exists; cd to an existing folder and run again")
+
+
 def load_policy(config: Optional[str] = None, cwd: Optional[str] = None) -> Policy:
     """The policy of --config FILE, else of the nearest pyproject.toml with a [tool.mps-doctor] table, else none."""
-    path = config or find_pyproject(cwd or os.getcwd())
+    path = config or find_pyproject(cwd or working_directory())
     if path is None:
         return Policy()
-    document = read_toml(path)
-    table = document.get("tool", {}).get("mps-doctor") if isinstance(document.get("tool"), dict) else None
+    table = policy_table(read_toml(path))
     if table is None:
-        if config:
-            raise PolicyError("%s: has no [%s] table" % (path, TABLE))
-        return Policy()
+        raise PolicyError("%s: has no [%s] table" % (path, TABLE))
     return policy_from_table(table, path)
 
 

@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from mps_doctor import __version__, exit_codes
 from mps_doctor.checks.context import Context
-from mps_doctor.checks.model import CheckResult, Options, Outcome, Status
+from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
 from mps_doctor.checks.registry import CPU_LAYERS, MPS_LAYERS, REGISTRY, plan_for
 from mps_doctor.ci import hosted_macos_runner
 from mps_doctor.env_summary import environment_summary
@@ -167,6 +167,7 @@ def run_checks(facts: Facts, options: Options) -> Report:
     if hosted_cpu:
         layers = tuple(layer for layer in MPS_LAYERS)
     results = []
+    left_out = []
     root: Optional[CheckResult] = None
     for number, check_id in enumerate(layers, start=1):
         spec = REGISTRY[check_id]
@@ -175,7 +176,13 @@ def run_checks(facts: Facts, options: Options) -> Report:
         elif root is not None:
             outcome = Outcome(Status.SKIP, "skipped: %s failed" % root.id)
         else:
-            outcome = filtered(check_id, options) or guarded(spec, ctx)
+            outcome = filtered(check_id, options)
+            if outcome is not None:
+                left_out.append(check_id)
+            else:
+                outcome = guarded(spec, ctx)
+            if outcome.status == Status.ERROR and left_out:
+                outcome = needs_left_out(check_id, left_out, options, outcome)
         result = result_of(spec, number, outcome, options)
         if root is None and result.status in (Status.FAIL, Status.ERROR):
             root = result
@@ -188,6 +195,17 @@ def run_checks(facts: Facts, options: Options) -> Report:
         results.append(result_of(spec, None, outcome, options))
     created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
     return Report(facts, options, tuple(results), make_verdict(results, device, root, options), created=created)
+
+
+def needs_left_out(check_id: str, left_out, options: Options, crashed: Outcome) -> Outcome:
+    """A warning for a layer that could not be judged because earlier layers it relies on were left out (by --select
+    or the policy): its facts may not hold, and a crash there is not the doctor's failure."""
+    device = " --device %s" % options.device if options.requested_device != "auto" else ""
+    return Outcome(Status.WARN, "not checked: earlier layers it relies on did not run (%s)" % ", ".join(left_out),
+                   crashed.details,
+                   Remedy("%s assumes that the layers before it passed; --select or the policy left them out." % check_id,
+                          "Its facts (for example an importable torch) are not known to hold.",
+                          ("mps-doctor check%s" % device,), key="needs-earlier-layer"))
 
 
 def policy_checks(options: Options) -> Tuple[str, ...]:

@@ -16,13 +16,15 @@ class TTY:
 @pytest.mark.parametrize(("env", "flag", "expected"), [
     ({}, False, True),
     ({}, True, False),
-    ({"NO_COLOR": ""}, False, False),
+    ({"NO_COLOR": ""}, False, True),  # no-color.org: present and not empty
+    ({"NO_COLOR": "1"}, False, False),
+    ({"TERM": "dumb"}, False, False),
     ({"CI": "true"}, False, False),
     ({"GITHUB_ACTIONS": "true"}, False, False),
     ({"CI": "false"}, False, True),
 ])
 def test_colour_only_on_a_terminal_outside_ci(monkeypatch, env, flag, expected):
-    for name in ("NO_COLOR", "CI", "GITHUB_ACTIONS"):
+    for name in ("NO_COLOR", "CI", "GITHUB_ACTIONS", "TERM"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -55,3 +57,9 @@ def test_output_is_written_atomically_and_a_failure_keeps_the_old_file(tmp_path)
     with pytest.raises(UsageError):
         cli.write_output("x", str(tmp_path / "adir"))
     assert sorted(os.listdir(str(tmp_path))) == ["adir", "report.json"]
+
+
+def test_an_output_name_the_filesystem_cannot_encode_is_a_usage_error(tmp_path):
+    with pytest.raises(UsageError, match="not a file name this system can encode"):
+        cli.write_output("report", str(tmp_path / "\ud800"))
+    assert list(tmp_path.iterdir()) == []

@@ -247,9 +247,8 @@ def rosetta_plan(tools=None, doctor=("mps-doctor",)):
 def test_conda_plan_for_a_venv_report_does_not_use_the_venv_as_conda_base():
     plan = rosetta_plan()
     assert "/.venv/envs/" not in plan
-    lines = plan.splitlines()
-    assert lines.index("conda config --env --set subdir osx-arm64") == lines.index("conda activate torch-arm64") + 1
-    assert lines[-1] == "mps-doctor check"
+    assert 'conda config --file "$(conda info --base)"/envs/torch-arm64/.condarc --set subdir osx-arm64' in plan
+    assert plan.splitlines()[-1] == 'mps-doctor check --python "$(conda info --base)"/envs/torch-arm64/bin/python'
     with_exe = rosetta_plan({"conda": "/opt/homebrew/Caskroom/miniforge/base/condabin/conda"})
     assert "conda config --file /opt/homebrew/Caskroom/miniforge/base/envs/torch-arm64/.condarc" in with_exe
     assert with_exe.splitlines()[-1] == (

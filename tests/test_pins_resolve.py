@@ -168,10 +168,15 @@ WRONG = [
 ]
 
 
+# What an unpinned `pip install torch` gets, against what the table says it gets: (macOS, Python).
+UNPINNED = [("13.6", "3.12"), ("15.1", "3.12"), ("15.1", "3.10")]
+
+
 @pytest.fixture(scope="module")
 def resolutions():
     keys = {(platform, python, pins, None) for _, platform, python, pins, _ in REQUESTS}
     keys |= {(platform, python, pins, None) for _, platform, python, pins, _ in WRONG}
+    keys |= {(macos_platform(macos, "arm64"), python, ("torch",), None) for macos, python in UNPINNED}
     return resolve_all(sorted(keys, key=repr))
 
 
@@ -192,6 +197,16 @@ def test_pins_resolve_on_pypi(resolutions, label, platform, python, pins, index)
 def test_a_wrong_pin_is_caught(resolutions, label, platform, python, pins, expected):
     found = problems(resolutions[(platform, python, pins, None)], pins)
     assert found and any(expected in line or "No matching distribution" in line for line in found), found
+
+
+@pytest.mark.parametrize(("macos", "python"), UNPINNED)
+def test_an_unpinned_install_gets_the_release_the_table_predicts(resolutions, macos, python):
+    """On macOS 13 that is 2.11 (2.12+ wheels are macosx_14_0), which is why the MPS fix pins 2.8 there."""
+    from mps_doctor.versions import load_releases, minor_of
+
+    resolved = resolutions[(macos_platform(macos, "arm64"), python, ("torch",), None)]
+    expected = load_releases().newest_installable_on_macos(macos, tuple(int(p) for p in python.split(".")))
+    assert minor_of(resolved["torch"][0]) == minor_of(expected.torch), resolved
 
 
 INDEXED = [r for r in REQUESTS if r[4]]

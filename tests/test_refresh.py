@@ -222,3 +222,14 @@ def test_pick_wheel_prefers_cpython_312_of_the_newest_version():
     wheels = refresh.parse_simple_json(SIMPLE)
     chosen = refresh.pick_wheel([w for w in wheels if w.version.release[:2] == (2, 2)], refresh.is_macos_arm64)
     assert chosen.filename == "torch-2.2.2-cp312-none-macosx_11_0_arm64.whl" and chosen.version == Version("2.2.2")
+
+
+def test_torchaudio_pairs_through_its_stable_abi_release():
+    """torchaudio 2.11.1 requires torch>=2.11 and serves later torch; 2.11.0 names no torch, which pairs nothing."""
+    audio = {"2.10.0": "==2.10.0", "2.11.0": None, "2.11.1": ">=2.11"}
+    assert refresh.paired_versions(Version("2.13.0"), audio) == [Version("2.11.1")]
+    assert refresh.paired_versions(Version("2.10.0"), audio) == [Version("2.10.0")]
+    groups = refresh.group_by_minor(refresh.parse_simple_json(SIMPLE))
+    row = refresh.derive_index_facts((2, 15), groups[(2, 15)], {"0.29.1": ">=2.14.0"}, audio)
+    assert (row.torchaudio, row.torchaudio_versions) == ("2.11", ["2.11.1"])
+    assert 'torchaudio: table "2.15", wheels "2.11"' in refresh.diff_rows(row, {"torchaudio": "2.15"})

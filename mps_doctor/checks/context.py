@@ -172,6 +172,9 @@ def needs_interpreter(ctx: Context) -> Optional[Outcome]:
         )
     if interp is not None:
         return None
+    if failure is not None and failure.stage == "interpreter" and failure.kind == "timeout":
+        return timeout_outcome(ctx, "the target Python %s before describing itself" % describe_failure(failure),
+                               "Starting %s" % ctx.target.python)
     if failure is not None and failure.stage == "interpreter":
         what = describe_failure(failure)
         return failed(
@@ -188,9 +191,9 @@ def needs_interpreter(ctx: Context) -> Optional[Outcome]:
 
 
 def describe_failure(failure) -> str:
-    """'timed out after 60 s', 'crashed with SIGSEGV' or 'exited with code 1'."""
+    """'took longer than the --timeout of 60 s', 'crashed with SIGSEGV' or 'exited with code 1'."""
     if failure.kind == "timeout":
-        return "timed out after %g s" % (failure.timeout_seconds or 0)
+        return "took longer than the --timeout of %g s" % (failure.timeout_seconds or 0)
     if failure.kind == "bad-answer":
         return "answered the probe with malformed data"
     if failure.signal:
@@ -201,3 +204,28 @@ def describe_failure(failure) -> str:
 def at_least(version: str, minimum: str) -> bool:
     """Whether dotted VERSION >= MINIMUM numerically."""
     return version_tuple(version) >= version_tuple(minimum)
+
+
+# The largest --timeout that check accepts (cli.py).
+MAX_TIMEOUT = 3600
+
+
+def longer_timeout(allowed: float) -> float:
+    """A --timeout worth trying after ALLOWED seconds ran out: double, at least a minute more, at most MAX_TIMEOUT."""
+    return min(MAX_TIMEOUT, max(2 * allowed, allowed + 60))
+
+
+def timeout_outcome(ctx: Context, summary: str, doing: str) -> Outcome:
+    """A probe stage that ran out of time: it was stopped, not broken, so the remedy is more time, never a reinstall."""
+    failure = ctx.target.failure
+    allowed = failure.timeout_seconds or 0
+    longer = longer_timeout(allowed)
+    return failed(
+        summary,
+        Remedy("%s took longer than the --timeout of %g s, so the probe was stopped." % (doing, allowed),
+               "Nothing shows that it is broken: a first import after installing, a busy or network disk, or a "
+               "sleeping machine can take this long. Check again with more time (--timeout SECONDS, at most %d)."
+               % MAX_TIMEOUT,
+               ("mps-doctor check --python %s --timeout %g" % (ctx.python, longer),), key="probe-timeout"),
+        *(("stderr: " + failure.stderr_tail,) if failure.stderr_tail else ()),
+    )

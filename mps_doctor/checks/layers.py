@@ -12,6 +12,7 @@ from mps_doctor.checks.context import (
     at_least,
     describe_failure,
     needs_interpreter,
+    timeout_outcome,
 )
 from mps_doctor.checks.model import Outcome, Remedy, failed, passed, skipped, warned
 from mps_doctor.checks.registry import check
@@ -26,6 +27,13 @@ OP_RTOL = 1e-3
 # TF32 convolutions, which CUDA enables by default (reference/performance.md section 3).
 GRAD_RTOL = 1e-2
 LOSS_RTOL = 1e-3
+
+
+# MPSAllocator.mm's message when an allocation would pass the high watermark (torch 1.13.1 to 2.15.0 binaries).
+OUT_OF_MEMORY = "MPS backend out of memory"
+# MPSFallback.mm's error for an operator without an MPS kernel when the fallback is off (1.12.1 to 2.15.0 binaries).
+MISSING_OPERATOR = "not currently implemented for the MPS device"
+WATERMARK_RATIOS = ("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO")
 
 
 @check("os.macos", "Operating system is macOS")
@@ -303,6 +311,9 @@ def torch_import(ctx: Context) -> Outcome:
     if broken:
         return broken
     failure = ctx.target.failure
+    if failure is not None and failure.stage == "torch" and failure.kind == "timeout":
+        return timeout_outcome(ctx, "`import torch` %s" % describe_failure(failure),
+                               "Importing torch in %s" % ctx.target.python)
     if failure is not None and failure.stage == "torch":
         what = describe_failure(failure)
         hint = (" An Illegal instruction usually means a torch build for a newer CPU, or an x86_64 build under Rosetta."
@@ -456,6 +467,9 @@ def stage_failure(ctx: Context, stage: str):
     if failure is None or failure.stage != stage:
         return None
     what = describe_failure(failure)
+    if failure.kind == "timeout":
+        return timeout_outcome(ctx, "the %s run on %s %s" % (stage, ctx.device, what),
+                               "The %s stage on %s" % (stage, ctx.device))
     return failed(
         "the %s run on %s %s" % (stage, ctx.device, what),
         Remedy("The %s stage on %s %s." % (stage, ctx.device, what),
@@ -500,6 +514,16 @@ def device_parity(ctx: Context) -> Outcome:
         return missing
     if parity.error is not None:
         text = "%s: %s" % (parity.error.type, parity.error.message)
+        if OUT_OF_MEMORY in text:
+            return out_of_memory(ctx, "small tensor work", text)
+        if MISSING_OPERATOR in text:
+            return failed(
+                "tensor work on %s raised %s: an operator has no MPS kernel in this torch" % (ctx.device, parity.error.type),
+                Remedy(text.splitlines()[0][:300], "With PYTORCH_ENABLE_MPS_FALLBACK=1 torch runs such operators on the "
+                       "CPU (slower, and this check then warns); a newer torch may have the kernel.",
+                       ("export PYTORCH_ENABLE_MPS_FALLBACK=1",), PYTORCH_MPS_DOCS, key="mps-missing-operator"),
+                text,
+            )
         return failed(
             "tensor work on %s raised %s" % (ctx.device, parity.error.type),
             Remedy(text.splitlines()[0][:300], "A device that cannot run a small matmul cannot train.",
@@ -521,7 +545,38 @@ def device_parity(ctx: Context) -> Outcome:
                    (ctx.pip_install(), "mps-doctor check --device cpu"), PYTORCH_MPS_DOCS, key="device-wrong-results"),
             *details,
         )
-    return passed("%d operations on %s match a float64 CPU reference" % (len(parity.ops), ctx.device), *details)
+    summary = "%d operations on %s match a float64 CPU reference" % (len(parity.ops), ctx.device)
+    if parity.fallback_warnings:
+        return warned(summary + ", but ops fell back to the CPU",
+                      fallback_remedy(ctx.host.env.get("PYTORCH_ENABLE_MPS_FALLBACK"), parity.fallback_warnings), *details)
+    return passed(summary, *details)
+
+
+def out_of_memory(ctx: Context, work: str, text: str, *details: str) -> Outcome:
+    """A failed outcome for MPSAllocator's out-of-memory error during WORK, naming a watermark ratio that set the limit."""
+    env = ctx.host.env
+    ratios = [name for name in WATERMARK_RATIOS if env.get(name) not in (None, "")]
+    if WATERMARK_RATIOS[0] in ratios:
+        setting = "PYTORCH_MPS_HIGH_WATERMARK_RATIO=%s" % env[WATERMARK_RATIOS[0]]
+        return failed(
+            "%s ran out of memory on %s: the limit %s is too low" % (work, ctx.device, setting),
+            Remedy("%s caps MPS allocations at that fraction of the GPU's recommended working set." % setting,
+                   "Without it torch allows 1.7 times the recommended working set (MPSAllocator.h); a limit this low "
+                   "fails the first few MiB.", ("unset %s" % " ".join(ratios),), PYTORCH_MPS_DOCS, key="mps-memory-limit"),
+            text, *details)
+    return failed(
+        "%s ran out of memory on %s" % (work, ctx.device),
+        Remedy(text.splitlines()[0][:300], "Other processes hold most of the GPU's memory, or the machine is under "
+               "heavy memory pressure; close them and check again.", ("mps-doctor check --device %s" % ctx.device,),
+               PYTORCH_MPS_DOCS, key="mps-out-of-memory"),
+        text, *details)
+
+
+def fallback_remedy(flag: Optional[str], fallback_warnings) -> Remedy:
+    """Ops that PYTORCH_ENABLE_MPS_FALLBACK=FLAG moved to the CPU, named by torch's first warning."""
+    return Remedy("PYTORCH_ENABLE_MPS_FALLBACK=%s moved ops to the CPU: %s" % (flag, fallback_warnings[0][:200]),
+                  "Fallback ops run on the CPU, silently slower.", ("unset PYTORCH_ENABLE_MPS_FALLBACK",),
+                  PYTORCH_MPS_DOCS, key="mps-fallback")
 
 
 @check("device.smoke", "A training step of the MNIST network works on the device")
@@ -535,10 +590,12 @@ def device_smoke(ctx: Context) -> Outcome:
     on = "on the CPU (the target device is the CPU)" if smoke.device == "cpu" else "on %s" % smoke.device
     if smoke.error is not None:
         text = "%s: %s" % (smoke.error.type, smoke.error.message)
+        if OUT_OF_MEMORY in text:
+            return out_of_memory(ctx, "training the MNIST network", text, smoke.error.traceback)
         return failed(
             "training %s raised %s" % (on, smoke.error.type),
             Remedy(text.splitlines()[0][:300], "The MNIST network of pytorch/examples could not train here.",
-                   ("export PYTORCH_ENABLE_MPS_FALLBACK=1",) if "not currently implemented" in text else
+                   ("export PYTORCH_ENABLE_MPS_FALLBACK=1",) if MISSING_OPERATOR in text else
                    ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="smoke-error"),
             text, smoke.error.traceback,
         )
@@ -577,13 +634,8 @@ def device_smoke(ctx: Context) -> Outcome:
     summary = "trained %d steps %s: loss %.3f -> %.3f, %.1f ms/step warm" % (
         smoke.steps, on, before, after, smoke.warm_step_ms or float("nan"))
     if smoke.fallback_warnings:
-        return warned(
-            summary + ", but ops fell back to the CPU",
-            Remedy("PYTORCH_ENABLE_MPS_FALLBACK=%s moved ops to the CPU: %s" % (smoke.fallback_env, smoke.fallback_warnings[0][:200]),
-                   "Fallback ops run on the CPU, silently slower.", ("unset PYTORCH_ENABLE_MPS_FALLBACK",),
-                   PYTORCH_MPS_DOCS, key="mps-fallback"),
-            *details,
-        )
+        return warned(summary + ", but ops fell back to the CPU", fallback_remedy(smoke.fallback_env, smoke.fallback_warnings),
+                      *details)
     return passed(summary, *details)
 
 

@@ -16,12 +16,8 @@ import mpsd_probe
 
 
 def make_sync(torch, device):
-    """The function that waits for DEVICE's queued work: torch.cuda/torch.mps.synchronize, a no-op on the CPU."""
-    if device == "cuda":
-        return torch.cuda.synchronize
-    if device == "mps":
-        return torch.mps.synchronize
-    return lambda: None
+    """The function that waits for DEVICE's queued work (mpsd_probe.synchronizer)."""
+    return mpsd_probe.synchronizer(torch, device)
 
 
 def time_windows(step, sync, windows, steps, clock=time.perf_counter):

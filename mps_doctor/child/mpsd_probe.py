@@ -298,12 +298,23 @@ def cuda_facts(torch):
     return facts
 
 
-def synchronize(torch, device):
-    """Wait for all queued work on DEVICE before a clock is read (reference/performance.md section 5)."""
+def synchronizer(torch, device):
+    """The function that waits for all queued work on DEVICE (reference/performance.md section 5); a no-op on the CPU."""
     if device == "cuda":
-        torch.cuda.synchronize()
-    elif device == "mps":
-        torch.mps.synchronize()
+        return torch.cuda.synchronize
+    if device != "mps":
+        return lambda: None
+    mps = getattr(torch, "mps", None)
+    if mps is not None and hasattr(mps, "synchronize"):
+        return mps.synchronize
+    # torch 1.12 and 1.13 have no torch.mps (it arrived in 2.0); a blocking copy to the CPU waits for the queued
+    # work of the MPS stream first (aten/src/ATen/native/mps/operations/Copy.mm: copy_from_mps_ ends in copy_and_sync).
+    return lambda: torch.zeros(1, device="mps").to("cpu")
+
+
+def synchronize(torch, device):
+    """Wait for all queued work on DEVICE before a clock is read."""
+    synchronizer(torch, device)()
 
 
 def resolve_device(requested, torch_data):
@@ -341,7 +352,17 @@ def compare(name, got, reference):
 
 
 def parity_facts(torch, device):
-    """Known silent-correctness traps on DEVICE against a CPU float64 reference (mps-facts.md P12)."""
+    """Known silent-correctness traps on DEVICE against a CPU float64 reference (mps-facts.md P12), and the ops
+    that fell back to the CPU (torch warns once per process, so a fallback first met here is only seen here)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        facts = parity_ops(torch, device)
+    facts["fallback_warnings"] = [t for t in warning_texts(caught) if any(m in t for m in FALLBACK_MARKERS)]
+    return facts
+
+
+def parity_ops(torch, device):
+    """The parity operations on DEVICE, each compared with its reference."""
     generator = torch.Generator().manual_seed(1234)
     ops = []
     # matmul above batch 8 diverged from the CPU on MPS (pytorch/pytorch#109457).

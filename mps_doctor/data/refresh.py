@@ -406,6 +406,8 @@ class DerivedRow:
     intel_mac_wheels: Optional[bool] = None
     torchvision: Optional[str] = None
     torchvision_versions: List[str] = field(default_factory=list)
+    torchaudio: Optional[str] = None
+    torchaudio_versions: List[str] = field(default_factory=list)
     dylib_minimum_os: Optional[str] = None
     mps_message: Optional[str] = None
     mps_gate: Optional[str] = None
@@ -429,7 +431,18 @@ def group_by_minor(wheels: Iterable[WheelFile]) -> Dict[Tuple[int, int], List[Wh
     return groups
 
 
-def derive_index_facts(minor: Tuple[int, int], wheels: List[WheelFile], vision_requirements: Dict[str, str]) -> DerivedRow:
+def paired_versions(torch: Version, requirements: Dict[str, Optional[str]]) -> List[Version]:
+    """The companion versions of the newest companion minor whose Requires-Dist admits TORCH (an unpinned or missing
+    requirement admits nothing: it says nothing about the pairing)."""
+    admitting = [Version(v) for v, spec in requirements.items() if spec and torch in Requirement("torch" + spec).specifier]
+    if not admitting:
+        return []
+    newest = minor_key(max(admitting))
+    return sorted(v for v in admitting if minor_key(v) == newest)
+
+
+def derive_index_facts(minor: Tuple[int, int], wheels: List[WheelFile], vision_requirements: Dict[str, Optional[str]],
+                       audio_requirements: Optional[Dict[str, Optional[str]]] = None) -> DerivedRow:
     """Python range, install minimum, Intel wheels and the torchvision pairing of one torch minor (newest patch)."""
     newest = max(w.version for w in wheels)
     latest = [w for w in wheels if w.version == newest]
@@ -456,16 +469,17 @@ def derive_index_facts(minor: Tuple[int, int], wheels: List[WheelFile], vision_r
     else:
         row.unreadable.append("macos_min_install: no macOS arm64 wheel")
     row.intel_mac_wheels = bool(pythons_on(latest, is_macos_x86_64))
-    paired = sorted((Version(v) for v, spec in vision_requirements.items()
-                     if spec is not None and spec != "" and newest in Requirement("torch" + spec).specifier),
-                    reverse=True)
-    if paired:
-        row.torchvision = "%d.%d" % minor_key(paired[0])
-        row.torchvision_versions = [str(v) for v in sorted(paired) if minor_key(v) == minor_key(paired[0])]
-        row.sources.append("Requires-Dist of torchvision %s: torch%s" % (
-            ", ".join(row.torchvision_versions), vision_requirements[row.torchvision_versions[-1]]))
-    else:
-        row.unreadable.append("torchvision: no torchvision wheel requires a torch that admits %s" % newest)
+    for name, requirements in (("torchvision", vision_requirements), ("torchaudio", audio_requirements)):
+        if requirements is None:
+            continue
+        paired = paired_versions(newest, requirements)
+        if not paired:
+            row.unreadable.append("%s: no %s wheel requires a torch that admits %s" % (name, name, newest))
+            continue
+        setattr(row, name, "%d.%d" % minor_key(paired[-1]))
+        setattr(row, name + "_versions", [str(v) for v in paired])
+        row.sources.append("Requires-Dist of %s %s: torch%s" % (
+            name, ", ".join(str(v) for v in paired), requirements[str(paired[-1])]))
     return row
 
 
@@ -517,9 +531,9 @@ def numeric(version: str) -> Tuple[int, ...]:
     return tuple(int(p) for p in version.split(".") if p.isdigit())
 
 
-def torchvision_requirements(vision: List[WheelFile], opener=urllib.request.urlopen,
-                             since: str = "0.13") -> Dict[str, Optional[str]]:
-    """Per torchvision version (from SINCE), the specifier of its Requires-Dist on torch, read from one wheel."""
+def companion_requirements(vision: List[WheelFile], since: str, opener=urllib.request.urlopen) -> Dict[str, Optional[str]]:
+    """Per version of a companion (torchvision, torchaudio) from SINCE, the specifier of its Requires-Dist on torch,
+    read from one wheel."""
     requirements: Dict[str, Optional[str]] = {}
     for version in sorted({w.version for w in vision if w.version >= Version(since) and not w.version.is_prerelease}):
         wheel = pick_wheel([w for w in vision if w.version == version], is_linux_x86_64) or \
@@ -537,7 +551,8 @@ def torchvision_requirements(vision: List[WheelFile], opener=urllib.request.urlo
 
 
 # --- Comparing with the shipped table ---------------------------------------------------------------------
-COMPARED = ("python", "torchvision", "macos_min_install", "macos_min_mps", "intel_mac_wheels", "pypi_linux_cuda")
+COMPARED = ("python", "torchvision", "torchaudio", "macos_min_install", "macos_min_mps", "intel_mac_wheels",
+            "pypi_linux_cuda")
 
 
 def diff_rows(derived: DerivedRow, shipped: Optional[dict]) -> List[str]:
@@ -569,7 +584,8 @@ def render_row(row: DerivedRow) -> str:
                  row.macos_min_install,
                  "".join(" (Python %s: %s)" % item for item in row.install_exceptions.items()),
                  row.intel_mac_wheels),
-             "  torchvision %s (%s)" % (row.torchvision, ", ".join(row.torchvision_versions))]
+             "  torchvision %s (%s)   torchaudio %s (%s)" % (row.torchvision, ", ".join(row.torchvision_versions),
+                                                           row.torchaudio, ", ".join(row.torchaudio_versions))]
     if row.dylib_minimum_os or row.mps_message or row.mps_gate:
         lines.append("  libtorch_cpu minimum macOS %s; message '%s+'; probes %s" % (
             row.dylib_minimum_os, row.mps_message, ", ".join(p.split(":")[0] + ": (" + p.split("(")[-1]
@@ -598,12 +614,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     first = minor_key(Version(args.first))
     last = minor_key(Version(args.last)) if args.last else None
     torch_groups = group_by_minor(fetch_project(args.index, "torch"))
-    vision = torchvision_requirements(fetch_project(args.index, "torchvision"))
+    vision = companion_requirements(fetch_project(args.index, "torchvision"), "0.13")
+    audio = companion_requirements(fetch_project(args.index, "torchaudio"), "0.12")
     rows = []
     for minor in sorted(torch_groups):
         if minor < first or (last is not None and minor > last):
             continue
-        row = derive_index_facts(minor, torch_groups[minor], vision)
+        row = derive_index_facts(minor, torch_groups[minor], vision, audio)
         if not args.no_binaries:
             read_binary_facts(row, torch_groups[minor])
         rows.append(row)

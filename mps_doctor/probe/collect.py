@@ -17,7 +17,7 @@ def collect_facts(python: Optional[str], requested: str, smoke: bool, timeout: f
     REQUESTED (mps, cpu, cuda or auto)."""
     from mps_doctor.report import child_device
 
-    python, why = (python, "--python") if python else default_python()
+    python, why = (python, "--python") if python is not None else default_python()
     python = validate_python(python)
     system = platform.system()
     # Only a CI job on a Mac needs the VM flag before the child starts (a hosted runner checks the CPU).

@@ -6,14 +6,18 @@ stage it happened in; only input that is not a Python at all is a usage error.
 
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
+
+import psutil
 
 from mps_doctor.errors import ReportFormatError, TargetPythonError
 from mps_doctor.facts import (
@@ -37,6 +41,8 @@ MARK = "@@mps-doctor "
 
 def validate_python(path: str) -> str:
     """PATH as an absolute path to an executable file; raise TargetPythonError with a one-line reason."""
+    if not path.strip():
+        raise TargetPythonError("--python: empty path (give the interpreter, e.g. .venv/bin/python)")
     candidate = Path(path).expanduser()
     if not candidate.exists():
         raise TargetPythonError("--python %s: no such file" % path)
@@ -48,7 +54,12 @@ def validate_python(path: str) -> str:
 
 
 class ChildRun:
-    """A running probe child; `wait()` returns its stages as parsed JSON and how it ended."""
+    """A running probe child; `wait()` returns its stages as parsed JSON and how it ended.
+
+    The child runs in its own session, so a terminal's signals do not reach it: while it runs, SIGINT, SIGTERM and
+    SIGHUP to the doctor kill it and everything it started first. Its pipes are read with a deadline, so a descendant
+    that escaped the process group and keeps them open cannot hold the doctor past --timeout.
+    """
 
     def __init__(self, argv: List[str], timeout: float):
         self.argv, self.timeout = argv, timeout
@@ -61,67 +72,137 @@ class ChildRun:
             )
         except OSError as exc:
             raise TargetPythonError("--python %s: cannot run it (%s)" % (argv[0], exc.strerror or exc))
+        LIVE_CHILDREN.add(self)
+        guard_signals()
 
     def stream(self, on_frame) -> Tuple[Dict[str, dict], List[str], Optional[int], str, bool]:
         """Like wait(), calling ON_FRAME(frame) for each framed line as it arrives (progress bars)."""
-        import threading
+        pending = [b""]
 
-        expired = threading.Event()
-
-        def expire():
-            expired.set()
-            kill_group(self.process)
-
-        timer = threading.Timer(max(0.1, self.timeout - (time.monotonic() - self.started)), expire)
-        timer.daemon = True
-        timer.start()
-        stderr_chunks: List[bytes] = []
-        reader = threading.Thread(target=lambda: stderr_chunks.append(self.process.stderr.read()), daemon=True)
-        reader.start()
-        lines = []
-        try:
-            for raw in self.process.stdout:
+        def on_stdout(chunk: bytes) -> None:
+            *complete, pending[0] = (pending[0] + chunk).split(b"\n")
+            for raw in complete:
                 line = raw.decode("utf-8", "replace")
-                lines.append(line)
                 if line.startswith(MARK):
                     try:
                         on_frame(json.loads(line[len(MARK):]))
                     except ValueError:
                         pass
-            self.process.wait()
-        except KeyboardInterrupt:
-            kill_group(self.process)
-            raise
-        finally:
-            timer.cancel()
-        reader.join(5)
-        results, begun = parse_frames("".join(lines))
-        stderr = b"".join(stderr_chunks).decode("utf-8", "replace")
-        return results, begun, self.process.returncode, stderr, expired.is_set()
 
-    def wait(self) -> Tuple[Dict[str, dict], List[str], Optional[int], str, bool]:
+        return self.wait(on_stdout)
+
+    def wait(self, on_stdout=None) -> Tuple[Dict[str, dict], List[str], Optional[int], str, bool]:
         """(results by stage, stages begun in order, returncode, stderr, timed out)."""
-        remaining = max(0.1, self.timeout - (time.monotonic() - self.started))
-        timed_out = False
         try:
-            out, err = self.process.communicate(timeout=remaining)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            kill_group(self.process)
-            out, err = self.process.communicate()
-        except KeyboardInterrupt:  # the child runs in its own session: take it down with us
-            kill_group(self.process)
-            raise
+            out, err, timed_out = self.collect(self.started + self.timeout, on_stdout)
+        finally:
+            self.close()
         results, begun = parse_frames(out.decode("utf-8", "replace"))
         return results, begun, self.process.returncode, err.decode("utf-8", "replace"), timed_out
 
+    def collect(self, deadline: float, on_stdout=None) -> Tuple[bytes, bytes, bool]:
+        """Read both pipes until the child ends and they close, or until DEADLINE; then kill what is left."""
+        chunks: Dict[int, List[bytes]] = {self.process.stdout.fileno(): [], self.process.stderr.fileno(): []}
+        stdout_fd = self.process.stdout.fileno()
+        timed_out = False
+        with selectors.DefaultSelector() as selector:
+            for pipe in (self.process.stdout, self.process.stderr):
+                selector.register(pipe, selectors.EVENT_READ)
+            while selector.get_map():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                for key, _ in selector.select(remaining):
+                    data = os.read(key.fd, 65536)
+                    if not data:
+                        selector.unregister(key.fileobj)
+                        continue
+                    chunks[key.fd].append(data)
+                    if key.fd == stdout_fd and on_stdout is not None:
+                        on_stdout(data)
+            if not timed_out:
+                try:
+                    self.process.wait(max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    timed_out = True
+            if timed_out:
+                kill_tree(self.process)
+                drain_until = time.monotonic() + DRAIN_SECONDS
+                while selector.get_map() and time.monotonic() < drain_until:
+                    for key, _ in selector.select(max(0.0, drain_until - time.monotonic())):
+                        data = os.read(key.fd, 65536)
+                        if data:
+                            chunks[key.fd].append(data)
+                        else:
+                            selector.unregister(key.fileobj)
+        return b"".join(chunks[stdout_fd]), b"".join(chunks[self.process.stderr.fileno()]), timed_out
 
-def kill_group(process: subprocess.Popen) -> None:
-    """Kill the child and anything it started."""
+    def close(self) -> None:
+        """Kill whatever of the child is still running, reap it, close its pipes and stop guarding signals."""
+        if self.process.poll() is None:
+            kill_tree(self.process)
+        self.process.wait()
+        for pipe in (self.process.stdout, self.process.stderr):
+            pipe.close()
+        LIVE_CHILDREN.discard(self)
+        if not LIVE_CHILDREN:
+            unguard_signals()
+
+
+# Seconds to keep reading what a killed child had already written.
+DRAIN_SECONDS = 1.0
+LIVE_CHILDREN: "set[ChildRun]" = set()
+GUARDED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+PREVIOUS_HANDLERS: Dict[int, object] = {}
+
+
+def on_fatal_signal(signum, frame) -> None:
+    """Kill every live child tree, then end the doctor as the signal asked (SIGINT as KeyboardInterrupt)."""
+    for child in list(LIVE_CHILDREN):
+        kill_tree(child.process)
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise SystemExit(128 + signum)
+
+
+def guard_signals() -> None:
+    """Route SIGINT, SIGTERM and SIGHUP through on_fatal_signal while children live (main thread only;
+    a signal the doctor was told to ignore, as by nohup, stays ignored)."""
+    if PREVIOUS_HANDLERS or threading.current_thread() is not threading.main_thread():
+        return
+    for signum in GUARDED_SIGNALS:
+        previous = signal.getsignal(signum)
+        if previous is signal.SIG_IGN:
+            continue
+        PREVIOUS_HANDLERS[signum] = previous
+        signal.signal(signum, on_fatal_signal)
+
+
+def unguard_signals() -> None:
+    """Put back the handlers guard_signals replaced."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    while PREVIOUS_HANDLERS:
+        signum, previous = PREVIOUS_HANDLERS.popitem()
+        signal.signal(signum, previous if previous is not None else signal.SIG_DFL)
+
+
+def kill_tree(process: subprocess.Popen) -> None:
+    """Kill the child, its process group, and every descendant that left the group (a new session, setsid)."""
+    try:
+        escaped = psutil.Process(process.pid).children(recursive=True)
+    except (psutil.Error, OSError):
+        escaped = []
     try:
         os.killpg(process.pid, signal.SIGKILL)
-    except (OSError, AttributeError):
-        process.kill()
+    except OSError:
+        pass
+    for proc in escaped + [process]:
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def parse_frames(stdout: str) -> Tuple[Dict[str, dict], List[str]]:

@@ -19,6 +19,18 @@ class Cmd:
     value: str = ""
 
 
+class InCondaBase(str):
+    """A path under the conda installation's base folder when the report does not say where that is: shells spell
+    it with `conda info --base` ("Display base environment path", docs.conda.io conda info), never a quoted $VAR."""
+
+    relative: str
+
+    def __new__(cls, relative: str) -> "InCondaBase":
+        word = super().__new__(cls, "$(conda info --base)/" + relative)
+        word.relative = relative
+        return word
+
+
 def run(*argv: str, env: Tuple[Tuple[str, str], ...] = ()) -> Cmd:
     return Cmd("run", tuple(argv), env)
 

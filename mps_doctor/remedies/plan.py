@@ -10,13 +10,13 @@ import sys
 from typing import List, Optional, Tuple
 
 from mps_doctor.checks.advisories import LOWER_LIMITS, pytorch_env_problems
-from mps_doctor.checks.context import CPU_INDEX, Context
+from mps_doctor.checks.context import CPU_INDEX, Context, longer_timeout
 from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capabilities, parse_visible_devices
 from mps_doctor.checks.layers import missing_dependency
 from mps_doctor.checks.model import Status
 from mps_doctor.checks.policy_checks import release_for
 from mps_doctor.errors import UsageError
-from mps_doctor.remedies.model import Cmd, Plan, Step, activate_conda, activate_venv, export, note, run, unset
+from mps_doctor.remedies.model import Cmd, InCondaBase, Plan, Step, activate_conda, activate_venv, export, note, run, unset
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
 from mps_doctor.versions import Release, load_releases, minor_of
@@ -44,7 +44,6 @@ class Planner:
         self.steps: List[Step] = []
         self.arch_prefix: Tuple[str, ...] = ()
         self.verify_device = report.options.requested_device
-        self.verify_python: Optional[str] = None  # "" : the activated environment, the doctor's default target
 
     def add(self, key: str, title: str, reason: str, *commands: Cmd) -> None:
         if any(step.key == key for step in self.steps):
@@ -126,10 +125,10 @@ def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[st
     planner = Planner(report, setup, torch_pin, index, doctor or doctor_command())
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     if root is not None and root.status == Status.FAIL:
-        ROOT_FIXES.get(root.id, generic_fix)(planner, root)
+        root_fix(root)(planner, root)
     for result in report.results:
         if result.status == Status.FAIL and result is not root:
-            ROOT_FIXES.get(result.id, generic_fix)(planner, result)
+            root_fix(result)(planner, result)
         elif result.status == Status.WARN and not result.accepted:
             WARNING_FIXES.get(result.id, generic_fix)(planner, result)
     if planner.steps:
@@ -138,12 +137,18 @@ def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[st
                 verdict=report.verdict.summary, target_python=report.facts.target.python, new_python=planner.new_python)
 
 
+def root_fix(result):
+    """The fixer for a failed check: more time when its probe stage timed out, else the check's own."""
+    if result.remedy is not None and result.remedy.key == "probe-timeout":
+        return fix_timeout
+    return ROOT_FIXES.get(result.id, generic_fix)
+
+
 def verify(planner: Planner) -> None:
     device = planner.verify_device
     extra = ("--device", device) if device != "auto" else ()
-    python = planner.new_python or planner.python if planner.verify_python is None else planner.verify_python
     planner.add("verify", "Check again", "Confirms the fix and shows the next problem, if any.",
-                run(*planner.doctor, "check", *(("--python", python) if python else ()), *extra))
+                run(*planner.doctor, "check", "--python", planner.new_python or planner.python, *extra))
 
 
 def generic_fix(planner: Planner, result) -> None:
@@ -168,25 +173,20 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
     if setup.manager == "conda":
         name = "torch-" + suffix
         subdir_env = (("CONDA_SUBDIR", "osx-arm64"),) if arm64 else ()
-        root = conda_root(planner)
         commands = [run("conda", "create", "-y", "-n", name, "python=" + python_version, env=subdir_env)]
         # Keep later installs into this environment arm64 (conda-forge/miniforge#165).
-        keep_arm64 = ("config", "--set", "subdir", "osx-arm64")
-        if arm64 and root:
-            commands.append(run("conda", keep_arm64[0], "--file", "%s/envs/%s/.condarc" % (root, name), *keep_arm64[1:]))
+        if arm64:
+            commands.append(run("conda", "config", "--file", in_conda_root(planner, "envs/%s/.condarc" % name),
+                                "--set", "subdir", "osx-arm64"))
         planner.add("create-env", "Create the conda environment %s beside the current one" % name, reason, *commands)
         planner.python = "python"
         planner.add("install-torch", "Install torch and torchvision, pinned together", "pip wheels from PyPI are the "
                     "MPS builds on Apple Silicon; inside a conda environment pip is the supported route since the "
                     "official conda channel was deprecated (pytorch/pytorch#138506).",
                     run("conda", "run", "-n", name, "python", "-m", "pip", "install", *planner.pins(release), *planner.index_args()))
-        planner.new_python = "%s/envs/%s/bin/python" % (root, name) if root else "python"
-        # `conda config --env` writes the active environment's .condarc (docs.conda.io, conda config).
-        after = (run("conda", keep_arm64[0], "--env", *keep_arm64[1:]),) if arm64 and not root else ()
+        planner.new_python = in_conda_root(planner, "envs/%s/bin/python" % name)
         planner.add("switch", "Switch to the new environment", "The old environment %s is left as it was; remove it "
-                    "yourself once the new one works." % old, activate_conda(name), *after)
-        if not root:
-            planner.verify_python = ""
+                    "yourself once the new one works." % old, activate_conda(name))
         return
     folder = new_env_folder(planner, suffix)
     new_python = posixpath.join(folder, "bin", "python")
@@ -211,17 +211,17 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
                 "yourself once the new one works." % old, activate_venv(folder))
 
 
-def conda_root(planner: Planner) -> Optional[str]:
-    """The conda installation: the one owning the target environment when it is a conda env, else the one of
-    `conda` on PATH (ROOT/bin/conda or ROOT/condabin/conda); None when unknown."""
+def in_conda_root(planner: Planner, relative: str) -> str:
+    """RELATIVE under the conda installation: the one owning the target environment when it is a conda env, else
+    the one of `conda` on PATH (ROOT/bin/conda or ROOT/condabin/conda); spelled by the shell when unknown."""
+    root = None
     if planner.setup.env_kind == "conda" and planner.setup.env_path:
         prefix = planner.setup.env_path.rstrip("/")
-        return prefix.split("/envs/")[0] if "/envs/" in prefix else prefix
-    host = planner.report.facts.host
-    conda = host.tools.get("conda")
-    if conda and posixpath.isabs(conda):
-        return posixpath.dirname(posixpath.dirname(conda))
-    return None
+        root = prefix.split("/envs/")[0] if "/envs/" in prefix else prefix
+    conda = planner.report.facts.host.tools.get("conda")
+    if root is None and conda and posixpath.isabs(conda):
+        root = posixpath.dirname(posixpath.dirname(conda))
+    return posixpath.join(root, relative) if root else InCondaBase(relative)
 
 
 def base_python_for(planner: Planner, version: str, arm64: bool) -> Tuple[str, Tuple[Cmd, ...]]:
@@ -302,6 +302,14 @@ def fix_python_version(planner: Planner, result) -> None:
                "%s." % (planner.ctx.python_label(), planner.releases.current.torch, planner.releases.current.python))
 
 
+def fix_timeout(planner: Planner, result) -> None:
+    """A probe stage that ran out of time: check again with more time; nothing is installed or reinstalled."""
+    longer = longer_timeout(planner.report.facts.target.failure.timeout_seconds or 0)
+    device = ("--device", planner.verify_device) if planner.verify_device != "auto" else ()
+    planner.add("verify", "Check again with a longer --timeout", result.remedy.why,
+                run("mps-doctor", "check", "--python", planner.python, *device, "--timeout", "%g" % longer))
+
+
 def fix_torch_import(planner: Planner, result) -> None:
     info = planner.report.facts.target.torch
     failure = planner.report.facts.target.failure
@@ -354,11 +362,22 @@ def fix_wrong_results(planner: Planner, result) -> None:
     if result.remedy is not None and result.remedy.key == "probe-device":
         generic_fix(planner, result)
         return
+    key = result.remedy.key if result.remedy is not None else None
     smoke = planner.report.facts.target.smoke
-    if smoke is not None and smoke.error is not None and "not currently implemented" in smoke.error.message:
+    if key == "mps-missing-operator" or (
+            smoke is not None and smoke.error is not None and "not currently implemented" in smoke.error.message):
         planner.add("mps-fallback", "Let operators missing on MPS run on the CPU",
                     "torch reads PYTORCH_ENABLE_MPS_FALLBACK once, at import: set it before starting Python.",
                     export("PYTORCH_ENABLE_MPS_FALLBACK", "1"))
+        return
+    if key == "mps-memory-limit":
+        names = [n for n in ("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO")
+                 if planner.report.facts.host.env.get(n) not in (None, "")]
+        planner.add("mps-memory-limit", "Lift the MPS memory limit back to torch's default", result.remedy.why,
+                    *[unset(name) for name in names], note("also remove them from your shell profile if they are set there"))
+        return
+    if key == "mps-out-of-memory":
+        generic_fix(planner, result)
         return
     planner.add("upgrade-torch", "Upgrade torch and torchvision to the newest pair for this machine",
                 "%s. Correctness bugs of this kind were fixed in later torch releases." % result.summary,
@@ -483,6 +502,7 @@ WARNING_FIXES = {
     "macos.python-view": warn_only_in_old_env(warn_note),
     "host.memory": warn_note,
     "device.smoke": warn_smoke,
+    "device.parity": warn_smoke,
     "python.rosetta": warn_only_in_old_env(warn_note),
     "python.version": warn_only_in_old_env(warn_note),
     "cuda.driver-version": warn_note,

@@ -6,7 +6,7 @@ import textwrap
 from typing import List
 
 from mps_doctor import __version__
-from mps_doctor.remedies.model import Cmd, Plan
+from mps_doctor.remedies.model import Cmd, InCondaBase, Plan
 from mps_doctor.render.safe import UNSAFE_IN_LINE, one_line
 
 SAFE = re.compile(r"^[A-Za-z0-9_./:=@%+,-]+$")
@@ -45,6 +45,9 @@ def posix_quote(word: str) -> str:
 
 
 def quote(word: str, shell: str) -> str:
+    if isinstance(word, InCondaBase):
+        base = "(conda info --base)" if shell == "fish" else '"$(conda info --base)"'
+        return base + "/" + quote(word.relative, shell)
     return fish_quote(word) if shell == "fish" else posix_quote(word)
 
 

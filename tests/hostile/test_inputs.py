@@ -175,3 +175,34 @@ def test_generated_output_paths(cli, base_report, tmp_path, name, folder, fmt):
             written = handle.read()
         assert "mps-doctor" in written and ESCAPE_BYTES.search(written) is None
     TALLY["output paths"] += 1
+
+
+def check_ids():
+    from mps_doctor.checks.registry import REGISTRY, all_checks
+
+    all_checks()
+    return sorted(REGISTRY)
+
+
+DEVICE_LISTS = st.lists(st.sampled_from(["mps", "cpu", "cuda"]), unique=True, max_size=2)
+ENTRIES = st.lists(st.builds(lambda i: {"id": i, "reason": "r"}, st.sampled_from(check_ids())), max_size=2)
+VALID_OPTIONS = st.fixed_dictionaries({
+    "requested_device": st.sampled_from(["auto", "mps", "cpu", "cuda"]), "quick": st.booleans(),
+    "select": st.lists(st.sampled_from(check_ids()), max_size=3), "required": DEVICE_LISTS,
+    "policy": st.fixed_dictionaries({
+        "devices": DEVICE_LISTS, "torch": st.sampled_from([None, ">=2.0", "==1.0", "<2.5"]),
+        "torchvision": st.sampled_from([None, ">=0.1", "==9.9"]), "python": st.sampled_from([None, ">=3.99", ">=3.8"]),
+        "min_macos": st.sampled_from([None, "99.0", "10.0"]), "strict": st.booleans(), "skip": ENTRIES,
+        "accept": ENTRIES})})
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(st.sampled_from(sorted(BASES)), VALID_OPTIONS)
+def test_valid_option_combinations_never_crash_a_check(cli, base_report, machine, options):
+    """Every valid combination of device, --select, --require-device and policy, on every recorded machine."""
+    path = base_report + ".valid.json"
+    with open(path, "w") as handle:
+        json.dump(put(BASES[machine], ("options",), options), handle)
+    judge(cli("check", "--from", path, catch_exceptions=True), what=(machine, options))
+    judge(cli("fix", "--from", path, "--print-commands", catch_exceptions=True), what=(machine, options))
+    TALLY["options"] += 1

@@ -210,3 +210,11 @@ def test_markdown_keeps_report_text_out_of_html_and_out_of_its_code_fences(cli, 
     fence = block.splitlines()[2]
     assert fence.startswith("````") and fence.endswith("json"), fence
     assert json.loads(block.split(fence[:-4] + "json\n", 1)[1].rsplit("\n" + fence[:-4] + "\n", 1)[0])
+
+
+def test_a_layer_whose_earlier_layer_was_left_out_is_skipped_not_crashed(cli, tmp_path):
+    """Found by the suite: --select past the layer that guarantees torch imported crashed cuda.driver-version."""
+    report = write(tmp_path, BASES["m4-torch-import-sigill"])
+    result = cli("check", "--from", report, "--device", "cuda", "--select", "cuda.driver-version", catch_exceptions=True)
+    assert result.exit_code in (0, 1), result.output
+    assert "not checked: earlier layers it relies on did not run (os.linux, cuda.driver," in result.output

@@ -1,0 +1,91 @@
+"""The probe child and everything it started die with the doctor, and --timeout holds against escaped descendants.
+
+Real doctor processes and real fake targets: a Python script that starts a grandchild in a new session (as a
+daemonizing library would) and then sleeps.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+FAKE_TARGET = '''#!%s
+import os, subprocess, sys, time
+grandchild = subprocess.Popen(["sleep", "300"], start_new_session=True)
+with open(%r, "w") as handle:
+    handle.write("%%d %%d" %% (os.getpid(), grandchild.pid))
+time.sleep(300)
+'''
+
+
+def fake_target(tmp_path):
+    """(path of a target that escapes its process group, file where it writes 'its pid, grandchild pid')."""
+    pids = tmp_path / "pids"
+    path = tmp_path / "python"
+    path.write_text(FAKE_TARGET % (sys.executable, str(pids)))
+    path.chmod(0o755)
+    return str(path), pids
+
+
+def alive(pid):
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def wait_for(predicate, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+def start_doctor(*args):
+    env = dict(os.environ, NO_COLOR="1")
+    return subprocess.Popen([sys.executable, "-m", "mps_doctor"] + list(args), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_the_child_and_its_descendants_die_with_the_doctor(tmp_path, signum):
+    target, pids = fake_target(tmp_path)
+    doctor = start_doctor("check", "--python", target, "--timeout", "300")
+    try:
+        assert wait_for(lambda: pids.exists() and pids.read_text().count(" ") == 1, 60), "the target never started"
+        child, grandchild = map(int, pids.read_text().split())
+        assert alive(child) and alive(grandchild)
+        doctor.send_signal(signum)
+        doctor.communicate(timeout=30)
+        assert doctor.returncode in (130, 128 + signum), doctor.returncode
+        assert wait_for(lambda: not alive(child) and not alive(grandchild), 10), "the probe outlived the doctor"
+    finally:
+        doctor.kill()
+        for pid in map(int, pids.read_text().split()) if pids.exists() else ():
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_timeout_holds_when_a_grandchild_in_a_new_session_keeps_stdout_open(tmp_path):
+    target, pids = fake_target(tmp_path)
+    started = time.monotonic()
+    doctor = start_doctor("check", "--python", target, "--timeout", "2", "--format", "json")
+    try:
+        out, err = doctor.communicate(timeout=30)
+    finally:
+        doctor.kill()
+        for pid in map(int, pids.read_text().split()) if pids.exists() else ():
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    took = time.monotonic() - started
+    assert took < 15, "the doctor waited %.1f s on a pipe held open by an escaped grandchild" % took
+    assert doctor.returncode == 1, err
+    assert b'"kind": "timeout"' in out
+    child, grandchild = map(int, pids.read_text().split())
+    assert not alive(child) and not alive(grandchild)
