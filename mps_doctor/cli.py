@@ -246,7 +246,7 @@ def diagnose(ctx, device, python, from_report, quick, timeout, config=None, sele
         else:
             from mps_doctor.report import check_replay_device
 
-            check_replay_device(facts, device)
+            check_replay_device(facts, device, tuple(select_ids))
         if ctx.get_parameter_source("quick").name == "DEFAULT":
             quick = bool(saved.get("quick", False))
     policy = load_policy(config) if config or not from_report else saved["policy"]

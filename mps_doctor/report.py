@@ -103,10 +103,14 @@ def probed_devices(target) -> Tuple[str, ...]:
     return ("cpu",) if interp is not None and interp.sys_platform else ()
 
 
-def check_replay_device(facts: Facts, device: str) -> None:
-    """Raise UsageError when a saved report is replayed for a DEVICE its probe never ran tensor work on."""
+def check_replay_device(facts: Facts, device: str, select: Tuple[str, ...] = ()) -> None:
+    """Raise UsageError when a saved report is replayed for a DEVICE its probe never ran tensor work on, and that
+    work matters: torch imported there, and --select (SELECT) leaves device.parity or device.smoke in."""
     probed = probed_devices(facts.target)
-    if device == "auto" or not probed or device in probed:
+    torch = facts.target.torch
+    if device == "auto" or not probed or device in probed or torch is None or not torch.version:
+        return
+    if select and not {"device.parity", "device.smoke"} & set(select):
         return
     raise UsageError("--device %s: this report's device work was probed for %s, so it cannot tell whether %s works; run "
                      "`mps-doctor check --device %s` on that machine" % (device, ", ".join(probed), device, device))

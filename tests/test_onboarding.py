@@ -139,9 +139,15 @@ def link_packages(into, names):
 @pytest.mark.slow
 def test_built_wheel_in_its_own_venv_diagnoses_the_active_venv(tmp_path):
     """Like pipx: the doctor in a private venv without torch, the user's venv with torch active via VIRTUAL_ENV."""
+    import shutil
+
+    # Built from a copy: a build backend may write build/ or *.egg-info beside the sources; the checkout stays clean.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, str(source), ignore=shutil.ignore_patterns(".*", "tests", "build", "dist", "*.egg-info",
+                                                                      "__pycache__"))
     wheels = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels),
-                    ROOT], check=True, cwd=str(tmp_path))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels),
+                    str(source)], check=True, cwd=str(tmp_path))
     wheel = str(next(wheels.glob("mps_doctor-*.whl")))
     home = tmp_path / "pipx" / "venvs" / "mps-doctor"
     doctor_python = make_venv(home)
