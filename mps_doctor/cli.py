@@ -371,7 +371,8 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
 @click.option("--manager", type=click.Choice(("pip", "uv", "conda")), help="Package manager (default: detected).")
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
 @click.option("--python", "python", metavar="PATH", help="Plan for this interpreter.")
-@click.option("--from", "from_report", metavar="REPORT.json", help="Plan for a saved report (e.g. a teammate's).")
+@click.option("--from", "from_report", metavar="REPORT.json|FILE|-", help="Plan for a saved report (e.g. a teammate's), "
+              "or for pasted text (as `triage` reads it; - for stdin).")
 @click.option("--torch", "torch_pin", metavar="VERSION", help="Install exactly this torch (torchvision is paired from "
               "the release table) instead of the newest that fits.")
 @click.option("--index-url", metavar="URL", help="Package index for torch, instead of the one mps-doctor picks.")
@@ -393,13 +394,54 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_
             raise UsageError("--index-url and --pypi cannot be combined")
         if torch_pin is not None:
             pinned_release(torch_pin)
-        report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required)
+        report = pasted_fix_report(from_report, python, device)
+        if report is None:
+            report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required)
         plan = build_plan(report, manager=manager, shell=shell, torch_pin=torch_pin,
                           index="" if pypi else index_url)
         write_output(render_script(plan) if print_commands else render_explained(plan), output)
     except DoctorError as error:
         fail(error)
     sys.exit(exit_codes.READY)
+
+
+def pasted_fix_report(from_report, python, device):
+    """The triage report when fix --from names pasted text rather than a JSON report, else None."""
+    if not from_report or python:
+        return None
+    from mps_doctor.triage.engine import pasted_report
+
+    return pasted_report(from_report, sys.stdin, device)
+
+
+@main.command("triage", context_settings=CONTEXT, epilog="\b\nExit codes: 0 no problem found in the text, 1 a problem "
+              "found, 2 usage error or nothing recognizable in the text, 3 the doctor failed.")
+@click.argument("file", required=False, metavar="[FILE|-]")
+@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
+              help="Device the report is about: auto is inferred from the text (its OS and messages).")
+@click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text", show_default=True,
+              help="markdown: a reply to post on the issue (home folders redacted).")
+@click.option("--output", "-o", metavar="FILE", help="Write the result to FILE instead of stdout.")
+@click.option("-v", "--verbose", is_flag=True, help="Show details, reasons and the data rows used.")
+@click.option("--no-color", is_flag=True, help="No colour (also NO_COLOR, or when stdout is not a terminal).")
+@click.option("--no-redact", is_flag=True, help="Keep user names in home-folder paths in --format markdown.")
+def triage_command(file, device, fmt, output, verbose, no_color, no_redact):
+    """Diagnose pasted text from a machine you cannot touch: collect_env, environment dumps, install logs, errors.
+
+    Reads FILE, or stdin with - or no argument (a GitHub issue body as it is: Markdown, <details>, prompts).
+    """
+    from mps_doctor.render.triage import render_triage
+    from mps_doctor.triage.engine import exit_code, read_input, triage
+
+    try:
+        if file in (None, "-") and sys.stdin.isatty():
+            click.echo("mps-doctor: reading pasted text from stdin (end with Ctrl-D)", err=True)
+        report = triage(read_input(file, sys.stdin), device)
+        write_output(render_triage(report, fmt, verbose, use_color(no_color) and output is None, stdout_is_unicode(),
+                                   not no_redact), output)
+    except DoctorError as error:
+        fail(error)
+    sys.exit(exit_code(report))
 
 
 @main.group(context_settings=CONTEXT)

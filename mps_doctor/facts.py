@@ -5,6 +5,7 @@ them. `None` always means "unknown", never "no".
 """
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass
@@ -132,12 +133,15 @@ class Smoke:
     error: Optional[ErrorInfo] = None
 
 
+FAILURE_KINDS = ("crash", "timeout", "no-answer", "bad-answer")
+
+
 @dataclass(frozen=True)
 class ProbeFailure:
     """The target interpreter stopped answering: it crashed, hung, or printed nothing we understand."""
 
     stage: str
-    kind: str  # "crash" | "timeout" | "no-answer" | "bad-answer" (a frame of the wrong shape)
+    kind: str  # FAILURE_KINDS: "bad-answer" is a frame of the wrong shape
     returncode: Optional[int] = None
     signal: Optional[str] = None
     stderr_tail: str = ""
@@ -204,10 +208,29 @@ def version_numbers(value: Tuple[int, ...]) -> bool:
     return len(value) >= 2 and all(part >= 0 for part in value)
 
 
-# Shapes beyond the types that the checks rely on; a value outside them is bad input, named by its path.
+def absolute_path(value: str) -> bool:
+    return value == "" or value.startswith("/")
+
+
+def seconds(value: float) -> bool:
+    return math.isfinite(value) and value >= 0
+
+
+ABSOLUTE = (absolute_path, "expected an absolute path")
+# Shapes beyond the types that the checks rely on; a value outside them is bad input, named by its path. The probe
+# records interpreter paths absolute (validate_python, sys.executable, sys.prefix); the fix plan runs them as
+# commands and passes them as arguments, where a relative one could be an assignment (`PATH=.`), a shell keyword or
+# builtin (`exec`), or an option (`-rf`) of the command it is given to.
 CONSTRAINTS = {
     ("Interpreter", "version"): (version_numbers, "expected a version such as [3, 12, 7]"),
     ("CudaDevice", "capability"): (version_numbers, "expected a compute capability such as [9, 0]"),
+    ("Target", "python"): ABSOLUTE,
+    ("Interpreter", "executable"): ABSOLUTE,
+    ("Interpreter", "executable_realpath"): ABSOLUTE,
+    ("Interpreter", "prefix"): ABSOLUTE,
+    ("Interpreter", "base_prefix"): ABSOLUTE,
+    ("ProbeFailure", "timeout_seconds"): (seconds, "expected a number of seconds"),
+    ("ProbeFailure", "kind"): (lambda kind: kind in FAILURE_KINDS, "expected one of %s" % ", ".join(FAILURE_KINDS)),
 }
 
 
@@ -260,7 +283,10 @@ def from_jsonable(cls: Any, data: Any, path: str = "facts") -> Any:
     if cls is float:
         if isinstance(data, bool) or not isinstance(data, (int, float)):
             raise ReportFormatError("%s: expected a number" % path)
-        return float(data)
+        try:
+            return float(data)
+        except OverflowError:
+            raise ReportFormatError("%s: %d digits is too large for a number" % (path, len(str(abs(data)))))
     if cls in (int, str, bool):
         if not isinstance(data, cls) or (cls is int and isinstance(data, bool)):
             raise ReportFormatError("%s: expected %s" % (path, cls.__name__))

@@ -12,6 +12,7 @@ from typing import Any, Dict, Optional, Tuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from mps_doctor.errors import UsageError
+from mps_doctor.versions import is_number
 
 TABLE = "tool.mps-doctor"
 DEVICES = ("mps", "cuda", "cpu")
@@ -159,7 +160,7 @@ def specifier_of(value: Any, where: str) -> str:
 
 def macos_of(value: Any, where: str) -> str:
     text = value if isinstance(value, str) else None
-    if text is None or not all(part.isdigit() for part in text.split(".")) or not text:
+    if text is None or not all(is_number(part) for part in text.split(".")) or not text:
         raise PolicyError("%s: must be a macOS version string such as \"14.0\"" % where)
     return text
 

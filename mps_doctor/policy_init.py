@@ -3,7 +3,7 @@
 from mps_doctor.checks.model import Status
 from mps_doctor.render.safe import one_line
 from mps_doctor.report import Report
-from mps_doctor.versions import load_releases, minor_of
+from mps_doctor.versions import is_number, load_releases, minor_of
 
 
 def render_policy(report: Report) -> str:
@@ -33,7 +33,8 @@ def render_policy(report: Report) -> str:
     if interp is not None and interp.version:
         major, minor = interp.version[0], interp.version[1]
         lines.append('python = ">=%d.%d,<%d.%d"' % (major, minor, major, minor + 1))
-    if facts.host.system == "Darwin" and facts.host.macos_version:
+    # Only a number goes between TOML quotes: a fact with a quote or a newline in it would write other keys.
+    if facts.host.system == "Darwin" and facts.host.macos_version and is_number(facts.host.macos_version.split(".")[0]):
         parts = facts.host.macos_version.split(".")
         lines.append(one_line("# The oldest macOS the team supports (this Mac runs %s)." % facts.host.macos_version))
         lines.append('min-macos = "%s.0"' % parts[0])

@@ -43,6 +43,7 @@ class Report:
     verdict: Verdict
     tool_version: str = __version__
     created: str = ""
+    source: Optional[Dict[str, Any]] = None
 
     def exit_code(self, strict: bool = False) -> int:
         """The verdict's code: 0 ready, 1 not ready (an unaccepted warning too under --strict or a strict policy,
@@ -159,8 +160,9 @@ def result_of(spec, number: Optional[int], outcome: Outcome, options: Options) -
 HOSTED_SKIP = "skipped: hosted macOS runner (no MPS there)"
 
 
-def run_checks(facts: Facts, options: Options) -> Report:
-    """Evaluate the layers for the device in order, skipping after the first failure, then advisories and policy."""
+def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
+    """Evaluate the layers for the device in order, skipping after the first failure, then advisories and policy;
+    EVALUATE(spec, ctx) runs one check (triage passes one that knows which facts the pasted text held)."""
     releases = load_releases()
     device = resolve_device(options, facts)
     options = replace(options, device=device)
@@ -184,7 +186,7 @@ def run_checks(facts: Facts, options: Options) -> Report:
             if outcome is not None:
                 left_out.append(check_id)
             else:
-                outcome = guarded(spec, ctx)
+                outcome = evaluate(spec, ctx)
             if outcome.status == Status.ERROR and left_out:
                 outcome = needs_left_out(check_id, left_out, options, outcome)
         result = result_of(spec, number, outcome, options)
@@ -193,7 +195,7 @@ def run_checks(facts: Facts, options: Options) -> Report:
         results.append(result)
     for check_id in advisories + policy_checks(options):
         spec = REGISTRY[check_id]
-        outcome = filtered(check_id, options) or guarded(spec, ctx)
+        outcome = filtered(check_id, options) or evaluate(spec, ctx)
         if outcome.status == Status.FAIL and spec.advisory:
             outcome = replace(outcome, status=Status.WARN)
         results.append(result_of(spec, None, outcome, options))
@@ -265,6 +267,7 @@ def report_to_dict(report: Report) -> Dict[str, Any]:
         ],
         "environment": {label: value for label, value in environment_summary(report.facts)},
         "facts": to_jsonable(report.facts),
+        **({"source": report.source} if report.source is not None else {}),
     }
 
 
@@ -280,6 +283,9 @@ def facts_from_report(doc: Any) -> Tuple[Facts, Dict[str, Any]]:
                                 "mps-doctor" % (version, SCHEMA_VERSION))
     if version < 1:
         raise ReportFormatError("report schema_version %d is not supported" % version)
+    if isinstance(doc.get("source"), dict) and doc["source"].get("kind") == "pasted":
+        raise ReportFormatError("a triage report (facts read from pasted text): give the pasted text to "
+                                "`mps-doctor fix --from` or `mps-doctor triage` instead")
     facts = from_jsonable(Facts, doc.get("facts"), "facts")
     facts = replace(facts, host=replace(facts.host, env=relevant_env(facts.host.env)))
     return facts, validated_options(doc.get("options"))

@@ -117,11 +117,16 @@ def minor_of(version: str) -> Optional[Tuple[int, int]]:
     return (release[0], release[1] if len(release) > 1 else 0)
 
 
+def is_number(text: str) -> bool:
+    """Whether TEXT is ASCII digits: str.isdigit() alone also accepts '²' and '١', which int() and C's stoi reject."""
+    return text.isascii() and text.isdigit()
+
+
 def version_tuple(version: str) -> Tuple[int, ...]:
     """'14.5.1' as (14, 5, 1); non-numeric parts end the tuple."""
     parts = []
     for piece in str(version).split("."):
-        if not piece.isdigit():
+        if not is_number(piece):
             break
         parts.append(int(piece))
     return tuple(parts)

@@ -147,8 +147,13 @@ def test_fix_explains_in_words_by_default():
     assert out.rstrip().endswith("Print these as a zsh script: mps-doctor fix --print-commands")
 
 
-def test_fix_from_a_file_that_is_not_a_report_is_exit_2():
+def test_fix_from_a_file_that_is_not_a_report_is_exit_2(tmp_path):
+    # Text is read as a paste (as `triage` reads it); an empty one holds nothing recognizable.
     code, out, err = doctor("fix", "--from", os.devnull)
+    assert code == 2 and out == "" and "nothing recognizable" in err
+    damaged = tmp_path / "report.json"
+    damaged.write_text('{"format": "mps-doctor-report", "schema_')
+    code, out, err = doctor("fix", "--from", str(damaged))
     assert code == 2 and out == "" and "not JSON" in err
 
 

@@ -4,7 +4,7 @@ from mps_doctor.checks.context import GET_STARTED, Context
 from mps_doctor.checks.layers import hosted_runner
 from mps_doctor.checks.model import Outcome, Remedy, passed, skipped, warned
 from mps_doctor.checks.registry import check
-from mps_doctor.versions import minor_of
+from mps_doctor.versions import is_number, minor_of
 
 MPS_ENV_DOCS = "https://docs.pytorch.org/docs/stable/mps_environment_variables.html"
 # Default low watermark on unified memory (MPSAllocator.h; reference/mps-facts.md section 5).
@@ -16,7 +16,9 @@ GIB = 1024 ** 3
 
 
 def parse_ratio(value: str):
-    """A float, or None when VALUE is not one."""
+    """A float, or None when VALUE is not one as C's strtod reads it (Python's float() also takes '1_0' and '١.٥')."""
+    if not value.isascii() or "_" in value:
+        return None
     try:
         return float(value)
     except ValueError:
@@ -49,14 +51,14 @@ def pytorch_env_problems(env) -> list:
                          "watermark %g" % (DEFAULT_LOW_WATERMARK, high),
                          "export PYTORCH_MPS_LOW_WATERMARK_RATIO=%g" % round(high * 0.8, 2)))
     fallback = env.get("PYTORCH_ENABLE_MPS_FALLBACK")
-    if fallback is not None and not fallback.strip().lstrip("-").isdigit():
+    if fallback is not None and not is_number(fallback.strip().lstrip("-")):
         problems.append(("PYTORCH_ENABLE_MPS_FALLBACK", "%r is not an integer (torch parses it with std::stoi)" % fallback,
                          "export PYTORCH_ENABLE_MPS_FALLBACK=1"))
     for name in ("PYTORCH_MPS_FAST_MATH", "PYTORCH_MPS_PREFER_METAL"):
         if env.get(name) is not None and env[name] not in ("0", "1"):
             problems.append((name, "%r is not 0 or 1" % env[name], "unset %s" % name))
     metal = env.get("PYTORCH_MPS_METAL_VERSION")
-    if metal is not None and not (metal.count(".") == 1 and all(p.isdigit() for p in metal.split("."))):
+    if metal is not None and not (metal.count(".") == 1 and all(is_number(p) for p in metal.split("."))):
         problems.append(("PYTORCH_MPS_METAL_VERSION", "%r is not major.minor such as 3.1" % metal,
                          "unset PYTORCH_MPS_METAL_VERSION"))
     return problems

@@ -53,13 +53,14 @@ class Context:
 
     @property
     def python_version(self) -> Optional[Tuple[int, ...]]:
-        return tuple(self.interp.version) if self.interp else None
+        """The target Python's version; None when unknown (no interpreter facts, or a paste without the version)."""
+        return tuple(self.interp.version) if self.interp and self.interp.version else None
 
     def python_label(self) -> str:
         """'Python 3.11.7 (arm64)' or 'the target Python' when unknown."""
         if not self.interp:
             return "the target Python"
-        return "Python %s (%s)" % (".".join(map(str, self.interp.version)), self.interp.machine or "?")
+        return "Python %s (%s)" % (".".join(map(str, self.interp.version)) or "?", self.interp.machine or "?")
 
     def torch_version(self) -> Optional[str]:
         """The installed torch version: from torch itself, else from its package metadata."""

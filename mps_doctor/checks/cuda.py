@@ -6,7 +6,7 @@ from typing import List, Optional, Tuple
 from mps_doctor.checks.context import GET_STARTED, WHEEL_INDEX, Context
 from mps_doctor.checks.model import Outcome, Remedy, failed, passed, skipped, warned
 from mps_doctor.checks.registry import check
-from mps_doctor.versions import Release, version_tuple
+from mps_doctor.versions import Release, is_number, version_tuple
 
 DRIVER_DOWNLOAD = "https://www.nvidia.com/Download/index.aspx"
 COMPAT_DOCS = "https://docs.nvidia.com/deploy/cuda-compatibility/"
@@ -186,7 +186,7 @@ def parse_visible_devices(value: str, gpu_count: Optional[int]) -> Tuple[List[st
     visible: List[str] = []
     for token in [t.strip() for t in value.split(",")]:
         valid = bool(re.match(r"^(GPU|MIG)-[0-9A-Za-z-]+$", token)) or (
-            token.isdigit() and (gpu_count is None or int(token) < gpu_count))
+            is_number(token) and (gpu_count is None or int(token) < gpu_count))
         if not valid:
             return visible, token
         visible.append(token)

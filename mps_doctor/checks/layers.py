@@ -499,6 +499,18 @@ def stage_missing(ctx: Context, stage: str, facts) -> Optional[Outcome]:
     return None
 
 
+def explained(remedy: Remedy, message: str) -> Remedy:
+    """REMEDY with the cause, fix and source of MESSAGE when the known-error catalogue (data/known_errors.json) has it."""
+    from mps_doctor.known_errors import explain
+
+    known = explain(message)
+    if known is None:
+        return remedy
+    commands = remedy.commands + tuple(c for c in known.commands if c not in remedy.commands)
+    return Remedy(remedy.problem, "%s (known error %s) %s" % (known.cause, known.id, known.fix), commands,
+                  known.link or remedy.link, remedy.key)
+
+
 def unprobed(ctx: Context, summary: str) -> Outcome:
     """A failure for facts that a (replayed) report lacks: readiness cannot be shown without them."""
     return failed(summary, Remedy("The facts this layer judges are missing, so %s is not shown to work." % ctx.device,
@@ -526,8 +538,8 @@ def device_parity(ctx: Context) -> Outcome:
             )
         return failed(
             "tensor work on %s raised %s" % (ctx.device, parity.error.type),
-            Remedy(text.splitlines()[0][:300], "A device that cannot run a small matmul cannot train.",
-                   ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="device-error"),
+            explained(Remedy(text.splitlines()[0][:300], "A device that cannot run a small matmul cannot train.",
+                             ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="device-error"), text),
             text,
         )
     details = tuple("%s: max |err| %.3g vs max |ref| %.3g (tolerance %.0e relative)" %
@@ -594,9 +606,9 @@ def device_smoke(ctx: Context) -> Outcome:
             return out_of_memory(ctx, "training the MNIST network", text, smoke.error.traceback)
         return failed(
             "training %s raised %s" % (on, smoke.error.type),
-            Remedy(text.splitlines()[0][:300], "The MNIST network of pytorch/examples could not train here.",
-                   ("export PYTORCH_ENABLE_MPS_FALLBACK=1",) if MISSING_OPERATOR in text else
-                   ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="smoke-error"),
+            explained(Remedy(text.splitlines()[0][:300], "The MNIST network of pytorch/examples could not train here.",
+                             ("export PYTORCH_ENABLE_MPS_FALLBACK=1",) if MISSING_OPERATOR in text else
+                             ("mps-doctor check --device cpu",), PYTORCH_MPS_DOCS, key="smoke-error"), text),
             text, smoke.error.traceback,
         )
     details = [
@@ -623,7 +635,7 @@ def device_smoke(ctx: Context) -> Outcome:
             *details,
         )
     before, after = smoke.loss_before, smoke.loss_after
-    if before is None or after is None or not math.isfinite(after) or after >= before:
+    if before is None or after is None or not (math.isfinite(before) and math.isfinite(after)) or after >= before:
         return failed(
             "the loss did not fall %s (%s -> %s)" % (on, fmt(before), fmt(after)),
             Remedy("Training %d steps left the loss at %s from %s." % (smoke.steps, fmt(after), fmt(before)),

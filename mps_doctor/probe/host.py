@@ -9,6 +9,7 @@ from typing import Callable, Mapping, Optional, Tuple
 from mps_doctor.environment import relevant_env
 from mps_doctor.facts import Host, NvidiaSmi
 from mps_doctor.probe.runner import Runner, run_command
+from mps_doctor.versions import is_number
 
 # Installers whose presence changes the fix plan; looked up on PATH, never run.
 TOOLS = ("uv", "conda", "mamba", "brew", "pyenv")
@@ -109,7 +110,7 @@ def collect_macos(run: Runner, path_exists: Callable[[str], bool], common: dict)
 
     memsize = sysctl("hw.memsize")
     common = dict(common)
-    if memsize and memsize.isdigit():
+    if memsize and is_number(memsize):
         common["memory_bytes"] = int(memsize)
     return Host(
         macos_version=normalize_macos_version(version, build),

@@ -15,7 +15,7 @@ def json_block(document: dict) -> str:
     """DOCUMENT as JSON that keeps non-ASCII text readable (so redaction sees it) and escapes every control
     character, so that the exact values replay and none reaches a terminal."""
     text = json.dumps(document, indent=1, ensure_ascii=False)
-    return UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+    return UNSAFE.sub(lambda m: json.dumps(m.group())[1:-1], text)
 
 
 def render_markdown(report: Report, redacted: bool = True) -> str:

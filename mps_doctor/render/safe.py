@@ -10,21 +10,28 @@ import enum
 import re
 from typing import Any, Mapping
 
-# C0 controls except tab and newline, DEL, C1 controls (0x9b is a one-byte CSI on some terminals), and the Unicode
-# line separators and bidirectional overrides that reorder what a reader sees (CVE-2021-42574, "Trojan Source"),
-# and lone surrogates (from JSON \ud800 escapes), which no UTF-8 output can encode.
-UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# Characters that are invisible or reorder what a reader sees: every Unicode format character (category Cf: soft
+# hyphen, zero-width space and joiners, the bidirectional marks, overrides and isolates of CVE-2021-42574 "Trojan
+# Source" including U+061C, the byte order mark, the tag characters of "ASCII smuggling"), the variation selectors,
+# and the Hangul fillers that render as blank space (Unicode 15.1, UCD DerivedGeneralCategory.txt).
+INVISIBLE = ("\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+             "\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000110bd"
+             "\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
+# C0 controls except tab and newline, DEL, C1 controls (0x9b is a one-byte CSI on some terminals), the Unicode line
+# separators, the invisible characters above, and lone surrogates (from JSON \ud800 escapes), which no UTF-8 output
+# can encode.
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff" + INVISIBLE + "]")
 # The same set plus tab and newline: what a one-line value (a comment, a table cell) must not contain.
-UNSAFE_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+UNSAFE_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff" + INVISIBLE + "]")
 NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 def escape_char(char: str) -> str:
-    """One unsafe character as a visible escape: \\n, \\x1b, \\u202e."""
+    """One unsafe character as a visible escape: \\n, \\x1b, \\u202e, \\U000e0041."""
     if char in NAMED:
         return NAMED[char]
     code = ord(char)
-    return "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
+    return "\\x%02x" % code if code < 0x100 else "\\u%04x" % code if code < 0x10000 else "\\U%08x" % code
 
 
 def visible(text: str) -> str:

@@ -1,7 +1,6 @@
 """The fix plan as a script for one shell, or explained step by step in words."""
 
 import re
-import shlex
 import textwrap
 from typing import List
 
@@ -9,7 +8,9 @@ from mps_doctor import __version__
 from mps_doctor.remedies.model import Cmd, InCondaBase, Plan
 from mps_doctor.render.safe import UNSAFE_IN_LINE, one_line
 
-SAFE = re.compile(r"^[A-Za-z0-9_./:=@%+,-]+$")
+# Words that need no quotes in bash, zsh and fish. A leading = is zsh's =command expansion (`=ls` becomes /bin/ls,
+# zshexpn(1) "= expansion") and a leading % is fish's %self (its PID); an = in the command word makes an assignment.
+SAFE = re.compile(r"^[A-Za-z0-9_./:@+,-][A-Za-z0-9_./:=@%+,-]*$")
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SHEBANG = {"zsh": "#!/usr/bin/env zsh", "bash": "#!/usr/bin/env bash", "fish": "#!/usr/bin/env fish"}
 
@@ -17,13 +18,15 @@ SHEBANG = {"zsh": "#!/usr/bin/env zsh", "bash": "#!/usr/bin/env bash", "fish": "
 def shell_escape(char: str) -> str:
     """One control character as a backslash escape that bash's $'...' and fish both expand to exactly it."""
     code = ord(char)
-    return {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(char) or ("\\x%02x" % code if code < 0x80 else "\\u%04x" % code)
+    return {"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(char) or (
+        "\\x%02x" % code if code < 0x80 else "\\u%04x" % code if code < 0x10000 else "\\U%08x" % code)
 
 
-def fish_quote(word: str) -> str:
+def fish_quote(word: str, command: bool = False) -> str:
     """WORD quoted for fish: bare when safe, else single quotes with \\\\ and \\' escaped; a control character is
-    written as a backslash escape between the quoted pieces (fish expands \\n and \\xHH outside quotes)."""
-    if word and SAFE.match(word):
+    written as a backslash escape between the quoted pieces (fish expands \\n and \\xHH outside quotes). COMMAND:
+    WORD is the command name, where an = would make it an assignment."""
+    if word and SAFE.match(word) and not (command and "=" in word):
         return word
     pieces = []
     for index, piece in enumerate(re.split("(%s)" % UNSAFE_IN_LINE.pattern, word)):
@@ -34,21 +37,24 @@ def fish_quote(word: str) -> str:
     return "".join(pieces)
 
 
-def posix_quote(word: str) -> str:
-    """WORD quoted for bash or zsh: shlex's single quotes, or ANSI-C $'...' when it holds a control character, so
-    that the exact value reaches the command while the printed line stays one visible line."""
+def posix_quote(word: str, command: bool = False) -> str:
+    """WORD quoted for bash or zsh: bare when safe, else single quotes, or ANSI-C $'...' when it holds a control or
+    invisible character, so that the exact value reaches the command while the printed line stays one visible line.
+    COMMAND: WORD is the command name, where an = would make it an assignment."""
+    if word and SAFE.match(word) and not (command and "=" in word):
+        return word
     if not UNSAFE_IN_LINE.search(word):
-        return shlex.quote(word)
+        return "'" + word.replace("'", "'\"'\"'") + "'"
     body = UNSAFE_IN_LINE.sub(lambda m: shell_escape(m.group()), word.replace("\\", "\\\\").replace("'", "\\'"))
     # ! is escaped too, so that no interactive shell's history expansion can touch a pasted line.
     return "$'" + body.replace("!", "\\x21") + "'"
 
 
-def quote(word: str, shell: str) -> str:
+def quote(word: str, shell: str, command: bool = False) -> str:
     if isinstance(word, InCondaBase):
         base = "(conda info --base)" if shell == "fish" else '"$(conda info --base)"'
         return base + "/" + quote(word.relative, shell)
-    return fish_quote(word) if shell == "fish" else posix_quote(word)
+    return fish_quote(word, command) if shell == "fish" else posix_quote(word, command)
 
 
 def comment(text: str, prefix: str = "# ") -> str:
@@ -81,7 +87,7 @@ def spell(cmd: Cmd, shell: str) -> str:
         # The directive tells shellcheck that the file is created by an earlier step.
         return "# shellcheck source=/dev/null\n. %s" % quote(cmd.value.rstrip("/") + "/bin/activate", shell)
     prefix = "".join("%s=%s " % (variable(name), quote(value, shell)) for name, value in cmd.env)
-    return prefix + " ".join(quote(word, shell) for word in cmd.argv)
+    return prefix + " ".join(quote(word, shell, command=index == 0) for index, word in enumerate(cmd.argv))
 
 
 def comment_block(text: str, indent: str = "# ") -> List[str]:

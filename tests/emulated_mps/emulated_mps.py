@@ -1,7 +1,7 @@
 """An emulated MPS torch for the test suite: this machine's CPU torch presents itself as a Mac with MPS.
 
 Loaded into a probe child by the `sitecustomize.py` beside it when EMULATED_MPS names a torch release; never
-shipped. Tensors on "mps" are wrappers whose `.device` is mps:0 and whose work runs on a CPU tensor inside.
+shipped. Tensors on "mps" are CPU tensors of a subclass whose `.device` is mps:0.
 What each release's Python API has or lacks is read from its macOS arm64 wheel (see API_SINCE); the messages
 of the fallback and of the allocator are the strings of those wheels' libtorch_cpu.dylib.
 
@@ -10,8 +10,9 @@ Settings (environment):
   EMULATED_MPS_MACOS        macOS version (platform.mac_ver), EMULATED_MPS_KERNEL Darwin release (uname)
   EMULATED_MPS_CHIP, EMULATED_MPS_CORES, EMULATED_MPS_MAX_MEMORY   the GPU's name, cores, recommended working set
   EMULATED_MPS_AVAILABLE=0  MPS built but not available
-  EMULATED_MPS_MISSING_OP   an operator (aten::name) this MPS lacks: error, or CPU fallback with a warning
-  EMULATED_MPS_WRONG_OP     an operator whose results on mps are off by one
+  EMULATED_MPS_MISSING_OP   a torch call (e.g. max_pool2d) this MPS lacks, reported as aten::NAME: an error, or with
+                            PYTORCH_ENABLE_MPS_FALLBACK=1 a run on the CPU with torch's warning
+  EMULATED_MPS_WRONG_OP     a torch call (e.g. matmul) whose results on mps are off by one
   EMULATED_MPS_LOG          file that receives the counters (synchronizations, host reads, clock reads) at exit
 """
 import atexit
@@ -147,7 +148,7 @@ class MacFacade(object):
         platform.mac_ver = lambda release="", versioninfo=("", "", ""), machine="": (self.macos, ("", "", ""), "arm64")
         self.ctypes.util.find_library = lambda name: "/usr/lib/libSystem.B.dylib" if name == "c" else real["find_library"](name)
         self.ctypes.CDLL = lambda name, *args, **kwargs: (
-            FakeLibSystem(self.ctypes) if name == "/usr/lib/libSystem.B.dylib" else real["CDLL"](name, *args, **kwargs))
+            FakeLibSystem() if name == "/usr/lib/libSystem.B.dylib" else real["CDLL"](name, *args, **kwargs))
         self.metadata.version = lambda name: RELEASE if name.lower() == "torch" else real["version"](name)
 
     def restore(self):
@@ -162,9 +163,6 @@ class MacFacade(object):
 
 class FakeLibSystem(object):
     """libSystem's sysctlbyname for a native arm64 process: sysctl.proc_translated is 0 (not under Rosetta)."""
-
-    def __init__(self, ctypes):
-        self.ctypes = ctypes
 
     def sysctlbyname(self, name, value_ref, size_ref, new_value, new_size):
         if name != b"sysctl.proc_translated":
@@ -254,7 +252,8 @@ def install_torch(torch):
     module_to = torch.nn.Module.to
 
     def to(module, *args, **kwargs):
-        """nn.Module.to: onto mps the parameters become mps tensors, as on a Mac (where they are moved in place)."""
+        """nn.Module.to: onto mps the parameters become mps tensors (new Parameter objects here; a Mac keeps the
+        objects and replaces their data)."""
         if not (emulator.names_mps(args) or emulator.names_mps(kwargs.values())):
             return module_to(module, *args, **kwargs)
         overwrite = torch.__future__.get_overwrite_module_params_on_conversion()

@@ -27,7 +27,7 @@ PAYLOADS = (
     "\ntouch PWNED\n", "\n`touch PWNED`\n", "$(touch PWNED)", "`touch PWNED`", "'; touch PWNED; '",
     "\"; touch PWNED #", "(touch PWNED)", "\\", "'", "\"", "|", "&&", ";", "#", "$HOME", "~", "*", "{a,b}",
     "<script>alert(1)</script>", "```", "</details>", "[x](https://example.invalid)", "![p](https://example.invalid/p.png)",
-    "jöhn", "日本語", "\ud800", "-rf", "--index-url", " ", "\t",
+    "jöhn", "日本語", "\ud800", "-rf", "--index-url", " ", "\t", "\u200b", "\u061c", "\ufeff", "\U000e0041", "=ls", "%self",
 )
 # Planted in credential-named variables and URLs: none of these may appear in any output.
 SECRETS = ("s3cr3t-token-0", "s3cr3t-pass-1", "s3cr3t-pat-2", "s3cr3t-key-3")
@@ -42,9 +42,12 @@ SECRET_ENV = {
     "PIP_INDEX_URL": "https://carol:s3cr3t-pass-1@index.example.invalid/simple",
     "CONDA_PREFIX": "/opt/conda/envs/x",
 }
-# Any C0 control but tab and newline, DEL, C1, the Unicode line separators, bidi overrides, lone surrogates.
-ESCAPE_BYTES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# Any C0 control but tab and newline, DEL, C1, the Unicode line separators, bidi marks, overrides and isolates, the
+# zero-width and other invisible format characters (soft hyphen, U+061C, BOM, tags), lone surrogates.
+ESCAPE_BYTES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e"
+                          "\u2060-\u206f\ufeff\ud800-\udfff\U000e0000-\U000e007f]")
 
+ABSOLUTE_PATHS = ("python", "executable", "executable_realpath", "prefix", "base_prefix")
 hostile_text = st.lists(st.one_of(st.sampled_from(PAYLOADS), st.text(max_size=6)), min_size=1, max_size=4).map("".join)
 odd_value = st.one_of(
     hostile_text, st.integers(-2 ** 70, 2 ** 70), st.sampled_from([0, -1, 1, 3, True, False, None, math.nan, math.inf,
@@ -105,7 +108,11 @@ def hostile_reports(draw):
         strings = [p for p in candidates if isinstance(get(doc, p), str)]
         if strings and draw(st.integers(0, 9)) < 7:
             path = draw(st.sampled_from(strings))
-            doc = put(doc, path, draw(hostile_text))
+            value = draw(hostile_text)
+            # Interpreter paths must be absolute (exit 2 otherwise): mostly keep them so, to reach the renderers.
+            if path[-1] in ABSOLUTE_PATHS and draw(st.integers(0, 3)):
+                value = "/" + value
+            doc = put(doc, path, value)
         else:
             path = draw(st.sampled_from(candidates))
             doc = put(doc, path, draw(odd_value))

@@ -1,0 +1,104 @@
+"""The catalogue of known error and warning messages (data/known_errors.json): load it, and find entries in text.
+
+Serves `triage` (messages in a paste) and `check` (the exceptions the parity and smoke layers catch).
+"""
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, List, Optional, Tuple
+
+DATA_FILE = Path(__file__).resolve().parent / "data" / "known_errors.json"
+# Programs a fix may start with; other backticked spans in a fix are prose (a function name, a message).
+COMMAND_WORDS = ("pip", "pip3", "python", "python3", "uv", "conda", "mamba", "brew", "export", "unset", "softwareupdate",
+                 "sysctl", "nvidia-smi", "mps-doctor", "sw_vers", "arch", "xcode-select", "sudo", "docker")
+
+
+@dataclass(frozen=True)
+class KnownError:
+    """One catalogue entry: a message pattern, what causes it, the fix, the layer it implicates and its sources."""
+
+    id: str
+    pattern: "re.Pattern"
+    cause: str
+    fix: str
+    layer: Optional[str]
+    devices: Tuple[str, ...]
+    sources: Tuple[str, ...]
+    example: str = ""
+
+    @property
+    def commands(self) -> Tuple[str, ...]:
+        """The shell commands named in the fix: backticked spans that start with a known program, and `NAME=value`
+        settings (as `export NAME=value`)."""
+        spans = [s.strip() for s in re.findall(r"`([^`\n]+)`", self.fix)]
+        return tuple(("export " + s) if re.match(r"^[A-Z][A-Z0-9_]*=[\w.:-]+$", s) else s for s in spans
+                     if s.split(" ", 1)[0] in COMMAND_WORDS or re.match(r"^[A-Z][A-Z0-9_]*=[\w.:-]+$", s))
+
+    @property
+    def link(self) -> Optional[str]:
+        return next((s for s in self.sources if s.startswith("http")), None)
+
+
+@dataclass(frozen=True)
+class Match:
+    """An entry found in text: where (1-based line) and the matched text."""
+
+    error: KnownError
+    line: int
+    text: str
+
+
+def text_of(value: Any) -> str:
+    """A catalogue field as one string (a list of strings is joined)."""
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def parse_catalogue(doc: Any) -> Tuple[KnownError, ...]:
+    """Entries of a catalogue document; an entry with a missing id or a pattern that does not compile is left out."""
+    entries = doc.get("errors", []) if isinstance(doc, dict) else []
+    out: List[KnownError] = []
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not isinstance(entry.get("pattern"), str):
+            continue
+        try:
+            pattern = re.compile(entry["pattern"], re.IGNORECASE | re.MULTILINE)
+        except re.error:
+            continue
+        layer = entry.get("layer")
+        devices = entry.get("devices") or ()
+        sources = entry.get("sources") or ()
+        out.append(KnownError(entry["id"], pattern, text_of(entry.get("cause")), text_of(entry.get("fix")),
+                              layer if isinstance(layer, str) and layer else None,
+                              tuple(d for d in (devices if isinstance(devices, list) else [devices]) if isinstance(d, str)),
+                              tuple(s if isinstance(s, str) else text_of(s.get("url") if isinstance(s, dict) else s)
+                                    for s in (sources if isinstance(sources, list) else [sources])),
+                              text_of(entry.get("example"))))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=4)
+def load_catalogue(path: str = str(DATA_FILE)) -> Tuple[KnownError, ...]:
+    """The catalogue's entries; none when the file is missing or unreadable."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return parse_catalogue(json.load(handle))
+    except (OSError, ValueError):
+        return ()
+
+
+def find_all(text: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> Iterator[Match]:
+    """Every entry that occurs in TEXT, each once, at its first occurrence, in catalogue order."""
+    for error in (load_catalogue() if catalogue is None else catalogue):
+        found = error.pattern.search(text)
+        if found:
+            yield Match(error, text.count("\n", 0, found.start()) + 1, found.group(0))
+
+
+def explain(message: str) -> Optional[KnownError]:
+    """The first catalogue entry whose pattern occurs in MESSAGE (an exception's text), or None."""
+    return next((m.error for m in find_all(message)), None)

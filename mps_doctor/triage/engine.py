@@ -1,0 +1,441 @@
+"""Triage: from pasted text to the same verdict as `check`, with every fact's line numbers.
+
+One-way, like `check`: text -> lines -> findings and evidence -> Facts -> the same checks (with an evaluator that
+says "not in the pasted text" where the paste cannot decide a layer) -> a Report whose source is "pasted".
+"""
+
+import datetime
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from mps_doctor import exit_codes
+from mps_doctor.checks.context import Context
+from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
+from mps_doctor.checks.registry import REGISTRY, all_checks, plan_for
+from mps_doctor.errors import UsageError
+from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
+from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
+from mps_doctor.report import Report, Verdict, guarded, run_checks
+from mps_doctor.triage.model import Evidence, Finding
+from mps_doctor.triage.parsers import PARSERS, PRIORITY
+from mps_doctor.triage.text import Line, clean
+
+NOT_IN_PASTE = "not in the pasted text"
+PASTED_PYTHON = "python3"
+# The facts each layer needs before it can judge a paste ("a|b": either will do). Parity and smoke need the
+# device itself: a paste never decides them.
+REQUIRES: Dict[str, Tuple[str, ...]] = {
+    "os.macos": ("host.system",),
+    "os.linux": ("host.system",),
+    "hardware.apple-silicon": ("host.hw_arm64",),
+    "python.rosetta": ("interpreter.machine",),
+    "macos.version": ("host.macos_version|interpreter.mac_ver",),
+    "python.version": ("interpreter.version",),
+    "torch.import": ("torch.installed|torch.import_failed",),
+    "torch.mps-built": ("torch.mps_built",),
+    "torch.mps-available": ("torch.mps_available",),
+    "torch.cuda-built": ("torch.cuda_version",),
+    "cuda.driver": ("nvidia_smi.driver_version|nvidia_smi.gpu",),
+    "cuda.driver-version": ("torch.cuda_version", "nvidia_smi.cuda_version|message"),
+    "cuda.visible-devices": ("env.CUDA_VISIBLE_DEVICES",),
+    "cuda.available": ("torch.cuda_available",),
+    "cuda.capability": ("torch.cuda_arch_list", "torch.cuda_devices"),
+    "device.parity": ("device run",),
+    "device.smoke": ("device run",),
+}
+WORDS = {
+    "host.system": "the operating system", "host.hw_arm64": "the Mac's chip", "interpreter.machine": "the Python's architecture",
+    "host.macos_version": "the macOS version", "interpreter.version": "the Python version", "torch.installed": "whether torch imports",
+    "torch.mps_built": "torch.backends.mps.is_built()", "torch.mps_available": "torch.backends.mps.is_available()",
+    "torch.cuda_version": "torch's CUDA version", "nvidia_smi.driver_version": "the NVIDIA driver",
+    "nvidia_smi.cuda_version": "the driver's CUDA version", "env.CUDA_VISIBLE_DEVICES": "CUDA_VISIBLE_DEVICES",
+    "torch.cuda_available": "torch.cuda.is_available()", "torch.cuda_arch_list": "the wheel's CUDA architectures",
+    "device run": "a run on the device (mps-doctor check does it)",
+}
+
+
+@dataclass(frozen=True)
+class Known:
+    """One fact as read: its value, every line it came from, and the parser that read it."""
+
+    value: Any
+    lines: Tuple[int, ...]
+    parser: str
+
+
+@dataclass(frozen=True)
+class Paste:
+    """Everything read from one paste."""
+
+    lines: Tuple[Line, ...]
+    known: Dict[str, Known]
+    evidence: Tuple[Evidence, ...]
+    matches: Tuple[Match, ...]
+
+    @property
+    def recognized(self) -> bool:
+        return bool(self.known or self.evidence or self.matches)
+
+
+def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> Paste:
+    """Clean RAW and run every parser and the catalogue over it."""
+    all_checks()
+    lines = clean(raw)
+    findings: List[Finding] = []
+    evidence: List[Evidence] = []
+    for parser in PARSERS:
+        found, implicated = parser(lines)
+        findings += found
+        evidence += implicated
+    joined = "\n".join(line.text for line in lines)
+    matches = tuple(sorted(find_all(joined, catalogue), key=lambda m: m.line))
+    for match in matches:
+        findings.append(Finding("message", one_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
+        if match.error.layer in REGISTRY and about_the_layer(match, lines):
+            evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
+    return Paste(lines, derive(assemble(findings)), tuple(evidence), matches)
+
+
+# Sources that name the torch a machine has (not one it asked for, as pip's and uv's errors do, nor prose).
+INSTALLED_SOURCES = ("collect_env", "session", "conda-plan", "lightning", "hf-env", "wheel")
+FIRST_MPS_RELEASE = (1, 12)  # MPS arrived in torch 1.12 (PyTorch 1.12 release notes; torch_releases.json)
+
+
+def derive(known: Dict[str, Known]) -> Dict[str, Known]:
+    """Facts that follow from others: a torch older than 1.12 was built without MPS."""
+    torch = known.get("packages.torch")
+    if torch is not None and "torch.mps_built" not in known and torch.parser in INSTALLED_SOURCES:
+        numbers = tuple(int(x) for x in re.findall(r"\d+", str(torch.value))[:2])
+        if len(numbers) == 2 and numbers < FIRST_MPS_RELEASE:
+            known = dict(known, **{"torch.mps_built": Known(False, torch.lines, "derived")})
+    return known
+
+
+def about_the_layer(match: Match, lines: Sequence[Line]) -> bool:
+    """Whether a match speaks of what its layer checks: a library that fails to load implicates torch.import only
+    when it is torch's own (an extension such as torch_scatter built for another architecture is not torch)."""
+    context = " ".join(line.text for line in lines[max(0, match.line - 5):match.line])
+    if match.error.layer != "torch.import" or not re.search(r"\.(so|dylib|pyd|dll)\b", context):
+        return True
+    return bool(re.search(r"[/\\]torch[/\\]|libtorch|libc10|libshm", context))
+
+
+def catalogue_evidence(match: Match, number: int) -> Evidence:
+    """A catalogue match as evidence against its layer."""
+    error = match.error
+    return Evidence((error.layer,), "%s (%s)" % (first_sentence(error.cause), error.id), one_line(match.text),
+                    error.cause + (" Fix: " + error.fix if error.fix else ""), error.commands, error.link, number,
+                    error.id, devices=error.devices)
+
+
+UNSAFE = re.compile(r"[^\w .,:;'\"()+/=#~%-]")
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """Pasted TEXT made safe for every output: one line of at most LIMIT characters, without the characters that
+    mean something to a shell, Markdown or HTML (` $ < > @ | * [ ] ! & \\), so a paste can never become a
+    command, a mention, a link or markup."""
+    return UNSAFE.sub("", " ".join(text.replace("\\", "/").split()))[:limit]
+
+
+def first_sentence(text: str) -> str:
+    """TEXT up to its first full stop, without it."""
+    head = text.split(". ", 1)[0].rstrip(".")
+    return head[:200]
+
+
+def assemble(findings: Sequence[Finding]) -> Dict[str, Known]:
+    """One value per fact: the most trusted parser's (PRIORITY), then the earliest line; lines of agreeing findings kept."""
+    rank = {name: index for index, name in enumerate(PRIORITY)}
+    known: Dict[str, Known] = {}
+    by_path: Dict[str, List[Finding]] = {}
+    for finding in findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    for path, group in by_path.items():
+        if path in ("message", "nvidia_smi.gpu"):
+            values = tuple(dict.fromkeys(one_line(f.value, 300) for f in group))
+            known[path] = Known(values, tuple(sorted({f.line for f in group})), group[0].parser)
+            continue
+        group = [Finding(f.path, one_line(f.value, 160), f.line, f.parser) if isinstance(f.value, str) else f for f in group]
+        best = min(group, key=lambda f: (rank.get(f.parser, len(rank)), f.line))
+        lines = tuple(sorted({f.line for f in group if f.value == best.value}))
+        known[path] = Known(best.value, lines, best.parser)
+    return known
+
+
+def value(paste: Paste, path: str, default: Any = None) -> Any:
+    known = paste.known.get(path)
+    return default if known is None else known.value
+
+
+def build_facts(paste: Paste, device: str) -> Facts:
+    """The paste's facts in the types `check` uses; anything the paste does not say stays unknown (None)."""
+    get = lambda path, default=None: value(paste, path, default)  # noqa: E731
+    smi = None
+    if any(k.startswith("nvidia_smi.") for k in paste.known):
+        smi = NvidiaSmi(found=True, driver_version=get("nvidia_smi.driver_version"),
+                        cuda_version=get("nvidia_smi.cuda_version"), gpus=tuple(get("nvidia_smi.gpu", ())))
+    env = {k.split(".", 1)[1]: v.value for k, v in paste.known.items() if k.startswith("env.")}
+    host = Host(system=get("host.system", "unknown"), release=get("host.release"), macos_version=get("host.macos_version"),
+                macos_build=get("host.macos_build"), hw_arm64=get("host.hw_arm64"), cpu_brand=get("host.cpu_brand"),
+                nvidia_smi=smi, env=env)
+    # Always an interpreter (version () = unknown): layers that need its facts are judged by what the paste holds.
+    if True:
+        interpreter = Interpreter(version=tuple(get("interpreter.version") or ()), machine=get("interpreter.machine"),
+                                  sys_platform={"Darwin": "darwin", "Linux": "linux", "Windows": "win32"}.get(host.system),
+                                  mac_ver=get("interpreter.mac_ver"), pointer_bits=get("interpreter.pointer_bits"),
+                                  conda_subdir=get("interpreter.conda_subdir"), conda_meta=bool(get("interpreter.conda_subdir")))
+    packages = {k.split(".", 1)[1]: v.value for k, v in paste.known.items() if k.startswith("packages.")}
+    torch = None
+    # torch's own messages (a driver too old, no kernel image) are facts about torch too: TorchInfo.warnings.
+    if packages or "message" in paste.known or any(k.startswith("torch.") for k in paste.known):
+        failed_import = get("torch.import_failed") and not get("torch.installed")
+        torch = TorchInfo(
+            installed=bool(get("torch.installed")) or bool(failed_import and packages.get("torch")),
+            version=get("torch.version"),
+            import_error=ErrorInfo("ImportError", "torch could not be imported (collect_env printed N/A)")
+            if failed_import and packages.get("torch") else None,
+            mps_built=get("torch.mps_built"), mps_available=get("torch.mps_available"),
+            cuda_version=get("torch.cuda_version", get("torch.wheel_cuda")), cuda_available=get("torch.cuda_available"),
+            cuda_devices=tuple(CudaDevice(i, name, ()) for i, name in enumerate(get("nvidia_smi.gpu", ())))
+            if get("torch.cuda_available") else (),
+            packages=packages, warnings=tuple(get("message", ())))
+    target = Target(python=PASTED_PYTHON, device=device, interpreter=interpreter, torch=torch)
+    return Facts(host=host, target=target)
+
+
+def infer_device(paste: Paste) -> str:
+    """The device the paste is about: as `check --device auto` on the paste's OS, else the device its messages name."""
+    system = value(paste, "host.system")
+    named = {devices[0] for devices in [e.devices for e in paste.evidence] + [m.error.devices for m in paste.matches]
+             if len(devices) == 1}
+    if value(paste, "request.cuda_build"):
+        return "cuda"
+    mps_facts = any(k.startswith("torch.mps_") for k in paste.known)
+    cuda_facts = any(k.startswith("nvidia_smi.") or k in ("torch.wheel_cuda",) for k in paste.known) or \
+        bool(value(paste, "torch.cuda_version")) or bool(value(paste, "torch.cuda_available"))
+    if system == "Darwin":
+        return "mps"
+    if system in ("Linux", "Windows"):
+        if cuda_facts or "cuda" in named:
+            return "cuda"
+        return "mps" if mps_facts or "mps" in named else "cpu"
+    if mps_facts or "mps" in named:
+        return "mps"
+    if cuda_facts or "cuda" in named:
+        return "cuda"
+    return "cpu"
+
+
+class Evaluator:
+    """Runs one check on a paste's facts: a layer whose facts the paste lacks says so instead of passing, and
+    evidence (a message in the paste) fails the first layer it implicates that the facts do not clear."""
+
+    def __init__(self, paste: Paste, layers: Sequence[str]):
+        self.paste, self.layers = paste, tuple(layers)
+        self.undecided: List[str] = []
+
+    def has(self, requirement: str) -> bool:
+        return any(option in self.paste.known for option in requirement.split("|"))
+
+    def missing(self, check_id: str) -> List[str]:
+        needs = REQUIRES.get(check_id)
+        if needs is None:
+            return ["its facts"]
+        return [WORDS.get(r.split("|")[0], r.split("|")[0]) for r in needs if not self.has(r)]
+
+    def evidence_for(self, check_id: str) -> Optional[Evidence]:
+        return next((e for e in self.paste.evidence if check_id in e.checks), None)
+
+    def last_candidate(self, evidence: Evidence, check_id: str) -> bool:
+        candidates = [c for c in evidence.checks if c in self.layers] or list(evidence.checks)
+        return candidates[-1] == check_id
+
+    def __call__(self, spec, ctx: Context) -> Outcome:
+        if spec.advisory:
+            return Outcome(Status.SKIP, "%s: advisories need the machine itself" % NOT_IN_PASTE)
+        evidence = self.evidence_for(spec.id)
+        if spec.id == "os.linux" and ctx.host.system == "Windows":
+            return Outcome(Status.SKIP, "Windows: CUDA works there too; mps-doctor's own CUDA checks run on Linux")
+        missing = self.missing(spec.id)
+        if spec.id == "python.rosetta" and not missing and ctx.interp.machine == "x86_64" and ctx.host.hw_arm64 is None:
+            missing = [WORDS["host.hw_arm64"]]
+        if spec.id in ("macos.version", "python.version") and not missing and self.has("torch.installed") \
+                and not self.has("torch.version|packages.torch"):
+            # The check would judge the newest torch; this machine has one installed, of a version not pasted.
+            missing = ["the installed torch's version"]
+        if not missing:
+            outcome = self.qualified(spec.id, guarded(spec, ctx))
+            if outcome.status != Status.ERROR:
+                if evidence is not None and evidence.overrides:
+                    return from_evidence(evidence)
+                if outcome.status == Status.FAIL or evidence is None or not self.last_candidate(evidence, spec.id):
+                    return with_lines(outcome, spec.id, self.paste)
+                return from_evidence(evidence)
+        if evidence is not None:
+            return from_evidence(evidence)
+        self.undecided.append(spec.id)
+        return Outcome(Status.SKIP, "%s: %s" % (NOT_IN_PASTE, ", ".join(missing) or "facts this check needs"))
+
+    def qualified(self, check_id: str, outcome: Outcome) -> Outcome:
+        """OUTCOME without the claims a check makes about earlier layers that the paste left undecided."""
+        if check_id == "os.macos" and outcome.status == Status.PASS and not self.has("host.macos_version"):
+            seen = value(self.paste, "interpreter.mac_ver")
+            where = "Python reports %s" % seen if seen else "its version is not in the pasted text"
+            return replace(outcome, summary="macOS (%s)" % where)
+        if check_id == "torch.mps-built" and outcome.status == Status.FAIL and self.paste.known["torch.mps_built"].parser == "derived":
+            version = value(self.paste, "packages.torch")
+            return replace(outcome, summary="torch %s predates MPS (it arrived in torch 1.12)" % version,
+                           remedy=replace(outcome.remedy, problem="torch %s has no MPS backend: MPS arrived in torch 1.12." % version))
+        if check_id == "os.linux" and outcome.status == Status.FAIL and value(self.paste, "request.cuda_build"):
+            return replace(outcome, remedy=replace(outcome.remedy, problem="The paste asks for a CUDA build of torch (%s) on %s." % (
+                value(self.paste, "request.cuda_build"), "macOS" if value(self.paste, "host.system") == "Darwin" else "this platform")))
+        if check_id == "torch.import" and outcome.status == Status.PASS and not self.has("torch.version"):
+            return replace(outcome, summary="torch imports (the paste shows it at work; its version is not in the pasted text)")
+        if check_id == "torch.mps-available" and outcome.status == Status.FAIL and outcome.remedy is not None \
+                and outcome.remedy.key == "mps-unavailable" and "macos.version" in self.undecided:
+            remedy = replace(outcome.remedy, problem="torch.backends.mps.is_available() is False.",
+                             commands=("sw_vers", "python3 -m torch.utils.collect_env") + outcome.remedy.commands,
+                             why="Whether this macOS is new enough for this torch is not in the pasted text: the macOS and "
+                                 "torch versions tell (collect_env prints both). " + outcome.remedy.why)
+            return replace(outcome, summary="MPS is not available (the macOS and torch versions that would tell why are "
+                                            "not in the pasted text)", remedy=remedy)
+        return outcome
+
+
+def from_evidence(evidence: Evidence) -> Outcome:
+    """A failing outcome from a message in the paste."""
+    return Outcome(Status.FAIL, evidence.summary, ("pasted line %d (%s)" % (evidence.line, evidence.source),),
+                   Remedy(evidence.problem, evidence.why, evidence.commands, evidence.link, key="pasted-" + evidence.source))
+
+
+def with_lines(outcome: Outcome, check_id: str, paste: Paste) -> Outcome:
+    """OUTCOME with the pasted lines of the facts it judged in its details."""
+    lines = sorted({n for r in REQUIRES.get(check_id, ()) for p in r.split("|") if p in paste.known
+                    for n in paste.known[p].lines})
+    if not lines:
+        return outcome
+    return replace(outcome, details=outcome.details + ("from pasted line%s %s" % (
+        "s" if len(lines) > 1 else "", ", ".join(map(str, lines))),))
+
+
+def known_error_result(match: Match, is_root: bool, number: int) -> CheckResult:
+    """A matched catalogue entry as a result: the root cause when no layer fails, else supporting evidence."""
+    error = match.error
+    remedy = Remedy(one_line(match.text), error.cause + (" Fix: " + error.fix if error.fix else ""), error.commands,
+                    error.link, key="known-error")
+    return CheckResult(error.id, "Known message: %s" % first_sentence(error.cause), None,
+                       Status.FAIL if is_root else Status.WARN, "%s (pasted line %d)" % (first_sentence(error.cause), number),
+                       ("pasted line %d: %s" % (number, one_line(match.text)),), remedy,
+                       "known_errors.json: " + ", ".join(error.sources[:2]))
+
+
+def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError, ...]] = None) -> Report:
+    """The report for pasted text RAW; raise UsageError when it holds nothing recognizable."""
+    paste = read_paste(raw, catalogue)
+    if not paste.recognized:
+        raise UsageError("nothing recognizable in the pasted text (no collect_env, environment dump, install log, "
+                         "platform string or known error message)")
+    device = infer_device(paste) if device == "auto" else device
+    facts = build_facts(paste, device)
+    layers, _ = plan_for(device, facts.host.system)
+    options = Options(device=device, requested_device=device)
+    report = run_checks(facts, options, evaluate=Evaluator(paste, layers))
+    results = list(report.results)
+    root = next((r for r in results if r.layer is not None and r.status == Status.FAIL), None)
+    for index, match in enumerate(paste.matches):
+        number = paste.lines[match.line - 1].number
+        results.append(known_error_result(match, root is None and index == 0, number))
+    root_id = root.id if root is not None else (paste.matches[0].error.id if paste.matches else None)
+    verdict = triage_verdict(results, device, root_id)
+    created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+    return replace(report, results=tuple(results), verdict=verdict, created=created, source=source_of(paste, device))
+
+
+def triage_verdict(results: Sequence[CheckResult], device: str, root_id: Optional[str]) -> Verdict:
+    """problem-found (root cause: the first failing layer, else the first known message) or no-problem-found."""
+    counts = {s.value: sum(1 for r in results if r.status == s) for s in Status}
+    counts["accepted"] = 0
+    undecided = sum(1 for r in results if r.layer is not None and r.summary.startswith(NOT_IN_PASTE))
+    tally = "%d layer%s not in the pasted text" % (undecided, "" if undecided == 1 else "s") if undecided else \
+        "the layers after it are skipped"
+    if root_id is not None:
+        root = next(r for r in results if r.id == root_id)
+        return Verdict(False, "problem-found", root_id, "problem found (%s): %s; %s" % (device, root.summary, tally), counts)
+    return Verdict(False, "no-problem-found", None, "no problem found in the pasted text (%s); %s" % (device, tally), counts)
+
+
+def exit_code(report: Report) -> int:
+    """1 when the paste shows a problem, else 0."""
+    return exit_codes.NOT_READY if report.verdict.root_cause else exit_codes.READY
+
+
+def source_of(paste: Paste, device: str) -> Dict[str, Any]:
+    """The report's "source": what was read from the paste, with line numbers."""
+    return {
+        "kind": "pasted",
+        "lines": len(paste.lines),
+        "device_from": "the paste",
+        "facts": [{"fact": path, "value": list(k.value) if isinstance(k.value, tuple) else k.value, "lines": list(k.lines),
+                   "parser": k.parser} for path, k in sorted(paste.known.items(), key=lambda item: item[1].lines)],
+        "known_errors": [{"id": m.error.id, "line": paste.lines[m.line - 1].number, "text": one_line(m.text),
+                          "layer": m.error.layer, "sources": list(m.error.sources)} for m in paste.matches],
+    }
+
+
+def is_report_json(text: str) -> bool:
+    """Whether TEXT is a saved mps-doctor JSON report rather than pasted text."""
+    import json
+
+    stripped = text.lstrip()
+    if not stripped.startswith("{"):
+        return False
+    try:
+        doc = json.loads(stripped)
+    except ValueError:
+        return False
+    return isinstance(doc, dict) and doc.get("format") == "mps-doctor-report"
+
+
+def read_input(path: Optional[str], stdin) -> str:
+    """The text of PATH, or of STDIN for '-' or no path; undecodable bytes are replaced, never fatal."""
+    if path in (None, "-"):
+        data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+    else:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except FileNotFoundError:
+            raise UsageError("%s: no such file" % path)
+        except IsADirectoryError:
+            raise UsageError("%s: is a directory" % path)
+        except OSError as exc:
+            raise UsageError("%s: %s" % (path, exc.strerror or exc))
+    if len(data) > MAX_INPUT:
+        raise UsageError("the input is larger than %d MiB: paste the environment dump and the error only" % (MAX_INPUT >> 20))
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", errors="replace")
+    return data
+
+
+__all__ = ["triage", "read_paste", "exit_code", "is_report_json", "read_input", "NOT_IN_PASTE", "load_catalogue"]
+
+
+MAX_INPUT = 5 * 1024 * 1024
+
+
+def pasted_report(path: str, stdin, device: str = "auto") -> Optional[Report]:
+    """The triage report of PATH (or stdin for '-') when it is pasted text; None when it is JSON or starts like it
+    (a saved report, read by `check --from` as before)."""
+    import json
+
+    text = read_input(path, stdin)
+    if path != "-":
+        try:
+            json.loads(text)
+            return None
+        except ValueError:
+            if text.lstrip().startswith("{"):
+                return None  # a damaged report: `check --from` names the JSON error
+    return triage(text, device)

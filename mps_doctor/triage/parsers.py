@@ -1,0 +1,675 @@
+"""Parsers of pasted text: each takes the cleaned lines and returns findings (and evidence), with line numbers.
+
+Pure functions; none of them raises on any input. Formats are read from the artifacts that print them (each
+parser names its source).
+"""
+
+import re
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from mps_doctor.probe.host import normalize_macos_version
+from mps_doctor.probe.host import parse_nvidia_smi as host_nvidia_smi
+from mps_doctor.triage.model import Evidence, Finding
+from mps_doctor.triage.text import Line
+
+Result = Tuple[List[Finding], List[Evidence]]
+VERSION = r"\d+\.\d+(?:\.\d+)?(?:[.a-z0-9+]*)"
+GET_STARTED = "https://pytorch.org/get-started/locally/"
+TRUE_WORDS = {"true": True, "yes": True, "false": False, "no": False}
+
+
+def boolean(text: str) -> Optional[bool]:
+    """True/False/Yes/No as a bool, else None."""
+    return TRUE_WORDS.get(text.strip().strip("'\"`").lower())
+
+
+def python_version(text: str) -> Optional[Tuple[int, ...]]:
+    """(3, 11, 9) from '3.11.9 (main, ...)', '3.11.9.final.0' or 'cp311'."""
+    match = re.match(r"\s*(3)\.(\d{1,2})(?:\.(\d{1,2}))?", text) or re.match(r"\s*cp(3)(\d{1,2})\b", text)
+    if not match:
+        return None
+    return tuple(int(g) for g in match.groups() if g is not None)
+
+
+# --- platform strings -----------------------------------------------------------------------------------------
+
+def platform_facts(text: str, line: int, parser: str) -> List[Finding]:
+    """Facts of a platform.platform() string: macOS-14.2.1-arm64-arm-64bit, Linux-...-linuxkit-aarch64-with-glibc2.36,
+    Windows-11-10.0.22631-SP0 (CPython Lib/platform.py: system-release-machine-processor-...)."""
+    out: List[Finding] = []
+    found = re.search(r"\b(macOS|Darwin)-(\d+\.\d+(?:\.\d+)?)-(arm64|x86_64|i386)", text)
+    if found:
+        out += [Finding("host.system", "Darwin", line, parser), Finding("interpreter.machine",
+                                                                         "x86_64" if found.group(3) != "arm64" else "arm64",
+                                                                         line, parser)]
+        if found.group(1) == "macOS":
+            out.append(Finding("interpreter.mac_ver", found.group(2), line, parser))
+        if found.group(3) == "arm64":
+            # An arm64 process runs only on Apple Silicon.
+            out.append(Finding("host.hw_arm64", True, line, parser))
+        return out
+    found = re.search(r"\bLinux-([\w.+-]+?)-(x86_64|aarch64|arm64|ppc64le|s390x)(?:-with|\b)", text)
+    if found:
+        out += [Finding("host.system", "Linux", line, parser), Finding("host.release", found.group(1), line, parser),
+                Finding("interpreter.machine", found.group(2), line, parser)]
+        if "linuxkit" in found.group(1):
+            out.append(Finding("host.linux_container_on_mac", True, line, parser))
+        return out
+    if re.search(r"\bWindows-\d+", text):
+        out.append(Finding("host.system", "Windows", line, parser))
+    return out
+
+
+def parse_platform(lines: Sequence[Line]) -> Result:
+    """platform.platform() strings anywhere, and `uname -a` lines (Darwin ... RELEASE_ARM64_T6000 arm64)."""
+    out: List[Finding] = []
+    evidence: List[Evidence] = []
+    for line in lines:
+        text = line.text
+        out += platform_facts(text, line.number, "platform")
+        uname = re.search(r"\bDarwin \S+ (\d+)\.\d+\.\d+ Darwin Kernel Version .*?RELEASE_(ARM64|X86_64)\S* (arm64|x86_64)", text)
+        if uname:
+            # The kernel's build (RELEASE_ARM64_*) names the hardware; the last field is the process's view.
+            out += [Finding("host.system", "Darwin", line.number, "uname"),
+                    Finding("host.hw_arm64", uname.group(2) == "ARM64", line.number, "uname"),
+                    Finding("interpreter.machine", uname.group(3), line.number, "uname")]
+        if re.search(r"-linuxkit\b|linuxkit-aarch64", text):
+            evidence.append(Evidence(
+                ("os.macos",), "a Linux container on a Mac (Docker Desktop's linuxkit VM): no Metal, so no MPS",
+                "The code runs in Linux (linuxkit) inside Docker on the Mac.",
+                "Containers on macOS run in a Linux VM that exposes no Metal device; MPS exists only in macOS itself.",
+                ("python3 -m venv .venv  # on the Mac, outside Docker",), "https://docs.pytorch.org/docs/stable/notes/mps.html",
+                line.number, "platform", overrides=True, devices=("mps",)))
+    return out, evidence
+
+
+def parse_sw_vers(lines: Sequence[Line]) -> Result:
+    """`sw_vers` output: ProductVersion and BuildVersion lines (macOS's sw_vers(1))."""
+    out: List[Finding] = []
+    version = None
+    for line in lines:
+        found = re.match(r"ProductVersion:\s*(\d+\.\d+(?:\.\d+)?)\s*$", line.text)
+        if found:
+            version = found.group(1)
+            out += [Finding("host.system", "Darwin", line.number, "sw_vers"),
+                    Finding("host.macos_version", version, line.number, "sw_vers")]
+        build = re.match(r"BuildVersion:\s*(\w+)\s*$", line.text)
+        if build and version:
+            out.append(Finding("host.macos_build", build.group(1), line.number, "sw_vers"))
+            real = normalize_macos_version(version, build.group(1))
+            if real != version:
+                out = [Finding(f.path, real, f.line, f.parser) if f.path == "host.macos_version" and f.value == version else f
+                       for f in out]
+    return out, []
+
+
+def parse_nvidia_smi(lines: Sequence[Line]) -> Result:
+    """`nvidia-smi` header (Driver Version, CUDA Version) and `nvidia-smi -L` lines, via the host probe's parser."""
+    out: List[Finding] = []
+    for line in lines:
+        if "Driver Version:" in line.text:
+            smi = host_nvidia_smi(line.text, "")
+            if smi.driver_version:
+                out.append(Finding("nvidia_smi.driver_version", smi.driver_version, line.number, "nvidia-smi"))
+            if smi.cuda_version:
+                out.append(Finding("nvidia_smi.cuda_version", smi.cuda_version, line.number, "nvidia-smi"))
+        listed = host_nvidia_smi("", line.text)
+        for name in listed.gpus:
+            out.append(Finding("nvidia_smi.gpu", name, line.number, "nvidia-smi"))
+        row = re.search(r"^\|\s+\d+\s+(NVIDIA [^|]*?|Tesla [^|]*?|Quadro [^|]*?)\s+(?:On|Off)\s+\|", line.text)
+        if row:
+            out.append(Finding("nvidia_smi.gpu", row.group(1).strip(), line.number, "nvidia-smi"))
+    return out, []
+
+
+# --- collect_env -----------------------------------------------------------------------------------------------
+
+# torch/utils/collect_env.py, env_info_fmt, per release (read from each release's wheel):
+#   1.12: PyTorch version .. Is XNNPACK available, Versions of relevant libraries
+#   1.13: + "CUDA_MODULE_LOADING set to:"      2.0: + "CPU:" block (lscpu, or sysctl machdep.cpu.brand_string on macOS)
+#   2.9:  + "Is XPU available:"                2.10: + "Caching allocator config:" (2.13 prints the same)
+COLLECT_ENV_FORMATS = (
+    ("2.10", "Caching allocator config"),
+    ("2.9", "Is XPU available"),
+    ("2.0", "CPU"),
+    ("1.13", "CUDA_MODULE_LOADING set to"),
+    ("1.12", "Is XNNPACK available"),
+)
+COLLECT_ENV_KEYS = (
+    "PyTorch version", "Is debug build", "CUDA used to build PyTorch", "ROCM used to build PyTorch", "OS",
+    "GCC version", "Clang version", "CMake version", "Libc version", "Python version", "Python platform",
+    "Is CUDA available", "CUDA runtime version", "CUDA_MODULE_LOADING set to", "GPU models and configuration",
+    "Nvidia driver version", "cuDNN version", "Is XPU available", "HIP runtime version", "MIOpen runtime version",
+    "Is XNNPACK available", "Caching allocator config",
+)
+KEY_LINE = re.compile(r"^(%s):\s*(.*)$" % "|".join(re.escape(k) for k in COLLECT_ENV_KEYS))
+UNKNOWN = ("N/A", "Could not collect", "No CUDA", "None", "")
+
+
+def collect_env_format(keys: Iterable[str]) -> Optional[str]:
+    """The first torch release whose collect_env prints these keys (a lower bound), or None."""
+    keys = set(keys)
+    if "PyTorch version" not in keys:
+        return None
+    for release, marker in COLLECT_ENV_FORMATS:
+        if marker in keys:
+            return release
+    return "older than 1.12"
+
+
+def parse_collect_env(lines: Sequence[Line]) -> Result:
+    """`python -m torch.utils.collect_env` output of every release since 1.12 (also a part of it)."""
+    out: List[Finding] = []
+    seen: Dict[str, int] = {}
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if line.text in ("CPU:", "GPU models and configuration:"):
+            key = line.text[:-1]
+            seen[key] = line.number
+            block = []
+            while index < len(lines) and lines[index].text and not KEY_LINE.match(lines[index].text) \
+                    and not lines[index].text.startswith("Versions of relevant"):
+                block.append(lines[index])
+                index += 1
+            out += cpu_block(block) if key == "CPU" else gpu_block(block)
+            continue
+        match = KEY_LINE.match(line.text)
+        if match:
+            seen[match.group(1)] = line.number
+            out += collect_env_field(match.group(1), match.group(2).strip(), line.number)
+            continue
+        package = re.match(r"^\[(pip3?|conda|uv|poetry)\]\s+(\S+?)(?:==|\s+)(\S+)", line.text)
+        if package:
+            out += package_finding(package.group(2), package.group(3), line.number, "collect_env")
+    release = collect_env_format(seen)
+    if release:
+        out.append(Finding("collect_env.format", release, seen["PyTorch version"], "collect_env"))
+    return out, []
+
+
+def collect_env_field(key: str, value: str, number: int) -> List[Finding]:
+    """Findings of one `Key: value` line of collect_env."""
+    p = "collect_env"
+    if key == "PyTorch version":
+        if value in UNKNOWN:
+            return [Finding("torch.import_failed", True, number, p)]
+        return [Finding("torch.installed", True, number, p), Finding("torch.version", value, number, p)]
+    if key == "CUDA used to build PyTorch":
+        if value == "N/A":
+            return []
+        return [Finding("torch.cuda_version", None if value in UNKNOWN else value, number, p)]
+    if key == "Is CUDA available":
+        flag = boolean(value)
+        return [] if flag is None else [Finding("torch.cuda_available", flag, number, p)]
+    if key == "Nvidia driver version" and value not in UNKNOWN:
+        return [Finding("nvidia_smi.driver_version", value, number, p)]
+    if key == "GPU models and configuration" and value not in UNKNOWN:
+        return gpu_block([Line(number, value)])
+    if key == "Python version":
+        version = python_version(value)
+        out = [Finding("interpreter.version", version, number, p)] if version else []
+        if "32-bit runtime" in value:
+            out.append(Finding("interpreter.pointer_bits", 32, number, p))
+        return out
+    if key == "Python platform":
+        return platform_facts(value, number, p)
+    if key == "OS":
+        mac = re.match(r"(?:macOS|Mac OSX) (\d+\.\d+(?:\.\d+)?) \((\w+)\)", value)
+        if mac:
+            # get_os(): sw_vers -productVersion and platform.machine() of the Python that ran collect_env.
+            machine = "x86_64" if mac.group(2) in ("x86_64", "i386") else mac.group(2)
+            out = [Finding("host.system", "Darwin", number, p), Finding("interpreter.machine", machine, number, p)]
+            if not mac.group(1).startswith("10.16"):
+                out.append(Finding("host.macos_version", mac.group(1), number, p))
+            if machine == "arm64":
+                out.append(Finding("host.hw_arm64", True, number, p))
+            return out
+        if re.search(r"Windows", value):
+            return [Finding("host.system", "Windows", number, p)]
+        if value not in UNKNOWN:
+            return [Finding("host.system", "Linux", number, p), Finding("host.distro", value, number, p)]
+    return []
+
+
+def cpu_block(block: Sequence[Line]) -> List[Finding]:
+    """The CPU: block: `sysctl -n machdep.cpu.brand_string` on macOS, lscpu on Linux."""
+    out: List[Finding] = []
+    for line in block:
+        text = line.text
+        arch = re.match(r"Architecture:\s*(\S+)", text)
+        if arch:
+            out.append(Finding("host.cpu_arch", arch.group(1), line.number, "collect_env"))
+        model = re.match(r"(?:Model name:\s*)?(Apple M\d.*|Intel\(R\).*|AMD .*)$", text)
+        if model:
+            brand = model.group(1).strip()
+            out.append(Finding("host.cpu_brand", brand, line.number, "collect_env"))
+            if brand.startswith("Apple M"):
+                out.append(Finding("host.hw_arm64", True, line.number, "collect_env"))
+    return out
+
+
+def gpu_block(block: Sequence[Line]) -> List[Finding]:
+    """GPU models: `nvidia-smi -L` without UUIDs ('GPU 0: NVIDIA H200')."""
+    out: List[Finding] = []
+    for line in block:
+        found = re.match(r"GPU \d+:\s*(.+?)\s*$", line.text)
+        if found:
+            out.append(Finding("nvidia_smi.gpu", found.group(1), line.number, "collect_env"))
+    return out
+
+
+def package_finding(name: str, version: str, number: int, parser: str) -> List[Finding]:
+    """A package version (torch, pytorch, torchvision, numpy...) from a listing."""
+    name = name.lower().replace("_", "-")
+    if name == "pytorch":
+        name = "torch"
+    if not re.match(r"^\d+\.\d+", version):
+        return []
+    return [Finding("packages." + name, version, number, parser)]
+
+
+# --- other environment dumps -------------------------------------------------------------------------------------
+
+def parse_lightning(lines: Sequence[Line]) -> Result:
+    """Lightning's collect_env_details dump (`* CUDA:`, `- available:`, `* System:`, `- processor:`) and the bug
+    template's short fields (`- PyTorch Version (e.g., 2.0):`)."""
+    out: List[Finding] = []
+    section = ""
+    p = "lightning"
+    for line in lines:
+        text = line.text
+        head = re.match(r"^\*\s+(\w[\w ]*):\s*$", text)
+        if head:
+            section = head.group(1).strip().lower()
+            continue
+        field = re.match(r"^-\s+([\w .()/,`-]+?):\s+(\S.*?)\s*$", text)
+        if section == "cuda" and not field:
+            # `- GPU:` lists the names below it, one `- NAME` each (torch.cuda.get_device_name).
+            gpu = re.match(r"^-\s+(NVIDIA .+|Tesla .+|Quadro .+)$", text)
+            if gpu:
+                out.append(Finding("nvidia_smi.gpu", gpu.group(1).strip(), line.number, p))
+        if not field:
+            continue
+        key, value = field.group(1).strip().lower(), field.group(2)
+        if section == "cuda" and key == "available":
+            flag = boolean(value)
+            if flag is not None:
+                out.append(Finding("torch.cuda_available", flag, line.number, p))
+        elif section == "cuda" and key == "version":
+            out.append(Finding("torch.cuda_version", None if value in UNKNOWN else value, line.number, p))
+        elif section in ("lightning", "packages") and key in ("torch", "pytorch", "lightning", "pytorch-lightning",
+                                                                "torchvision", "numpy"):
+            out += package_finding(key, value, line.number, p)
+        elif section in ("system", "") and key == "os" and value in ("Darwin", "Linux", "Windows"):
+            system = {"darwin": "Darwin", "linux": "Linux", "windows": "Windows"}.get(value.lower())
+            if system:
+                out.append(Finding("host.system", system, line.number, p))
+        elif section in ("system", "") and key == "processor":
+            # platform.processor(): 'arm' for an arm64 Python on macOS, 'i386' for an x86_64 one.
+            if value == "arm":
+                out.append(Finding("interpreter.machine", "arm64", line.number, p))
+            elif value == "i386":
+                out.append(Finding("interpreter.machine", "x86_64", line.number, p))
+        elif section == "system" and key == "python":
+            version = python_version(value)
+            if version:
+                out.append(Finding("interpreter.version", version, line.number, p))
+        elif section in ("system", "") and key == "version" and "RELEASE_ARM64" in value:
+            out.append(Finding("host.hw_arm64", True, line.number, p))
+        elif key.startswith("pytorch version"):
+            out += package_finding("torch", value, line.number, p)
+    return out, []
+
+
+def parse_hf_env(lines: Sequence[Line]) -> Result:
+    """`transformers env` and `accelerate env` (and diffusers'): `- Platform:`, `- Python version:`,
+    `- PyTorch version (GPU?): 2.1.0 (False)`, `- PyTorch version (accelerator?): 2.5.1 (NA)`, accelerate 1.x's
+    `- PyTorch accelerator: MPS` and `- MPS type:`, `- GPU type:` (transformers/commands/env.py,
+    accelerate/commands/env.py)."""
+    out: List[Finding] = []
+    p = "hf-env"
+    mac = False
+    for line in lines:
+        field = re.match(r"^-\s+(`?[\w ]+`?(?: \([\w?]+\))?(?: version)?[\w ()?]*):\s+(\S.*?)\s*$", line.text)
+        if not field:
+            continue
+        key, value = field.group(1).replace("`", "").strip().lower(), field.group(2)
+        if key == "platform":
+            found = platform_facts(value, line.number, p)
+            mac = any(f.path == "host.system" and f.value == "Darwin" for f in found)
+            out += found
+        elif key == "python version":
+            version = python_version(value)
+            if version:
+                out.append(Finding("interpreter.version", version, line.number, p))
+        elif key.startswith("pytorch version"):
+            torch = re.match(r"(%s)(?:\s+\((\w+)\))?" % VERSION, value)
+            if torch:
+                out += package_finding("torch", torch.group(1), line.number, p)
+                flag = boolean(torch.group(2) or "")
+                if "gpu" in key and flag is not None:
+                    out.append(Finding("torch.cuda_available", flag, line.number, p))
+                if torch.group(2) == "MPS":
+                    out.append(Finding("torch.mps_available", True, line.number, p))
+                if torch.group(2) == "CUDA":
+                    out.append(Finding("torch.cuda_available", True, line.number, p))
+        elif key == "pytorch accelerator":
+            # accelerate env (1.x): CUDA, XPU, ..., MPS, or N/A when torch sees none (accelerate/commands/env.py).
+            if value == "CUDA":
+                out.append(Finding("torch.cuda_available", True, line.number, p))
+            elif value == "MPS":
+                out.append(Finding("torch.mps_available", True, line.number, p))
+            elif value == "N/A" and mac:
+                out.append(Finding("torch.mps_available", False, line.number, p))
+        elif key == "mps type" and value.startswith("Apple M"):
+            out += [Finding("host.hw_arm64", True, line.number, p), Finding("host.cpu_brand", value, line.number, p)]
+        elif key == "pytorch mps available":
+            flag = boolean(value)
+            if flag is not None:
+                out.append(Finding("torch.mps_available", flag, line.number, p))
+        elif key == "gpu type" and "nvidia" in value.lower():
+            out.append(Finding("nvidia_smi.gpu", value, line.number, p))
+    return out, []
+
+
+def parse_conda_info(lines: Sequence[Line]) -> Result:
+    """`conda info`: `platform : osx-64`, `python version : 3.11.5.final.0`, `__archspec=1=m1` (conda's
+    cli/main_info.py; the archspec virtual package names the CPU even under an osx-64 conda)."""
+    out: List[Finding] = []
+    p = "conda-info"
+    for line in lines:
+        text = line.text
+        field = re.match(r"^\s*(platform|python version|virtual packages)\s*:\s*(\S.*?)\s*$", text, re.I)
+        value = field.group(2) if field else text
+        if field and field.group(1).lower() == "platform":
+            platform = field.group(2)
+            if platform in ("osx-64", "osx-arm64"):
+                out += [Finding("host.system", "Darwin", line.number, p), Finding("interpreter.conda_subdir", platform, line.number, p),
+                        Finding("interpreter.machine", "x86_64" if platform == "osx-64" else "arm64", line.number, p)]
+            elif platform.startswith("linux-"):
+                out.append(Finding("host.system", "Linux", line.number, p))
+        elif field and field.group(1).lower() == "python version":
+            version = python_version(field.group(2))
+            if version:
+                out.append(Finding("interpreter.version", version, line.number, p))
+        archspec = re.search(r"__archspec=1=(\w+)", value)
+        if archspec and re.match(r"^(m\d|arm64)$", archspec.group(1)):
+            # archspec names Apple's chips m1, m2, ... (older conda: arm64); only Apple Silicon reports them.
+            out.append(Finding("host.hw_arm64", True, line.number, p))
+        osx = re.search(r"__osx=(\d+\.\d+(?:\.\d+)?)=", value)
+        if osx:
+            out += [Finding("host.system", "Darwin", line.number, p), Finding("interpreter.mac_ver", osx.group(1), line.number, p)]
+    return out + conda_plan(lines), []
+
+
+def conda_plan(lines: Sequence[Line]) -> List[Finding]:
+    """A conda transaction: `pkgs/main/osx-arm64::pytorch-1.10.2-cpu_py38h23cb94c_0` (channel/subdir::name-version-build)
+    and PackagesNotFoundError listing CUDA packages (pytorch-cuda, cudatoolkit, cuda-*)."""
+    out: List[Finding] = []
+    p = "conda-plan"
+    for index, line in enumerate(lines):
+        planned = re.search(r"(osx-arm64|osx-64|linux-64|linux-aarch64|win-64)::pytorch-(\d+\.\d+\.\d+)-(\S+)", line.text)
+        if planned:
+            subdir, version, build = planned.groups()
+            out += [Finding("interpreter.conda_subdir", subdir, line.number, p), Finding("packages.torch", version, line.number, p)]
+            if subdir.startswith("osx-"):
+                machine = "arm64" if subdir == "osx-arm64" else "x86_64"
+                out += [Finding("host.system", "Darwin", line.number, p), Finding("interpreter.machine", machine, line.number, p)]
+                if machine == "arm64":
+                    out.append(Finding("host.hw_arm64", True, line.number, p))
+            python = re.search(r"py3(\d+)", build)
+            if python:
+                out.append(Finding("interpreter.version", (3, int(python.group(1))), line.number, p))
+        if "PackagesNotFoundError" in line.text:
+            for following in lines[index + 1:index + 12]:
+                cuda = re.match(r"^-\s+(pytorch-cuda|cudatoolkit|cuda-[\w-]+)", following.text)
+                if cuda:
+                    out.append(Finding("request.cuda_build", cuda.group(1), following.number, p))
+                    break
+    return out
+
+
+# --- install logs ------------------------------------------------------------------------------------------------
+
+# The last torch with macOS x86_64 wheels is 2.2.2 (PyTorch 2.2 release notes, pytorch#114602): an index that offers
+# nothing newer to this Python is answering an x86_64 macOS interpreter.
+LAST_INTEL_MAC = (2, 2)  # 2.2.2
+RELEASE_MATRIX = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
+INTEL_OR_ROSETTA = Evidence(
+    ("hardware.apple-silicon", "python.rosetta"),
+    "pip sees only torch wheels up to 2.2.2: an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
+    "The package index offers this Python nothing newer than torch 2.2.2.",
+    "2.2.2 is the last torch with macOS x86_64 wheels (PyTorch 2.2 release notes). On an Intel Mac that is the "
+    "newest torch there is (and MPS needs Apple Silicon); on Apple Silicon `sysctl -n hw.optional.arm64` prints 1 and "
+    "the Python runs under Rosetta: install a native arm64 Python.",
+    ("sysctl -n hw.optional.arm64", "python3 -c 'import platform; print(platform.machine())'"),
+    "https://github.com/pytorch/pytorch/issues/114602", source="pip", devices=("mps",))
+
+
+def vt(version: str) -> Tuple[int, ...]:
+    """A version's leading numbers."""
+    return tuple(int(x) for x in re.findall(r"\d+", version.split("+")[0])[:3])
+
+
+def parse_install(lines: Sequence[Line]) -> Result:
+    """pip and uv resolution errors and wheel file names in install logs."""
+    out: List[Finding] = []
+    evidence: List[Evidence] = []
+    for line in lines:
+        text = line.text
+        pip = re.search(r"Could not find a version that satisfies the requirement (torch|pytorch)\b\s*([=<>!~]=?\s*[\w.*+]+)?"
+                        r".*?\(from versions: ([^)]*)\)", text)
+        if pip:
+            requested = re.search(r"==\s*(\d[\w.+]*)", pip.group(2) or "")
+            cuda = re.search(r"\+cu\d+", requested.group(1)) if requested else None
+            listed = [v.strip() for v in pip.group(3).split(",")]
+            if cuda and requested.group(1).split("+")[0] in listed:
+                # The release exists here, its +cuXYZ build does not: an index without CUDA builds (macOS).
+                out.append(Finding("request.cuda_build", requested.group(1), line.number, "pip"))
+                evidence.append(cuda_build_evidence(requested.group(1), line.number))
+            else:
+                evidence += pip_versions(pip.group(2), pip.group(3), line.number)
+            if requested:
+                out.append(Finding("packages.torch", requested.group(1).split("+")[0], line.number, "pip"))
+        elif re.search(r"Could not find a version that satisfies the requirement (torch|pytorch)\b", text):
+            evidence.append(no_wheel_evidence(line.number, "pip"))
+        for wheel in re.finditer(r"\btorch-(\d[\w.+]*)-cp(\d)(\d+)-(?:cp\d+|none|abi3)-(\w+)\.whl", text):
+            out += wheel_findings(wheel, line.number)
+        uv_abi = re.search(r"You require CPython (3\.\d+) \(`?cp3\d+`?\), but we only found wheels for `?torch`? \(v([\w.+]+)\)", text)
+        if uv_abi:
+            out += [Finding("interpreter.version", python_version(uv_abi.group(1)), line.number, "uv"),
+                    Finding("packages.torch", uv_abi.group(2), line.number, "uv")]
+        uv_platform = re.search(r"You're on macOS \(`?(macosx_[\d_]+_(x86_64|arm64))`?\)", text)
+        if uv_platform:
+            out += [Finding("host.system", "Darwin", line.number, "uv"),
+                    Finding("interpreter.machine", uv_platform.group(2), line.number, "uv")]
+            if uv_platform.group(2) == "x86_64":
+                evidence.append(Evidence(**dict(
+                    INTEL_OR_ROSETTA.__dict__, line=line.number, source="uv",
+                    summary="uv runs an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
+                    problem="uv reports the platform tag of an x86_64 interpreter (%s)." % uv_platform.group(1))))
+        no_wheel = re.search(r"torch\S*\s.*(?:has no wheels with a matching Python ABI tag|doesn't have a source distribution or "
+                             r"wheel for the current platform|has no wheels with a matching platform tag)", text) or \
+            re.search(r"can't be installed because it doesn't have a source distribution or wheel for the current platform", text)
+        if no_wheel and not uv_platform:
+            evidence.append(no_wheel_evidence(line.number, "uv"))
+    return out, evidence
+
+
+def cuda_build_evidence(requested: str, number: int) -> Evidence:
+    """A +cuXYZ torch asked for where the index has only plain builds of that release."""
+    return Evidence(
+        ("os.linux",), "torch %s is a CUDA build: CUDA wheels exist for Linux and Windows, not for this platform" % requested,
+        "The requirement pins a CUDA build (+%s) that this platform's index does not have." % requested.split("+", 1)[1],
+        "PyTorch publishes CUDA builds for Linux and Windows only; on macOS use the plain release (MPS on Apple Silicon).",
+        ("python3 -m pip install torch==%s" % re.sub(r"[^\w.]", "", requested.split("+")[0]),), GET_STARTED, number, "pip",
+        devices=("cuda",))
+
+
+def no_wheel_evidence(number: int, source: str) -> Evidence:
+    """No torch wheel for this interpreter: usually a Python newer (or older) than the release supports."""
+    return Evidence(
+        ("python.version",), "no torch wheel for this Python: a Python version (or platform) that release does not support",
+        "The index has no torch wheel that this interpreter can install.",
+        "torch publishes wheels per Python minor version; a Python newer than the release (e.g. 3.13 for torch 2.5 "
+        "on macOS and Windows), or 32-bit, gets none. Use a Python in the release's range.",
+        ("uv python install 3.12", "uv venv --python 3.12 .venv"), RELEASE_MATRIX, number, source)
+
+
+def pip_versions(requirement: Optional[str], listing: str, number: int) -> List[Evidence]:
+    """What pip's 'from versions: ...' list says about the interpreter."""
+    versions = [v.strip() for v in listing.split(",") if re.match(r"\s*\d", v)]
+    if not versions:
+        return [no_wheel_evidence(number, "pip")]
+    newest = max(versions, key=vt)
+    if vt(newest) == LAST_INTEL_MAC + (2,) and all("+" not in v for v in versions):
+        return [Evidence(**dict(INTEL_OR_ROSETTA.__dict__, line=number))]
+    requested = re.search(r"==\s*(\d[\w.]*)", requirement or "")
+    if requested and all(vt(v) > vt(requested.group(1)) for v in versions):
+        return [Evidence(
+            ("python.version",), "torch %s has no wheel for this Python: the index offers only %s and newer"
+            % (requested.group(1), min(versions, key=vt)),
+            "Only torch releases newer than %s have wheels for this Python." % requested.group(1),
+            "The Python is newer than torch %s supports; use a Python in its range, or a newer torch." % requested.group(1),
+            ("uv python install 3.12", "uv venv --python 3.12 .venv"), RELEASE_MATRIX, number, "pip")]
+    if requested and all(vt(v) < vt(requested.group(1)) for v in versions):
+        return [Evidence(
+            ("python.version",), "torch %s has no wheel for this Python: the newest offered is %s" % (requested.group(1), newest),
+            "This Python gets torch up to %s only." % newest,
+            "torch %s needs a newer Python than this one (or another platform)." % requested.group(1),
+            ("uv python install 3.12", "uv venv --python 3.12 .venv"), RELEASE_MATRIX, number, "pip")]
+    return []
+
+
+def wheel_findings(wheel, number: int) -> List[Finding]:
+    """Facts in a torch wheel's file name (PEP 427: name-version-python-abi-platform.whl)."""
+    version, platform = wheel.group(1), wheel.group(4)
+    out = [Finding("packages.torch", version, number, "wheel"),
+           Finding("interpreter.version", (int(wheel.group(2)), int(wheel.group(3))), number, "wheel")]
+    mac = re.match(r"macosx_\d+_\d+_(\w+)$", platform)
+    if mac:
+        out += [Finding("host.system", "Darwin", number, "wheel"),
+                Finding("interpreter.machine", "x86_64" if mac.group(1) in ("x86_64", "intel") else mac.group(1), number, "wheel")]
+    elif "linux" in platform:
+        out.append(Finding("host.system", "Linux", number, "wheel"))
+        cuda = re.search(r"\+cu(\d+)(\d)$", version)
+        if cuda:
+            out.append(Finding("torch.wheel_cuda", "%s.%s" % (cuda.group(1), cuda.group(2)), number, "wheel"))
+    elif platform.startswith("win"):
+        out.append(Finding("host.system", "Windows", number, "wheel"))
+    return out
+
+
+# --- interactive sessions and prose -------------------------------------------------------------------------------
+
+SESSION_CALLS = (
+    (r"torch\.backends\.mps\.is_available\(\)", "torch.mps_available", boolean),
+    (r"torch\.backends\.mps\.is_built\(\)", "torch.mps_built", boolean),
+    (r"torch\.cuda\.is_available\(\)", "torch.cuda_available", boolean),
+    (r"torch\.__version__", "torch.version", lambda v: v.strip("'\"") if re.match(r"^['\"]?\d+\.\d+", v) else None),
+    (r"torch\.version\.cuda", "torch.cuda_version", lambda v: None if v == "None" else v.strip("'\"")),
+    (r"platform\.machine\(\)", "interpreter.machine",
+     lambda v: v.strip("'\"") if v.strip("'\"") in ("arm64", "x86_64", "aarch64") else None),
+    (r"platform\.processor\(\)", "interpreter.machine", lambda v: {"'arm'": "arm64", "'i386'": "x86_64"}.get(v)),
+)
+
+
+def parse_session(lines: Sequence[Line]) -> Result:
+    """A Python session or script run: an expression (after >>> or in print(...)) and its output on the next line,
+    the interpreter banner ('Python 3.8.10 (default, ...)'), and `import torch` failing."""
+    out: List[Finding] = []
+    for index, line in enumerate(lines):
+        banner = re.match(r"^Python (3\.\d+\.\d+)\S* \([^)]*\d{4}, [\d:]+\)(.*)$", line.text)
+        if banner:
+            # The REPL banner: 'Python 3.11.9 (main, Apr  4 2024, 05:10:52) [Clang 14.0.3 ] on darwin'.
+            out.append(Finding("interpreter.version", python_version(banner.group(1)), line.number, "session"))
+            rest = banner.group(2) + " " + (lines[index + 1].text if index + 1 < len(lines) else "")
+            system = re.search(r"\bon (darwin|linux|win32)\b", rest)
+            if system:
+                out.append(Finding("host.system", {"darwin": "Darwin", "linux": "Linux", "win32": "Windows"}[system.group(1)],
+                                   line.number, "session"))
+        # Printed checks: "Is MPS (Metal Performance Shader) built? True", "mps_available False".
+        printed = re.search(r"\bMPS\b[^?:=]{0,40}?\b(built|available)\b\W{0,3}(True|False)\s*$", line.text, re.I)
+        if printed and not line.prompt:
+            out += [Finding("torch.mps_" + printed.group(1).lower(), printed.group(2) == "True", line.number, "session"),
+                    Finding("torch.installed", True, line.number, "session")]
+        variable = re.search(r"\b(CUDA_VISIBLE_DEVICES|PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO)"
+                             r"(?:\"\]|'\])?\s*=\s*[\"']?([\w,.-]*)", line.text)
+        if variable:
+            out.append(Finding("env." + variable.group(1), variable.group(2), line.number, "session"))
+        for pattern, path, convert in SESSION_CALLS:
+            if not re.search(pattern, line.text) or (line.prompt != "python" and "print(" not in line.text):
+                continue
+            reply = next_output(lines, index)
+            if reply is None:
+                continue
+            value = convert(re.sub(r"^Out\[\d+\]:\s*", "", reply.text.strip()))
+            if value is not None or path == "torch.cuda_version":
+                out.append(Finding(path, value, reply.number, "session"))
+                if path in ("torch.mps_available", "torch.mps_built", "torch.cuda_available", "torch.version"):
+                    out.append(Finding("torch.installed", True, reply.number, "session"))
+    return out, []
+
+
+def next_output(lines: Sequence[Line], index: int) -> Optional[Line]:
+    """The output line after the command at INDEX (the next non-empty line without a prompt)."""
+    for following in lines[index + 1:index + 4]:
+        if following.prompt:
+            return None
+        if following.text:
+            return following
+    return None
+
+
+def parse_prose(lines: Sequence[Line]) -> Result:
+    """What people write about their machine: 'MacBook M1 Pro', 'Apple M2', 'my mac is intel', 'PyTorch 2.5.1',
+    'reports platform i386'. Weakest source: any dump or log wins over it."""
+    out: List[Finding] = []
+    p = "prose"
+    for line in lines:
+        text = line.text
+        if re.search(r"\b(?:Apple |MacBook(?: Pro| Air)? |Mac ?mini |iMac |Mac Studio )?M[1-5](?: Pro| Max| Ultra)?\b", text) and \
+                re.search(r"\b(?:Apple|Mac|MacBook|macOS|mac)\b|\bM[1-5] (?:Pro|Max|Ultra)\b", text, re.I):
+            out += [Finding("host.hw_arm64", True, line.number, p), Finding("host.system", "Darwin", line.number, p)]
+        if re.search(r"\b(?:mac(?:book)?(?: \w+)? is (?:an )?intel|intel[- ](?:based )?mac)", text, re.I):
+            out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
+        if re.search(r"\b(?:platform|processor)\b[^.]{0,20}\bi386\b", text, re.I):
+            out.append(Finding("interpreter.machine", "x86_64", line.number, p))
+        if re.search(r"\bOS\W{0,4}:\W{0,4}mac ?OS\b", text, re.I):
+            out.append(Finding("host.system", "Darwin", line.number, p))
+        torch = re.search(r"\b(?:PyTorch|torch)\s*(?:version\s*)?:?\s*(?:stable\s*\()?v?(\d+\.\d+\.\d+)\b", text)
+        if torch:
+            out.append(Finding("packages.torch", torch.group(1), line.number, p))
+    return out, wrong_results(lines)
+
+
+# How people report silent wrong results: "gives the wrong answer on MPS", "random numbers", "# NOT same!",
+# "is broken on MPS backend" (pytorch#111634, #81567, #118115, #90635).
+WRONG_RESULTS = re.compile(r"\b(?:wrong|incorrect) (?:answer|result|output|value|number)s?\b|\bsome random numbers\b|"
+                           r"#\s*NOT same\b|\b(?:is|are) broken on (?:the )?(?:MPS|CUDA)\b|"
+                           r"\bdiffer(?:s|ent)? from (?:the )?CPU\b", re.I)
+
+
+def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
+    """Evidence against device.parity when the paste reports results on an accelerator that are wrong."""
+    device = next((d for d, pattern in (("mps", r"\bmps\b"), ("cuda", r"\bcuda\b"))
+                   if any(re.search(pattern, line.text, re.I) for line in lines)), None)
+    claim = next((line for line in lines if WRONG_RESULTS.search(line.text)), None)
+    if device is None or claim is None:
+        return []
+    return [Evidence(
+        ("device.parity",), "the paste reports wrong results on %s: a silent correctness bug" % device,
+        "Results computed on %s differ from what the CPU gives." % device,
+        "Silent correctness bugs of this kind shipped in torch releases (pytorch#109457, #118115) and are fixed in "
+        "later ones: upgrade torch (and macOS), compare with the CPU, and until then compute that operation on the CPU.",
+        ("python3 -m pip install --upgrade torch torchvision", "mps-doctor check --device %s" % device),
+        "https://docs.pytorch.org/docs/stable/notes/mps.html", claim.number, "prose", devices=(device,))]
+
+
+PARSERS = (parse_collect_env, parse_lightning, parse_hf_env, parse_conda_info, parse_sw_vers, parse_platform,
+           parse_nvidia_smi, parse_install, parse_session, parse_prose)
+# Which parser wins when two disagree on a fact: the dumps printed by a program first, prose last.
+PRIORITY = ("collect_env", "session", "sw_vers", "uname", "conda-info", "conda-plan", "hf-env", "lightning", "platform", "nvidia-smi",
+            "wheel", "uv", "pip", "catalogue", "prose")

@@ -1,0 +1,372 @@
+"""triage: pasted text -> facts with line numbers -> the same layers as check; corpus of real pastes."""
+
+import glob
+import json
+import os
+
+import pytest
+
+from mps_doctor.checks.model import Status
+from mps_doctor.errors import UsageError
+from mps_doctor.triage import parsers
+from mps_doctor.triage.engine import NOT_IN_PASTE, read_paste, triage
+from mps_doctor.triage.text import clean
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+COLLECT_ENV = os.path.join(HERE, "triage", "collect_env")
+PASTED = os.path.join(HERE, "pasted")
+
+
+def corpus():
+    """(name, text, expectation) of every pasted report in tests/pasted/."""
+    for path in sorted(glob.glob(os.path.join(PASTED, "*.txt"))):
+        with open(path[:-4] + ".json", encoding="utf-8") as handle:
+            meta = json.load(handle)
+        with open(path, encoding="utf-8") as handle:
+            yield os.path.basename(path)[:-4], handle.read(), meta
+
+
+def pasted(name):
+    with open(os.path.join(PASTED, name + ".txt"), encoding="utf-8") as handle:
+        return handle.read()
+
+
+def known(paste, path):
+    return paste.known[path].value if path in paste.known else None
+
+
+# --- cleaning ----------------------------------------------------------------------------------------------------
+
+def test_cleaning_keeps_line_numbers_through_crlf_fences_details_ansi_and_prompts():
+    raw = ("<details><summary>env</summary>\r\n```console\r\n\x1b[31m$ sw_vers\x1b[0m\r\n"
+           "ProductVersion:\t14.6.1\r\n>>> import torch\r\n> quoted text\r\n```\r\n</details>")
+    lines = clean(raw)
+    assert [(line.number, line.text, line.prompt) for line in lines] == [
+        (1, "env", ""), (2, "", ""), (3, "sw_vers", "shell"), (4, "ProductVersion:    14.6.1", ""),
+        (5, "import torch", "python"), (6, "quoted text", ""), (7, "", ""), (8, "", "")]
+
+
+def test_a_repr_escaped_message_is_unescaped():
+    assert clean(r"NotImplementedError: The operator \'aten::roll\' is not")[0].text == \
+        "NotImplementedError: The operator 'aten::roll' is not"
+
+
+# --- collect_env: one sample per format change, each printed by that release's own collect_env.py -----------------
+
+@pytest.mark.parametrize("release", ["1.12", "1.13", "2.0", "2.9", "2.10"])
+def test_each_collect_env_format_is_parsed(release):
+    with open(os.path.join(COLLECT_ENV, "%s-linux-x86_64.txt" % release), encoding="utf-8") as handle:
+        paste = read_paste(handle.read())
+    assert known(paste, "collect_env.format") == release
+    assert known(paste, "torch.version") == "2.13.0+cpu"
+    assert known(paste, "torch.cuda_version") is None and "torch.cuda_version" in paste.known
+    assert known(paste, "torch.cuda_available") is False
+    assert known(paste, "host.system") == "Linux"
+    assert known(paste, "interpreter.version")[:2] == (3, 11)
+    assert known(paste, "interpreter.machine") == "x86_64"
+    assert known(paste, "packages.torch") == "2.13.0+cpu"
+    assert paste.known["torch.version"].lines == (2,)
+
+
+def test_collect_env_format_2_9_from_a_real_mac_report():
+    paste = read_paste(pasted("pytorch-164943-macos13-torch210-stale-message"))
+    assert known(paste, "collect_env.format") == "2.9"
+    assert known(paste, "host.macos_version") == "13.7.4"
+    assert known(paste, "host.cpu_brand") == "Apple M2 Max"
+    assert known(paste, "host.hw_arm64") is True
+
+
+def test_collect_env_without_torch_says_the_import_failed():
+    paste = read_paste("PyTorch version: N/A\nIs debug build: N/A\nCUDA used to build PyTorch: N/A\n"
+                       "OS: macOS 14.2 (x86_64)\nIs XNNPACK available: N/A\n")
+    assert known(paste, "torch.import_failed") is True
+    assert known(paste, "interpreter.machine") == "x86_64"
+    assert known(paste, "collect_env.format") == "1.12"
+
+
+# --- other formats -----------------------------------------------------------------------------------------------
+
+def test_platform_strings():
+    facts = parsers.platform_facts("Linux-5.15.49-linuxkit-aarch64-with-glibc2.29", 1, "t")
+    assert {(f.path, f.value) for f in facts} >= {("host.system", "Linux"), ("interpreter.machine", "aarch64"),
+                                                   ("host.linux_container_on_mac", True)}
+    mac = {(f.path, f.value) for f in parsers.platform_facts("macOS-10.16-x86_64-i386-64bit", 1, "t")}
+    assert ("interpreter.machine", "x86_64") in mac and ("host.hw_arm64", True) not in mac
+
+
+def test_uname_names_apple_silicon_under_rosetta():
+    line = ("Darwin mbp.local 23.1.0 Darwin Kernel Version 23.1.0: Mon Oct  9 21:28:12 PDT 2023; "
+            "root:xnu-10002.41.9~6/RELEASE_ARM64_T6020 x86_64")
+    paste = read_paste(line)
+    assert known(paste, "host.hw_arm64") is True and known(paste, "interpreter.machine") == "x86_64"
+
+
+def test_sw_vers_reports_the_real_version_of_macos_26():
+    paste = read_paste("ProductName:\tmacOS\nProductVersion:\t16.0\nBuildVersion:\t25A354\n")
+    assert known(paste, "host.macos_version") == "26.0"
+
+
+def test_nvidia_smi_reuses_the_host_probe_parser():
+    with open(os.path.join(HERE, "data", "nvidia-smi-h200.txt"), encoding="utf-8") as handle:
+        paste = read_paste(handle.read())
+    assert known(paste, "nvidia_smi.cuda_version") and known(paste, "nvidia_smi.driver_version")
+
+
+def test_pip_from_versions_ending_at_2_2_2_is_an_x86_64_python_on_macos():
+    paste = read_paste(pasted("pytorch-161614-pip-intel-mac-from-versions-222"))
+    evidence = [e for e in paste.evidence if e.source == "pip"]
+    assert evidence and evidence[0].checks == ("hardware.apple-silicon", "python.rosetta")
+    assert evidence[0].line == 5
+
+
+def test_pip_offering_only_newer_releases_means_the_python_is_too_new():
+    paste = read_paste(pasted("pytorch-170293-python313-old-cuda-wheels"))
+    assert any(e.checks == ("python.version",) and e.source == "pip" for e in paste.evidence)
+    assert known(paste, "interpreter.version")[:2] == (3, 13)
+
+
+def test_uv_missing_cp313_wheel():
+    text = ("  hint: You require CPython 3.13 (`cp313`), but we only found wheels for `torch` (v2.4.1) with the "
+            "following Python ABI tags: `cp38`, `cp39`, `cp310`, `cp311`, `cp312`")
+    paste = read_paste(text)
+    assert known(paste, "interpreter.version") == (3, 13) and known(paste, "packages.torch") == "2.4.1"
+    report = triage(text)
+    assert report.verdict.root_cause == "python.version"
+
+
+def test_wheel_file_names():
+    paste = read_paste("Downloading torch-2.2.2-cp311-none-macosx_10_9_x86_64.whl (150.8 MB)")
+    assert known(paste, "interpreter.machine") == "x86_64" and known(paste, "host.system") == "Darwin"
+    assert known(paste, "interpreter.version") == (3, 11) and known(paste, "packages.torch") == "2.2.2"
+
+
+def test_transformers_and_accelerate_env_lines():
+    text = ("- `transformers` version: 4.46.0\n- Platform: macOS-14.6.1-arm64-arm-64bit\n- Python version: 3.12.7\n"
+            "- PyTorch version (accelerator?): 2.5.1 (NA)\n- `Accelerate` version: 1.1.0\n"
+            "- PyTorch version (GPU?): 2.5.1 (False)\n")
+    paste = read_paste(text)
+    assert known(paste, "host.system") == "Darwin" and known(paste, "interpreter.machine") == "arm64"
+    assert known(paste, "packages.torch") == "2.5.1" and known(paste, "torch.cuda_available") is False
+
+
+def test_lightning_dump_processor_i386_is_an_x86_64_python():
+    text = ("* System:\n\t- OS:                Darwin\n\t- processor:         i386\n\t- python:            3.10.4\n"
+            "\t- version:           Darwin Kernel Version 21.6.0: RELEASE_ARM64_T6000\n")
+    paste = read_paste(text)
+    assert known(paste, "interpreter.machine") == "x86_64" and known(paste, "host.hw_arm64") is True
+    assert triage(text).verdict.root_cause == "python.rosetta"
+
+
+def test_conda_info_fields():
+    # The field layout of `conda info` (conda 4.12 on an arm64 Mac, as pasted in invoke-ai/InvokeAI#262).
+    arm = ("     active environment : ldm\n         python version : 3.9.12.final.0\n"
+           "       virtual packages : __osx=12.5.1=0\n                          __unix=0=0\n"
+           "                          __archspec=1=arm64\n               platform : osx-arm64\n")
+    paste = read_paste(arm)
+    assert known(paste, "interpreter.conda_subdir") == "osx-arm64" and known(paste, "host.hw_arm64") is True
+    assert known(paste, "interpreter.version") == (3, 9, 12) and known(paste, "interpreter.mac_ver") == "12.5.1"
+    intel_conda = arm.replace("__archspec=1=arm64", "__archspec=1=x86_64").replace("osx-arm64", "osx-64")
+    report = triage(intel_conda)
+    rosetta = report.result("python.rosetta")
+    assert rosetta.status == Status.SKIP and "the Mac's chip" in rosetta.summary
+    assert triage(intel_conda + "CPU:\nApple M1 Pro\n").verdict.root_cause == "python.rosetta"
+
+
+# --- the verdict -------------------------------------------------------------------------------------------------
+
+def test_undecided_layers_say_so_and_never_pass():
+    report = triage(pasted("pytorch-139425-macos12-torch251-sw-vers"))
+    assert report.verdict.root_cause == "macos.version"
+    statuses = {r.id: r for r in report.results if r.layer is not None}
+    assert statuses["os.macos"].status == Status.PASS
+    report = triage("ProductName: macOS\nProductVersion: 15.1\nBuildVersion: 24B83\nCPU:\nApple M3\n")
+    undecided = [r for r in report.results if r.layer is not None and r.status == Status.SKIP]
+    assert {r.id for r in undecided} >= {"torch.import", "torch.mps-available", "device.smoke"}
+    assert all(r.summary.startswith(NOT_IN_PASTE) for r in undecided)
+    assert report.verdict.root_cause is None and report.verdict.state == "no-problem-found"
+
+
+def test_a_known_error_without_a_failing_layer_is_the_root_cause(cli):
+    text = "TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64."
+    report = triage(text)
+    assert report.verdict.root_cause == "mps.float64-unsupported"
+    assert report.result("mps.float64-unsupported").status == Status.FAIL
+    result = cli("triage", "-", input=text)
+    assert result.exit_code == 1
+
+
+def test_nothing_recognizable_is_exit_2(cli):
+    with pytest.raises(UsageError):
+        triage("hello, my training is slow, any idea?")
+    result = cli("triage", "-", input="hello, my training is slow, any idea?")
+    assert result.exit_code == 2 and "nothing recognizable" in result.output
+
+
+def test_json_report_records_the_pasted_source_and_validates(cli):
+    jsonschema = pytest.importorskip("jsonschema")
+    from mps_doctor.data import __file__ as data_init
+
+    result = cli("triage", os.path.join(PASTED, "pytorch-164943-macos13-torch210-stale-message.txt"), "--format", "json")
+    assert result.exit_code == 1
+    doc = json.loads(result.output)
+    assert doc["source"]["kind"] == "pasted"
+    facts = {f["fact"]: f for f in doc["source"]["facts"]}
+    assert facts["host.macos_version"]["lines"] == [24]
+    with open(os.path.join(os.path.dirname(data_init), "report.schema.json"), encoding="utf-8") as handle:
+        jsonschema.validate(doc, json.load(handle))
+
+
+def test_markdown_reply_has_cause_fix_facts_and_full_check_and_is_redacted(cli):
+    result = cli("triage", os.path.join(PASTED, "textgen-6444-intel-mac-installer-pip.txt"), "--format", "markdown")
+    assert result.exit_code == 1
+    assert "**Cause** (`hardware.apple-silicon`)" in result.output
+    assert "```sh" in result.output and "mps-doctor check" in result.output
+    assert "| fact | value | line | from |" in result.output
+    assert "/Users/username/" not in result.output or "<user>" in result.output
+
+
+def test_fix_from_pasted_text_prints_the_plan(cli, tmp_path):
+    result = cli("fix", "--from", os.path.join(PASTED, "pytorch-164943-macos13-torch210-stale-message.txt"),
+                 "--shell", "zsh", "--print-commands")
+    assert result.exit_code == 0
+    assert "torch==2.8" in result.output and "softwareupdate" in result.output
+
+
+def test_fix_from_a_json_report_still_works(cli):
+    result = cli("fix", "--from", os.path.join(HERE, "..", "docs", "examples", "mac-rosetta.json"), "--print-commands")
+    assert result.exit_code == 0 and "venv-arm64" in result.output
+
+
+# --- the corpus: real pastes from public threads -------------------------------------------------------------------
+
+CORPUS = list(corpus())
+
+
+@pytest.mark.parametrize("name,text,meta", CORPUS, ids=[c[0] for c in CORPUS])
+def test_corpus_paste_never_crashes(cli, name, text, meta):
+    result = cli("triage", "-", input=text)
+    assert result.exit_code in (0, 1, 2), result.output
+
+
+def test_corpus_diagnosed_to_the_confirmed_cause():
+    hits, misses = 0, []
+    for name, text, meta in CORPUS:
+        try:
+            got = triage(text).verdict.root_cause
+        except UsageError:
+            got = None
+        if got == meta["expected_root_cause"]:
+            hits += 1
+        else:
+            misses.append("%s: expected %s, got %s" % (name, meta["expected_root_cause"], got))
+    assert CORPUS and hits >= 0.9 * len(CORPUS), "%d/%d\n%s" % (hits, len(CORPUS), "\n".join(misses))
+
+
+def test_a_triage_json_report_is_refused_by_from(cli, tmp_path):
+    saved = tmp_path / "triage.json"
+    result = cli("triage", os.path.join(PASTED, "textgen-6444-intel-mac-installer-pip.txt"), "--format", "json",
+                 "-o", str(saved))
+    assert result.exit_code == 1
+    for command in ("check", "fix"):
+        result = cli(command, "--from", str(saved))
+        assert result.exit_code == 2 and "triage report" in result.output
+
+
+@pytest.mark.parametrize("stage", ["parity", "smoke"])
+def test_check_explains_a_caught_exception_with_the_catalogue(stage):
+    from dataclasses import replace
+
+    from mps_doctor.checks.context import Context
+    from mps_doctor.checks.layers import device_parity, device_smoke
+    from mps_doctor.checks.model import Options
+    from mps_doctor.facts import ErrorInfo, Parity, Smoke
+    from mps_doctor.report import facts_from_report
+    from mps_doctor.versions import load_releases
+
+    with open(os.path.join(HERE, "..", "docs", "examples", "mac-macos13-torch29.json"), encoding="utf-8") as handle:
+        facts, _ = facts_from_report(json.load(handle))
+    # The message as torch 2.1.1 printed it (tests/pasted/tianshou-1237-float64-python-session-211.txt).
+    error = ErrorInfo("TypeError", "Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support "
+                                   "float64. Please use float32 instead.")
+    target = replace(facts.target, parity=Parity("mps", error=error), smoke=Smoke("mps", error=error), failure=None)
+    ctx = Context(replace(facts, target=target), Options(device="mps"), load_releases())
+    outcome = (device_parity if stage == "parity" else device_smoke)(ctx)
+    assert outcome.status == Status.FAIL
+    assert "mps.float64-unsupported" in outcome.remedy.why and "float64" in outcome.remedy.why
+
+
+@pytest.mark.parametrize("name", ["transformers-5.24-env", "accelerate-1.15-env"])
+def test_real_transformers_and_accelerate_env_output(name):
+    with open(os.path.join(HERE, "triage", "env", name + ".txt"), encoding="utf-8") as handle:
+        paste = read_paste(handle.read())
+    assert known(paste, "host.system") == "Linux" and known(paste, "interpreter.machine") == "x86_64"
+    assert known(paste, "interpreter.version") == (3, 11, 7)
+    assert paste.known["host.system"].parser == "hf-env"
+
+
+def test_accelerate_on_a_mac_without_mps():
+    text = ("- `Accelerate` version: 1.15.0\n- Platform: macOS-15.1-arm64-arm-64bit\n- Python version: 3.12.7\n"
+            "- PyTorch version: 2.9.1\n- PyTorch accelerator: N/A\n")
+    paste = read_paste(text)
+    assert known(paste, "torch.mps_available") is False and known(paste, "packages.torch") == "2.9.1"
+
+
+def test_fix_from_a_driver_message_never_picks_a_cuda_newer_than_the_driver(cli):
+    result = cli("fix", "--from", os.path.join(PASTED, "gpt-sovits-83-cuda-driver-too-old-11040.txt"), "--print-commands")
+    assert result.exit_code == 0
+    assert "nvidia-smi" in result.output
+    assert "whl/cu12" not in result.output and "whl/cu13" not in result.output
+
+
+def test_printed_mps_checks_and_jupyter_outputs():
+    paste = read_paste("Is MPS (Metal Performance Shader) built? True\nIs MPS available? False\n")
+    assert known(paste, "torch.mps_built") is True and known(paste, "torch.mps_available") is False
+    paste = read_paste("In [3]: torch.backends.mps.is_available()\nOut[3]: False\n"
+                       "In [6]: platform.platform()\nOut[6]: 'macOS-12.3.1-arm64-arm-64bit'\n")
+    assert known(paste, "torch.mps_available") is False and known(paste, "host.hw_arm64") is True
+    assert known(paste, "interpreter.mac_ver") == "12.3.1"
+
+
+def test_catalogue_fix_commands_and_tolerant_loading():
+    from mps_doctor.known_errors import parse_catalogue
+
+    entries = parse_catalogue({"version": 1, "errors": [
+        {"id": "mps.op-not-implemented", "pattern": "not currently implemented for the MPS device",
+         "cause": "c", "fix": "Upgrade torch; else set `PYTORCH_ENABLE_MPS_FALLBACK=1`; see `torch.mps`.",
+         "layer": None, "devices": ["mps"], "sources": ["https://github.com/pytorch/pytorch/issues/77764"]},
+        {"id": "broken", "pattern": "(unclosed", "cause": "", "fix": ""},
+        {"pattern": "no id"}]})
+    assert [e.id for e in entries] == ["mps.op-not-implemented"]
+    assert entries[0].commands == ("export PYTORCH_ENABLE_MPS_FALLBACK=1",)
+    assert entries[0].link == "https://github.com/pytorch/pytorch/issues/77764"
+
+
+def test_every_catalogue_id_fits_the_report_schema_pattern():
+    import re
+
+    from mps_doctor.checks.registry import CHECK_ID_PATTERN
+    from mps_doctor.known_errors import load_catalogue
+
+    assert load_catalogue()
+    assert all(re.match(CHECK_ID_PATTERN, e.id) for e in load_catalogue())
+
+
+def test_reply_redacts_home_folders_of_every_platform(cli):
+    text = ("OSError: dlopen(/Users/alice/venv/lib/python3.9/site-packages/torch/lib/libtorch.dylib, 0x0006): "
+            "mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64')\n"
+            "  File \"C:\\Users\\bob\\Desktop\\collect_env.py\", line 612, in <module>\n"
+            "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n")
+    result = cli("triage", "-", "--format", "markdown", input=text)
+    assert result.exit_code == 1
+    assert "alice" not in result.output and "bob" not in result.output and "<user>" in result.output
+
+
+def test_triage_never_imports_torch(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys; from mps_doctor.triage.engine import triage; "
+            "triage(open(sys.argv[1]).read()); print('torch' in sys.modules)")
+    out = subprocess.check_output([sys.executable, "-c", code, os.path.join(PASTED, "pytorch-164943-macos13-torch210-stale-message.txt")],
+                                  text=True)
+    assert out.strip() == "False"
