@@ -1,15 +1,14 @@
-"""`mps-doctor bench`: the seed experiment (CPU vs accelerator on the MNIST Net), run in the target interpreter.
+"""`mps-doctor bench`: the MNIST example of pytorch/examples (CPU vs accelerator), run in the target interpreter.
 
 This module only plans the run, reads the child's measurements and derives figures from them; the timing
 itself happens in child/mpsd_bench.py.
 """
 
 import json
-import shutil
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from mps_doctor import __version__
 from mps_doctor.errors import DoctorError, UsageError
@@ -128,13 +127,14 @@ class BenchReport:
         return "pass", ""
 
 
-def resolve_bench_device(requested: str, system: str, which: Callable[[str], Optional[str]] = shutil.which) -> str:
-    """auto: mps on macOS, cuda where nvidia-smi exists, else cpu."""
+def resolved_accelerator(requested: str, results: Dict[str, dict]) -> str:
+    """The accelerator the bench is about: auto resolved like check --device auto (devices.resolve_device): mps on
+    macOS, cuda where torch sees a CUDA GPU, else cpu."""
     if requested != "auto":
         return requested
-    if system == "Darwin":
+    if (results.get("interpreter") or {}).get("sys_platform") == "darwin":
         return "mps"
-    if which("nvidia-smi"):
+    if ((results.get("torch") or {}).get("cuda") or {}).get("available"):
         return "cuda"
     return "cpu"
 
@@ -156,7 +156,9 @@ def find_peak(name: str, cores: Optional[int] = None, peaks: Optional[List[dict]
 def run_bench(python: str, options: BenchOptions, system: str, on_progress=None) -> BenchReport:
     """Run the bench child under PYTHON and build the report."""
     python = validate_python(python)
-    accel = resolve_bench_device(options.device, system)
+    accel = options.device  # auto is resolved by the child, as check resolves it
+    if accel == "cpu" and not options.include_cpu:
+        raise UsageError("--no-cpu with --device cpu leaves nothing to measure")
     devices = (["cpu"] if options.include_cpu or accel == "cpu" else []) + ([accel] if accel != "cpu" else [])
     data_dir = options.data_dir or str(DATA_DIR)
     pipeline = options.pipeline or ("loader" if options.epochs else "resident")
@@ -164,6 +166,7 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None)
         "devices": devices, "batch": options.batch, "warmup": options.warmup, "windows": options.windows,
         "steps": options.steps, "epochs": options.epochs, "pipeline": pipeline, "workers": options.workers,
         "data_dir": data_dir, "images_per_epoch": SEED_EPOCH_IMAGES if options.epochs and not options.data_dir else None,
+        "no_cpu": not options.include_cpu,
     }
     child = ChildRun([python, str(CHILD_DIR), "bench", json.dumps(child_options)], options.timeout)
     results, _, returncode, stderr, timed_out = child.stream(on_progress or (lambda frame: None))
@@ -172,6 +175,12 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None)
     torch_data = results.get("torch") or {}
     if not torch_data.get("installed") or torch_data.get("import_error"):
         raise BenchUnavailable("torch does not import in %s; run: mps-doctor check --python %s" % (python, python))
+    accel = resolved_accelerator(options.device, results)
+    if accel == "cpu" and not options.include_cpu:
+        raise UsageError("--no-cpu: torch in %s sees no accelerator (no MPS, no CUDA GPU), so there is nothing to "
+                         "measure but the CPU; run without --no-cpu, or see: mps-doctor check --python %s" % (python, python))
+    devices = list(dict.fromkeys(["cpu" if device == "cpu" or device == "auto" and accel == "cpu" else
+                                  accel if device == "auto" else device for device in devices]))
     runs = []
     for device in devices:
         data = results.get("bench-" + device)
@@ -208,13 +217,13 @@ def describe_data(options: BenchOptions, data_dir: str) -> str:
     if options.data_dir:
         return "MNIST from %s" % options.data_dir
     if options.epochs:
-        return "the 2,000 MNIST digits shipped with mps-doctor, cycled to 60,000 images per epoch (the seed's epoch size)"
+        return "the 2,000 MNIST digits shipped with mps-doctor, cycled to 60,000 images per epoch (the MNIST training set's size)"
     return "the 2,000 MNIST digits shipped with mps-doctor"
 
 
 def describe_pipeline(pipeline: str, workers: int) -> str:
     if pipeline == "loader":
-        return ("DataLoader with per-sample decode and normalize (like the seed's ToTensor + Normalize), "
+        return ("DataLoader with per-sample decode and normalize (like torchvision's ToTensor + Normalize in pytorch/examples), "
                 "num_workers=%d, copied to the device every step" % workers)
     return "data resident on the device (measures the device, not the input pipeline)"
 

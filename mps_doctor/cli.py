@@ -166,6 +166,16 @@ def load_report(path: str):
         raise ReportFormatError("--from %s: %s" % (path, exc))
 
 
+def print_version(ctx, _param, value) -> None:
+    """--version: the tool's version and its release table's date and newest row."""
+    if not value or ctx.resilient_parsing:
+        return
+    from mps_doctor.versions import version_line
+
+    click.echo(version_line(__version__))
+    ctx.exit()
+
+
 class DoctorGroup(click.Group):
     """The command group; a reader that closes the pipe early (`| head`) ends a command with its own code, not 1."""
 
@@ -178,7 +188,8 @@ class DoctorGroup(click.Group):
 
 
 @click.group(cls=DoctorGroup, context_settings=CONTEXT, epilog=exit_codes.help_text())
-@click.version_option(__version__, "-V", "--version", prog_name="mps-doctor", message="%(prog)s %(version)s")
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=print_version,
+              help="Show the version and the release table's date and newest row, and exit.")
 def main() -> None:
     """Diagnose PyTorch on Apple Silicon (MPS), CUDA and the CPU, and print the exact fix."""
 
@@ -186,8 +197,9 @@ def main() -> None:
 @main.command(context_settings=CONTEXT, epilog=exit_codes.help_text())
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
               help="Device to diagnose: auto is mps on macOS, cuda where torch sees a GPU, else cpu.")
-@click.option("--python", "python", metavar="PATH", help="Diagnose this interpreter (e.g. .venv/bin/python) "
-              "instead of the one running mps-doctor.")
+@click.option("--python", "python", metavar="PATH", help="Diagnose this interpreter (e.g. .venv/bin/python). "
+              "Default: the active venv or conda env, a .venv here or above, else the Python running mps-doctor "
+              "(python3 on PATH when that is pipx's or uv's private one).")
 @click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text", show_default=True)
 @click.option("--output", "-o", metavar="FILE", help=OUTPUT_HELP)
 @click.option("--from", "from_report", metavar="REPORT.json", help="Re-run every check on a saved JSON report's "
@@ -205,14 +217,16 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
           select_ids, skip_ids, required):
     """Check whether PyTorch can train on the device from this Python, layer by layer."""
     try:
-        report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required)
+        report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required,
+                          strict=strict)
         write_output(render(report, fmt, verbose, output is None and use_color(no_color), not no_redact), output)
     except DoctorError as error:
         fail(error)
-    sys.exit(report.exit_code(strict))
+    sys.exit(report.exit_code())
 
 
-def diagnose(ctx, device, python, from_report, quick, timeout, config=None, select_ids=(), skip_ids=(), required=()):
+def diagnose(ctx, device, python, from_report, quick, timeout, config=None, select_ids=(), skip_ids=(), required=(),
+             strict=False):
     """The report for the options shared by check and fix: from a saved report, or by probing."""
     from mps_doctor.checks.model import Options
     from mps_doctor.checks.registry import REGISTRY, all_checks
@@ -229,6 +243,10 @@ def diagnose(ctx, device, python, from_report, quick, timeout, config=None, sele
         facts, saved = load_report(from_report)
         if ctx.get_parameter_source("device").name == "DEFAULT":
             device = saved.get("requested_device", saved.get("device", "auto"))
+        else:
+            from mps_doctor.devices import check_replay_device
+
+            check_replay_device(facts, device, tuple(select_ids))
         if ctx.get_parameter_source("quick").name == "DEFAULT":
             quick = bool(saved.get("quick", False))
     policy = load_policy(config) if config or not from_report else saved["policy"]
@@ -238,12 +256,11 @@ def diagnose(ctx, device, python, from_report, quick, timeout, config=None, sele
     required = tuple(required) or saved.get("required", ())
     if not from_report:
         from mps_doctor.probe.collect import collect_facts
-        from mps_doctor.probe.target import this_python
 
-        facts = collect_facts(this_python() if python is None else python, device, smoke=not quick, timeout=timeout,
-                              policy_devices=policy.devices)
+        facts = collect_facts(python, device, smoke=not quick, timeout=timeout,
+                              policy_devices=tuple(dict.fromkeys(required + policy.devices)))
     return build_report(facts, Options(device=device, requested_device=device, quick=quick, policy=policy,
-                                       select=select, required=required))
+                                       select=select, required=required, strict=strict, replayed_from=from_report))
 
 
 def build_report(facts, options):
@@ -297,31 +314,33 @@ def list_checks(fmt):
 @main.command(context_settings=CONTEXT, epilog="\b\nExit codes: 0 measured (a slower accelerator is a warning), 1 the "
               "accelerator or torch is not usable, 2 usage error, 3 the doctor failed.")
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
-              help="Accelerator to compare with the CPU (auto: mps on macOS, cuda with nvidia-smi, else the CPU alone).")
+              help="Accelerator to compare with the CPU (auto, as in check: mps on macOS, cuda where torch sees a GPU, "
+              "else the CPU alone).")
 @click.option("--python", "python", metavar="PATH", help="Run the benchmark in this interpreter.")
 @click.option("--batch", type=click.IntRange(1, 8192), default=64, show_default=True)
 @click.option("--steps", type=click.IntRange(1, 100000), default=20, show_default=True, help="Steps per timed window.")
 @click.option("--windows", type=click.IntRange(1, 1000), default=5, show_default=True, help="Timed windows (median reported).")
 @click.option("--warmup", type=click.IntRange(0, 100000), default=10, show_default=True, help="Untimed steps after the cold one.")
-@click.option("--epochs", type=click.IntRange(0, 1000), default=0, help="Run the seed's full experiment: N epochs "
-              "of 60,000 images (or of --data-dir's training set) per device.")
+@click.option("--epochs", type=click.IntRange(0, 1000), default=0, help="Train like pytorch/examples' MNIST: N "
+              "epochs of 60,000 images (or of --data-dir's training set) per device.")
 @click.option("--data-dir", metavar="DIR", type=click.Path(exists=True, file_okay=False),
               help="Your MNIST, e.g. torchvision's root (DIR/MNIST/raw/*-idx?-ubyte[.gz]).")
 @click.option("--pipeline", type=click.Choice(("resident", "loader")), default=None,
-              help="resident: data on the device; loader: a DataLoader like the seed's. Default: resident, loader with --epochs.")
+              help="resident: data on the device; loader: a DataLoader like pytorch/examples'. Default: resident, loader with --epochs.")
 @click.option("--workers", type=click.IntRange(0, 64), default=0, show_default=True, help="DataLoader num_workers.")
 @click.option("--no-cpu", is_flag=True, help="Measure the accelerator alone.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
 @click.option("--output", "-o", metavar="FILE", help=OUTPUT_HELP)
-@click.option("--timeout", type=Seconds(1, 86400), default=1800.0, show_default=True, metavar="SECONDS")
+@click.option("--timeout", type=Seconds(1, 86400), default=1800.0, show_default=True, metavar="SECONDS",
+              help="Seconds the whole benchmark may take.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (also off in CI or when stderr is not a terminal).")
 def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipeline, workers, no_cpu, fmt, output, timeout,
           no_progress):
-    """Measure the seed experiment: the MNIST network on the CPU vs the accelerator, timed correctly."""
+    """Time the MNIST network of pytorch/examples on the CPU vs the accelerator, measured correctly."""
     import platform
 
     from mps_doctor.bench import BenchOptions, bench_to_dict, run_bench
-    from mps_doctor.probe.target import this_python
+    from mps_doctor.probe.target import default_python
 
     try:
         if data_dir:
@@ -330,7 +349,7 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
                                pipeline=pipeline, workers=workers, data_dir=data_dir, include_cpu=not no_cpu, timeout=timeout)
         show = not no_progress and epochs > 0 and sys.stderr.isatty() and not os.environ.get("CI")
         progress = ProgressBar() if show else None
-        report = run_bench(this_python() if python is None else python, options, platform.system(), progress)
+        report = run_bench(default_python()[0] if python is None else python, options, platform.system(), progress)
         if progress is not None:
             progress.finish()
         if fmt == "json":
@@ -359,22 +378,22 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
 @click.option("--index-url", metavar="URL", help="Package index for torch, instead of the one mps-doctor picks.")
 @click.option("--pypi", is_flag=True, help="Install torch from the default index (no --index-url).")
 @click.option("--quick", is_flag=True, help="Skip the training smoke step while diagnosing.")
-@click.option("--timeout", type=Seconds(1, 3600), default=180.0, show_default=True, metavar="SECONDS")
+@click.option("--timeout", type=Seconds(1, 3600), default=180.0, show_default=True, metavar="SECONDS",
+              help="Seconds the target interpreter may take while diagnosing (torch import, parity and smoke).")
 @click.option("--output", "-o", metavar="FILE", help=OUTPUT_HELP)
 @policy_options
 @click.pass_context
 def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_pin, index_url, pypi, quick, timeout,
         output, config, select_ids, skip_ids, required):
     """The exact, ordered, safe commands that fix what `check` finds, for this setup."""
-    from mps_doctor.remedies.plan import build_plan
+    from mps_doctor.remedies.plan import build_plan, pinned_release
     from mps_doctor.render.script import render_explained, render_script
-    from mps_doctor.versions import minor_of
 
     try:
         if index_url and pypi:
             raise UsageError("--index-url and --pypi cannot be combined")
-        if torch_pin is not None and minor_of(torch_pin) is None:
-            raise UsageError("--torch %s: not a version such as 2.13.0" % torch_pin)
+        if torch_pin is not None:
+            pinned_release(torch_pin)
         report = pasted_fix_report(from_report, python, device)
         if report is None:
             report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required)
@@ -446,7 +465,8 @@ def policy_show(config, fmt):
         click.echo(json.dumps(dict(policy_to_dict(effective), origins=dict(effective.origins)), indent=2))
         return
     origins = dict(effective.origins)
-    click.echo(one_line("policy from %s" % (effective.source or "nowhere: no pyproject.toml with [tool.mps-doctor] found")))
+    click.echo(one_line("policy from %s" % effective.source) if effective.source else
+               "no team policy: no pyproject.toml with a [tool.mps-doctor] table here or above; the defaults apply")
     values = {"device": ", ".join(effective.devices), "torch": effective.torch, "torchvision": effective.torchvision,
               "python": effective.python, "min-macos": effective.min_macos,
               "skip": "; ".join("%s (%s)" % item for item in effective.skip),

@@ -1,9 +1,10 @@
 """Device choice, shared by the probe and the report: which devices the facts show usable, what `auto` resolves to,
 and the hosted-runner fallback that checks the CPU on a Mac without MPS."""
 
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence, Tuple
 
 from mps_doctor.ci import hosted_macos_runner
+from mps_doctor.errors import UsageError
 from mps_doctor.facts import Facts, Host
 
 HOSTED_SKIP = "skipped: hosted macOS runner (no MPS there)"
@@ -26,10 +27,12 @@ def hosted_runner(host: Host) -> bool:
 
 def resolve_device(options, facts: Facts) -> str:
     """The device the verdict is about, for OPTIONS (the run's checks.model.Options: requested_device, policy,
-    demanded): the one asked for; else the first usable device the policy lists; else mps on macOS (cpu on a hosted
-    runner, unless MPS is demanded), cuda where torch sees a GPU, else cpu."""
+    demanded, required): the one asked for; else the first usable device --require-device lists, else the policy's;
+    else mps on macOS (cpu on a hosted runner, unless MPS is demanded), cuda where torch sees a GPU, else cpu."""
     if options.requested_device != "auto":
         return options.requested_device
+    if options.required:
+        return next((d for d in options.required if usable(d, facts)), options.required[0])
     if options.policy.devices:
         return next((d for d in options.policy.devices if usable(d, facts)), options.policy.devices[0])
     if facts.host.system == "Darwin":
@@ -55,3 +58,32 @@ def hosted_cpu_fallback(device: str, requested: str, host: Host) -> bool:
     """Whether a run checks the CPU in place of MPS because `auto` found a hosted macOS runner: the MPS layers are
     then listed, and those the CPU does not share are skipped with HOSTED_SKIP."""
     return device == "cpu" and requested == "auto" and host.system == "Darwin" and hosted_runner(host)
+
+
+def probed_devices(target) -> Tuple[str, ...]:
+    """The devices a (recorded) probe child ran, or would have run, its tensor work on: the parity or smoke stage's
+    device, else the device it was asked for, with auto resolved as the child does (mpsd_probe.resolve_device)."""
+    for stage in (target.parity, target.smoke):
+        if stage is not None:
+            return (stage.device,)
+    if target.device != "auto":
+        return tuple(target.device.split(","))
+    interp, torch = target.interpreter, target.torch
+    if interp is not None and interp.sys_platform == "darwin":
+        return ("mps",)
+    if torch is not None and torch.cuda_available:
+        return ("cuda",)
+    return ("cpu",) if interp is not None and interp.sys_platform else ()
+
+
+def check_replay_device(facts: Facts, device: str, select: Tuple[str, ...] = ()) -> None:
+    """Raise UsageError when a saved report is replayed for a DEVICE its probe never ran tensor work on, and that
+    work matters: torch imported there, and --select (SELECT) leaves device.parity or device.smoke in."""
+    probed = probed_devices(facts.target)
+    torch = facts.target.torch
+    if device == "auto" or not probed or device in probed or torch is None or not torch.version:
+        return
+    if select and not {"device.parity", "device.smoke"} & set(select):
+        return
+    raise UsageError("--device %s: this report's device work was probed for %s, so it cannot tell whether %s works; run "
+                     "`mps-doctor check --device %s` on that machine" % (device, ", ".join(probed), device, device))

@@ -45,6 +45,9 @@ class Interpreter:
     conda_subdir: Optional[str] = None
     externally_managed: bool = False
     too_old: bool = False
+    platform: Optional[str] = None
+    libc: Optional[str] = None
+    cpu_model: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,14 @@ class CudaDevice:
     name: str
     capability: Tuple[int, ...]
     total_memory: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Shadow:
+    """A local `torch` file or folder that a plain `import torch` finds before the installed package."""
+
+    path: str
+    where: str  # "working directory" | "PYTHONPATH"
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,8 @@ class TorchInfo:
     cuda_devices: Tuple[CudaDevice, ...] = ()
     packages: Mapping[str, Optional[str]] = dataclasses.field(default_factory=dict)
     warnings: Tuple[str, ...] = ()
+    shadows: Tuple[Shadow, ...] = ()
+    build: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -147,6 +160,7 @@ class Target:
     smoke: Optional[Smoke] = None
     failure: Optional[ProbeFailure] = None
     stages_requested: Tuple[str, ...] = ()
+    chosen_because: Optional[str] = None  # "--python", or why the default target was this interpreter
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from mps_doctor.checks.context import Context
 from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
 from mps_doctor.checks.registry import CPU_LAYERS, MPS_LAYERS, REGISTRY, plan_for
 from mps_doctor.devices import HOSTED_SKIP, hosted_cpu_fallback, resolve_device
+from mps_doctor.env_summary import environment_summary
 from mps_doctor.environment import relevant_env
 from mps_doctor.errors import ReportFormatError
 from mps_doctor.facts import Facts, from_jsonable, to_jsonable
@@ -45,13 +46,12 @@ class Report:
     source: Optional[Dict[str, Any]] = None
 
     def exit_code(self, strict: bool = False) -> int:
-        """0 ready, 1 not ready (or an unaccepted warning under STRICT or a strict policy), 3 a check crashed."""
-        statuses = {r.status for r in self.results}
-        if Status.FAIL in statuses:
-            return exit_codes.NOT_READY
-        if Status.ERROR in statuses:
+        """The verdict's code: 0 ready, 1 not ready (an unaccepted warning too under --strict or a strict policy,
+        given in the options or as STRICT), 3 a check crashed. `verdict.ready` is True exactly when this is 0."""
+        if self.verdict.state == "doctor-failed":
             return exit_codes.DOCTOR_FAILED
-        strict = strict or self.options.policy.strict
+        if not self.verdict.ready:
+            return exit_codes.NOT_READY
         if strict and any(r.status == Status.WARN and not r.accepted for r in self.results):
             return exit_codes.NOT_READY
         return exit_codes.READY
@@ -129,7 +129,7 @@ def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
             outcome = replace(outcome, status=Status.WARN)
         results.append(result_of(spec, None, outcome, options))
     created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    return Report(facts, options, tuple(results), make_verdict(results, device, root), created=created)
+    return Report(facts, options, tuple(results), make_verdict(results, device, root, options), created=created)
 
 
 def needs_left_out(check_id: str, left_out, options: Options, crashed: Outcome) -> Outcome:
@@ -152,8 +152,9 @@ def policy_checks(options: Options) -> Tuple[str, ...]:
     return tuple(check_id for check_id, on in wanted if on)
 
 
-def make_verdict(results, device: str, root: Optional[CheckResult]) -> Verdict:
-    """The verdict and its one-line summary from the results."""
+def make_verdict(results, device: str, root: Optional[CheckResult], options: Optional[Options] = None) -> Verdict:
+    """The verdict and its one-line summary from the results; under --strict (or a strict policy) an unaccepted
+    warning makes it not ready, so that `ready` always means exit code 0."""
     counts = {s.value: sum(1 for r in results if r.status == s) for s in Status}
     counts["accepted"] = sum(1 for r in results if r.accepted)
     tally = "%d failure%s, %d warning%s%s, %d passed" % (
@@ -167,6 +168,14 @@ def make_verdict(results, device: str, root: Optional[CheckResult]) -> Verdict:
     if counts["error"]:
         first = next(r for r in results if r.status == Status.ERROR)
         return Verdict(False, "doctor-failed", first.id, "incomplete: %s could not be checked; %s" % (first.id, tally), counts)
+    unaccepted = [r for r in results if r.status == Status.WARN and not r.accepted]
+    if options is not None and options.strict_warnings and unaccepted:
+        why = "--strict" if options.strict else "strict = true in the policy"
+        return Verdict(False, "not-ready", unaccepted[0].id, "not ready (%s, warnings count): %s; %s" % (
+            why, unaccepted[0].summary, tally), counts)
+    if options is not None and options.select:
+        return Verdict(True, "ready", None, "the selected checks pass on %s (%s), not a full verdict; %s" % (
+            device, ", ".join(options.select), tally), counts)
     return Verdict(True, "ready", None, "ready to train on %s; %s" % (device, tally), counts)
 
 
@@ -179,11 +188,13 @@ def report_to_dict(report: Report) -> Dict[str, Any]:
         "created": report.created,
         "options": {"device": report.options.device, "requested_device": report.options.requested_device,
                     "quick": report.options.quick, "select": list(report.options.select),
-                    "required": list(report.options.required), "policy": policy_to_dict(report.options.policy)},
+                    "required": list(report.options.required), "strict": report.options.strict,
+                    "policy": policy_to_dict(report.options.policy)},
         "verdict": to_jsonable(report.verdict),
         "results": [
             dict(to_jsonable(r), status=r.status.value) for r in report.results
         ],
+        "environment": {label: value for label, value in environment_summary(report.facts)},
         "facts": to_jsonable(report.facts),
         **({"source": report.source} if report.source is not None else {}),
     }

@@ -60,6 +60,7 @@ class ReleaseTable:
     torchaudio_stable_abi_from: str
     last_intel_torch: str
     last_intel_torchvision: str
+    updated: str = "?"
 
     def row_for(self, torch_version: str) -> Tuple[Optional[Release], bool]:
         """(row, exact) for TORCH_VERSION: the newest row when it is newer than the table (exact False)."""
@@ -98,6 +99,13 @@ class ReleaseTable:
         """The newest known release that supports PYTHON (on an arm64 Mac, one that also has MPS there)."""
         candidates = [r for r in self.releases if r.confidence != "unknown" and r.supports_python(python)]
         return candidates[-1] if candidates else None
+
+
+def version_line(tool_version: str) -> str:
+    """What `mps-doctor --version` prints: the tool's version and the age and reach of its release table."""
+    table = load_releases()
+    return "mps-doctor %s (release table of %s, newest row torch %s)" % (
+        tool_version, table.updated, table.releases[-1].torch)
 
 
 def minor_of(version: str) -> Optional[Tuple[int, int]]:
@@ -144,5 +152,5 @@ def load_releases(path: str = str(DATA_FILE)) -> ReleaseTable:
     return ReleaseTable(
         releases=releases, torchaudio_stable_abi_from=doc["torchaudio_stable_abi_from"],
         last_intel_torch=doc["last_intel_mac_torch"]["torch"],
-        last_intel_torchvision=doc["last_intel_mac_torch"]["torchvision"],
+        last_intel_torchvision=doc["last_intel_mac_torch"]["torchvision"], updated=doc.get("updated", "?"),
     )

@@ -11,6 +11,12 @@ def isolation(monkeypatch):
     """No colour and a fixed width in every test; the environment of the machine stays untouched."""
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "100")
+    # Without --python the doctor diagnoses the active environment: make that the test interpreter's own.
+    monkeypatch.delenv("CONDA_PREFIX", raising=False)
+    if sys.prefix != getattr(sys, "base_prefix", sys.prefix):
+        monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    else:
+        monkeypatch.delenv("VIRTUAL_ENV", raising=False)
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from mps_doctor.bench import BenchOptions, BenchReport, DeviceRun, find_peak, resolve_bench_device
+from mps_doctor.bench import BenchOptions, BenchReport, DeviceRun, find_peak, resolved_accelerator
 from mps_doctor.probe.target import CHILD_DIR
 from tests.helpers import doctor
 
@@ -96,9 +96,12 @@ def test_slower_accelerator_is_a_warning_with_an_explanation():
 
 
 def test_auto_device():
-    assert resolve_bench_device("auto", "Darwin") == "mps"
-    assert resolve_bench_device("auto", "Linux", which=lambda n: "/usr/bin/nvidia-smi") == "cuda"
-    assert resolve_bench_device("auto", "Linux", which=lambda n: None) == "cpu"
+    darwin = {"interpreter": {"sys_platform": "darwin"}, "torch": {}}
+    assert resolved_accelerator("auto", darwin) == "mps"
+    # Like check --device auto: cuda only where torch sees a GPU, not merely where nvidia-smi exists.
+    assert resolved_accelerator("auto", {"interpreter": {"sys_platform": "linux"}, "torch": {"cuda": {"available": True}}}) == "cuda"
+    assert resolved_accelerator("auto", {"interpreter": {"sys_platform": "linux"}, "torch": {"cuda": {"available": False}}}) == "cpu"
+    assert resolved_accelerator("cuda", darwin) == "cuda"
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import venv
 
 import pytest
@@ -26,7 +27,7 @@ def plan_text(name, shell):
     machine = load_machine(name)
     device = machine["expect"].get("requested", "auto")
     report = run_checks(replay_facts(machine), Options(device=device, requested_device=device))
-    return render_script(build_plan(report, shell=shell))
+    return render_script(build_plan(report, shell=shell, doctor=("mps-doctor",)))
 
 
 def golden_path(name, shell):
@@ -178,7 +179,7 @@ def test_printed_plan_run_for_real_makes_a_bare_venv_ready(tmp_path):
     assert script.startswith("#!/usr/bin/env bash")
     steps = commands_of(script)
     assert steps[0] == "%s -m pip install torch==2.13.0 'torchvision==0.28.*'" % python
-    assert steps[-1].startswith("mps-doctor check --python %s --device cpu" % python)
+    assert steps[-1].startswith("%s -m mps_doctor check --python %s --device cpu" % (sys.executable, python))
     for line in steps[:-1]:
         done = subprocess.run(["bash", "-c", line], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert done.returncode == 0, done.stdout[-2000:]

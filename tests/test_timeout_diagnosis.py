@@ -9,9 +9,11 @@ import pytest
 
 @pytest.fixture()
 def slow_torch(tmp_path):
-    """A PYTHONPATH whose `torch` takes 4 s to import."""
+    """A PYTHONPATH whose installed `torch` (its metadata beside it, so no local shadow) takes 4 s to import."""
     (tmp_path / "torch").mkdir()
     (tmp_path / "torch" / "__init__.py").write_text("import time\ntime.sleep(4)\n__version__ = '2.13.0'\n")
+    (tmp_path / "torch-2.13.0.dist-info").mkdir()
+    (tmp_path / "torch-2.13.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.13.0\n")
     return str(tmp_path)
 
 

@@ -269,8 +269,40 @@ IMPORT_ERROR_RULES = (
     (r"GLIBC_[\d.]+' not found", "this Linux's glibc is older than the torch build needs", "reinstall"),
     (r"Library not loaded|image not found|cannot open shared object file|DLL load failed",
      "a shared library of torch is missing or broken", "reinstall"),
-    (r"No module named '(?!torch')", "a dependency of torch is missing", "reinstall"),
+    (r"No module named 'torch[.']", "a part of torch itself is missing", "reinstall"),
+    (r"No module named ", "a dependency of torch is missing", "reinstall"),
 )
+# Modules of torch's pure-Python dependencies and the distributions that provide them: the Requires-Dist of the
+# torch 2.13.0 wheel's METADATA (filelock, typing-extensions, setuptools, sympy, networkx, jinja2, fsspec), and
+# the dependencies of those (sympy needs mpmath, jinja2 needs MarkupSafe).
+DEPENDENCY_DISTRIBUTIONS = {
+    "filelock": "filelock", "typing_extensions": "typing-extensions", "setuptools": "setuptools",
+    "pkg_resources": "setuptools", "sympy": "sympy", "mpmath": "mpmath", "networkx": "networkx", "jinja2": "jinja2",
+    "markupsafe": "MarkupSafe", "fsspec": "fsspec",
+}
+
+
+def missing_dependency(text: str) -> Optional[str]:
+    """The distribution to install when TEXT says a dependency module of torch is missing, else None."""
+    match = re.search(r"No module named '([A-Za-z0-9_.]+)'", text)
+    if match is None:
+        return None
+    return DEPENDENCY_DISTRIBUTIONS.get(match.group(1).split(".")[0].lower())
+
+
+def shadowed(ctx: Context, shadow) -> Outcome:
+    """The fail for a local `torch` that a plain `import torch` finds before the installed package."""
+    if shadow.where == "PYTHONPATH":
+        summary = "`import torch` finds %s (from PYTHONPATH), not the installed torch" % shadow.path
+        why = ("A folder on PYTHONPATH comes before site-packages, so every `import torch` runs this file instead of "
+               "PyTorch. Rename or move it (for example to torch_local), or drop its folder from PYTHONPATH.")
+    else:
+        summary = "a local %s in the working directory shadows torch for `python -c` and scripts here" % shadow.path
+        why = ("`python -c 'import torch'`, `python -m` and scripts in this folder import it instead of PyTorch (the "
+               "working directory comes first on sys.path). Rename or move it, for example to torch_local.")
+    return failed(summary, Remedy("%s is not the installed torch package." % shadow.path, why,
+                                  ("ls -ld %s" % shlex.quote(shadow.path),), GET_STARTED, key="torch-shadowed"),
+                  "shadowing: %s (%s)" % (shadow.path, shadow.where))
 
 
 @check("torch.import", "torch imports")
@@ -297,10 +329,12 @@ def torch_import(ctx: Context) -> Outcome:
     if info is None:
         return failed("torch facts are missing", Remedy("The probe did not report torch.", "Nothing can be checked.",
                                                         (ctx.pip_install(),), key="install-torch"))
+    if info.shadows:
+        return shadowed(ctx, info.shadows[0])
     if not info.installed:
         return failed(
             "torch is not installed in %s" % ctx.target.python,
-            Remedy("There is no torch package for %s." % ctx.python_label(),
+            Remedy("torch is not installed for %s (%s)." % (ctx.python_label(), ctx.target.python),
                    "Install torch and torchvision as a matching pair.", ctx.install_commands(), GET_STARTED,
                    key="install-torch"),
         )
@@ -312,9 +346,14 @@ def torch_import(ctx: Context) -> Outcome:
             if re.search(pattern, text):
                 diagnosis, key = meaning, rule_key
                 break
+        dependency = missing_dependency(text)
         if key == "shadowed":
             commands = ("ls -d torch torch.py", "cd ~ && %s -c 'import torch'" % ctx.python)
             why = "Python imports the local `torch` from the current directory instead of the installed one."
+        elif dependency:
+            diagnosis, key = "torch's dependency %s is not installed" % dependency, "missing-dependency"
+            commands = (ctx.pip_command(dependency),)
+            why = "torch needs %s at import; installing it leaves torch as it is." % dependency
         else:
             commands = (ctx.pip_install(ctx.installed_release(), force=True),)
             why = "Reinstalling torch and torchvision as a matching pair restores a consistent install."
@@ -446,8 +485,10 @@ def stage_missing(ctx: Context, stage: str, facts) -> Optional[Outcome]:
     crashed = stage_failure(ctx, stage)
     if crashed:
         return crashed
-    probed = facts.device if facts is not None else ctx.target.device
-    if probed not in ("auto", ctx.device) and ctx.device not in probed.split(","):
+    from mps_doctor.devices import probed_devices
+
+    probed = ",".join(probed_devices(ctx.target)) or ctx.device
+    if ctx.device not in probed.split(","):
         return warned(
             "not probed on %s: the saved facts are for %s" % (ctx.device, probed),
             Remedy("This report's device work ran on %s, not %s." % (probed, ctx.device),

@@ -108,6 +108,13 @@ class Options:
     policy: Policy = field(default_factory=Policy)
     select: Tuple[str, ...] = ()
     required: Tuple[str, ...] = ()
+    strict: bool = False
+    replayed_from: Optional[str] = None
+
+    @property
+    def strict_warnings(self) -> bool:
+        """Whether unaccepted warnings make the verdict not ready (--strict or the policy's strict = true)."""
+        return self.strict or self.policy.strict
 
     @property
     def demanded(self) -> Tuple[str, ...]:

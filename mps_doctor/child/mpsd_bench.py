@@ -147,6 +147,10 @@ def run(options, emit):
     if threads:
         torch.set_num_threads(int(threads))
     for device in options["devices"]:
+        if device == "auto":
+            device = mpsd_probe.resolve_device(device, torch_data)
+            if device == "cpu" and ("cpu" in options["devices"] or options.get("no_cpu")):
+                continue
         if not mpsd_probe.device_usable(torch_data, device):
             emit("result", "bench-" + device, {"device": device, "unavailable": True})
             continue

@@ -34,7 +34,28 @@ def interpreter_facts():
         "conda_subdir": conda_subdir(sys.prefix),
         "externally_managed": externally_managed(),
     }
+    facts.update(system_facts())
     return facts
+
+
+def system_facts():
+    """The OS, libc and CPU model as this interpreter sees them (collect_env's system section)."""
+    libc, libc_version = platform.libc_ver() if sys.platform.startswith("linux") else ("", "")
+    return {"platform": platform.platform(), "libc": ("%s %s" % (libc, libc_version)).strip() or None,
+            "cpu_model": cpu_model()}
+
+
+def cpu_model():
+    """The CPU's model name from /proc/cpuinfo on Linux; None elsewhere (the doctor reads sysctl on macOS)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                key, sep, value = line.partition(":")
+                if sep and key.strip() in ("model name", "Model", "Hardware"):
+                    return value.strip() or None
+    except OSError:
+        return None
+    return None
 
 
 def proc_translated():
@@ -118,6 +139,39 @@ def distribution_version(name):
     return None
 
 
+def shadowing_torch():
+    """Local `torch` files that `python -c 'import torch'` run in the working directory (sys.path[0] is '' there)
+    or with this PYTHONPATH imports before the installed package: [{"path", "where"}], the winner first."""
+    entries = [("working directory", os.getcwd())]
+    entries += [("PYTHONPATH", os.path.abspath(entry or "."))
+                for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
+    found = []
+    for where, folder in entries:
+        path = local_torch(folder)
+        if path and path not in [item["path"] for item in found]:
+            found.append({"path": path, "where": where})
+    return found
+
+
+def local_torch(folder):
+    """The `torch` package or module directly in FOLDER when no installed torch distribution owns it, else None."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return None
+    # An installed torch (site-packages, or an editable source checkout) has its metadata beside the package.
+    if any(name.lower().startswith("torch-") and name.endswith((".dist-info", ".egg-info")) for name in names):
+        return None
+    if "torch.egg-info" in names:
+        return None
+    if os.path.isfile(os.path.join(folder, "torch", "__init__.py")):
+        return os.path.join(folder, "torch")
+    for name in sorted(names):
+        if name == "torch.py" or (name.startswith("torch.") and name.endswith((".so", ".pyd"))):
+            return os.path.join(folder, name)
+    return None
+
+
 def error_facts(exc):
     """The type, message and last traceback lines of EXC."""
     lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
@@ -153,8 +207,12 @@ def torch_facts():
         "installed": importlib.util.find_spec("torch") is not None,
         "packages": {name: distribution_version(name) for name in ("torch", "torchvision", "torchaudio", "numpy")},
     }
+    facts["shadows"] = shadowing_torch()
+    facts["packages"].update((name, distribution_version(name)) for name in RELATED_PACKAGES)
     if not facts["installed"]:
         return facts, None
+    if any(shadow["where"] == "PYTHONPATH" for shadow in facts["shadows"]):
+        return facts, None  # `import torch` here would run that file, not torch
     started = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -166,7 +224,7 @@ def torch_facts():
             facts["warnings"] = warning_texts(caught)
             return facts, None
         facts["import_seconds"] = time.perf_counter() - started
-        facts["version"] = torch.__version__
+        facts["version"] = getattr(torch, "__version__", None)
         facts["file"] = getattr(torch, "__file__", None)
         facts["num_threads"] = torch.get_num_threads()
         mps = getattr(torch.backends, "mps", None)
@@ -179,8 +237,50 @@ def torch_facts():
             facts["mps"]["core_count"] = call_or_none(mps, "get_core_count")
             facts["mps"]["recommended_max_memory"] = call_or_none(getattr(torch, "mps", None), "recommended_max_memory")
         facts["cuda"] = cuda_facts(torch)
+        facts["build"] = build_facts(torch)
         facts["warnings"] = warning_texts(caught)
     return facts, torch
+
+
+# Packages a bug report about training usually needs, read from their metadata without importing them.
+RELATED_PACKAGES = ("transformers", "accelerate", "lightning", "pytorch-lightning")
+# Keys of torch.__config__.show()'s "Build settings" line worth a bug report.
+BUILD_SETTINGS = ("BLAS_INFO", "LAPACK_INFO", "USE_OPENMP", "USE_MKL", "USE_MKLDNN", "USE_CUDA", "USE_CUDNN",
+                  "CUDA_VERSION", "CUDNN_VERSION", "USE_ROCM", "USE_MPS", "USE_NCCL", "TORCH_VERSION")
+
+
+def build_facts(torch):
+    """A digest of torch.__config__.show() (compiler, BLAS, OpenMP, CPU capability, CUDA and cuDNN), as strings."""
+    try:
+        text = torch.__config__.show()
+    except Exception:
+        return {}
+    digest = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("- "):
+            line = line[2:].strip()
+        if line.startswith("Build settings:"):
+            for item in line[len("Build settings:"):].split(", "):
+                key, sep, value = item.strip().partition("=")
+                if sep and key in BUILD_SETTINGS and value.strip():
+                    digest[key] = value.strip()
+        elif line.startswith(("GCC ", "clang ", "Apple clang ", "MSVC ")):
+            digest["compiler"] = line
+        elif line.startswith("OpenMP "):
+            digest["openmp"] = line
+        elif "Math Kernel Library" in line:
+            digest["mkl"] = line
+        elif line.startswith("CPU capability usage:"):
+            digest["cpu_capability"] = line.split(":", 1)[1].strip()
+        elif line.startswith("CUDA Runtime "):
+            digest["cuda_runtime"] = line[len("CUDA Runtime "):].strip()
+        elif line.startswith("CuDNN "):
+            digest["cudnn"] = line[len("CuDNN "):].strip()
+    hip = getattr(torch.version, "hip", None)
+    if hip:
+        digest["hip"] = str(hip)
+    return digest
 
 
 def cuda_facts(torch):

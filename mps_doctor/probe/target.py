@@ -7,13 +7,15 @@ stage it happened in; only input that is not a Python at all is a usage error.
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 import psutil
 
@@ -230,10 +232,11 @@ def start_target(python: str, device: str, smoke: bool, timeout: float) -> Child
     return ChildRun([python, str(CHILD_DIR), "check", json.dumps(options)], timeout)
 
 
-def finish_target(run: ChildRun, python: str, device: str, smoke: bool) -> Target:
+def finish_target(run: ChildRun, python: str, device: str, smoke: bool, chosen_because: Optional[str] = None) -> Target:
     """Wait for the child and build the Target facts; raise TargetPythonError when it was not a Python."""
     results, begun, returncode, stderr, timed_out = run.wait()
-    return target_from_frames(results, begun, returncode, stderr, timed_out, run.timeout, python, device, smoke)
+    target = target_from_frames(results, begun, returncode, stderr, timed_out, run.timeout, python, device, smoke)
+    return replace(target, chosen_because=chosen_because)
 
 
 def target_from_frames(results: Dict[str, dict], begun: List[str], returncode: Optional[int], stderr: str,
@@ -311,6 +314,7 @@ def adapt_torch(data: Optional[dict]) -> Optional[TorchInfo]:
         "cuda_arch_list": cuda.get("arch_list") or [],
         "cuda_devices": [{k: d.get(k) for k in CudaDevice.__dataclass_fields__} for d in cuda.get("devices") or []],
         "packages": data.get("packages") or {}, "warnings": data.get("warnings") or [],
+        "shadows": data.get("shadows") or [], "build": data.get("build") or {},
     }
     return from_jsonable(TorchInfo, flat, "torch")
 
@@ -328,8 +332,58 @@ def adapt_smoke(data: Optional[dict]) -> Optional[Smoke]:
 
 
 def this_python() -> str:
-    """The interpreter running the doctor, the default target."""
+    """The interpreter running the doctor."""
     return sys.executable
 
 
-__all__ = ["start_target", "finish_target", "validate_python", "this_python", "Comparison"]
+# Where tool installers keep the doctor's own private environment: pipx (PIPX_HOME, ~/.local/pipx or
+# ~/.local/share/pipx: pipx.pypa.io "Installation"), `uv tool install` (UV_TOOL_DIR, ~/.local/share/uv/tools)
+# and `uvx`, which runs tools from environments in uv's cache (docs.astral.sh/uv/concepts/tools).
+ISOLATED_MARKERS = ("/pipx/venvs/", "/uv/tools/", "/uv/archive-v", "/uv/environments-v", "/uv/builds-v")
+
+
+def isolated(prefix: str, env: Mapping[str, str]) -> bool:
+    """Whether PREFIX is a tool installer's private environment (pipx, uv tool, uvx) rather than the user's."""
+    path = prefix.replace(os.sep, "/").rstrip("/") + "/"
+    roots = [env.get(name, "") for name in ("PIPX_HOME", "UV_TOOL_DIR", "UV_CACHE_DIR")]
+    return any(marker in path for marker in ISOLATED_MARKERS) or any(
+        root and path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+def env_python(prefix: str) -> Optional[str]:
+    """The python executable of the environment at PREFIX, or None."""
+    for relative in (("bin", "python"), ("bin", "python3"), ("Scripts", "python.exe"), ("python.exe",)):
+        candidate = os.path.join(prefix, *relative)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def default_python(env: Mapping[str, str] = os.environ, cwd: Optional[str] = None,
+                   which: Callable[[str], Optional[str]] = shutil.which, own: str = sys.executable,
+                   own_prefix: str = sys.prefix) -> Tuple[str, str]:
+    """(interpreter, why) to diagnose when --python is not given, in the order the user means: the active venv, the
+    active conda environment, a .venv in CWD or a parent, the doctor's own Python unless it is a tool installer's
+    private environment, python3 on PATH; the private environment only when nothing else exists."""
+    if env.get("VIRTUAL_ENV") and env_python(env["VIRTUAL_ENV"]):
+        return env_python(env["VIRTUAL_ENV"]), "the active virtual environment (VIRTUAL_ENV)"
+    if env.get("CONDA_PREFIX") and env_python(env["CONDA_PREFIX"]):
+        return env_python(env["CONDA_PREFIX"]), "the active conda environment (CONDA_PREFIX)"
+    folder = os.path.abspath(cwd or os.getcwd())
+    while True:
+        found = env_python(os.path.join(folder, ".venv"))
+        if found:
+            return found, "the .venv in %s (no environment is active)" % folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    if not isolated(own_prefix, env):
+        return own, "the Python running mps-doctor (no environment is active)"
+    on_path = which("python3")
+    if on_path and not isolated(os.path.dirname(os.path.dirname(os.path.abspath(on_path))), env):
+        return on_path, "python3 on PATH (mps-doctor itself runs in a private environment)"
+    return own, "mps-doctor's own private environment (no other Python found)"
+
+
+__all__ = ["start_target", "finish_target", "validate_python", "this_python", "default_python", "Comparison"]

@@ -4,18 +4,22 @@ Safe by construction: no sudo, no deletion (new environments go beside the old o
 without saying so (and then only as a comment), torch and torchvision always pinned together.
 """
 
+import os
 import posixpath
+import sys
 from typing import List, Optional, Tuple
 
 from mps_doctor.checks.advisories import LOWER_LIMITS, pytorch_env_problems
 from mps_doctor.checks.context import CPU_INDEX, Context, longer_timeout
 from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capabilities, parse_visible_devices
+from mps_doctor.checks.layers import missing_dependency
 from mps_doctor.checks.model import Status
 from mps_doctor.checks.policy_checks import release_for
+from mps_doctor.errors import UsageError
 from mps_doctor.remedies.model import Cmd, InCondaBase, Plan, Step, activate_conda, activate_venv, export, note, run, unset
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
-from mps_doctor.versions import Release, load_releases
+from mps_doctor.versions import Release, load_releases, minor_of
 
 NEW_PYTHON = "3.12"
 # uv names a CPython build by implementation-version-os-arch-libc (docs.astral.sh/uv/concepts/python-versions):
@@ -28,11 +32,13 @@ UNIVERSAL_SOURCES = ("python.org", "system")
 class Planner:
     """Accumulates steps for one report; `python` follows the environment the later steps should use."""
 
-    def __init__(self, report: Report, setup: Setup, torch_pin: Optional[str], index: Optional[str]):
-        self.report, self.setup = report, setup
+    def __init__(self, report: Report, setup: Setup, torch_pin: Optional[str], index: Optional[str],
+                 doctor: Tuple[str, ...] = ("mps-doctor",)):
+        self.report, self.setup, self.doctor = report, setup, doctor
         self.releases = load_releases()
         self.ctx = Context(report.facts, report.options, self.releases)
         self.torch_pin, self.index = torch_pin, index
+        self.pinned: Optional[Release] = pinned_release(torch_pin) if torch_pin else None
         self.python = report.facts.target.python
         self.new_python: Optional[str] = None
         self.steps: List[Step] = []
@@ -46,10 +52,8 @@ class Planner:
 
     def pins(self, release: Optional[Release]) -> Tuple[str, ...]:
         """torch and torchvision requirements, pinned together (an explicit --torch wins)."""
-        if self.torch_pin:
-            paired, _ = self.releases.row_for(self.torch_pin)
-            vision = "torchvision==%s" % paired.torchvision_pin if paired else None
-            return ("torch==%s" % self.torch_pin,) + ((vision,) if vision else ())
+        if self.pinned is not None:
+            return "torch==%s" % self.torch_pin, "torchvision==%s" % self.pinned.torchvision_pin
         release = release or self.ctx.install_release() or self.releases.current
         return release.pip_args()
 
@@ -90,11 +94,35 @@ class Planner:
         return self.pip(*self.pins(release), *self.index_args(cuda_build), force=force, python=python)
 
 
+def pinned_release(torch_pin: str) -> Release:
+    """The release table's row for `--torch TORCH_PIN`; a UsageError naming the known range when there is none."""
+    releases = load_releases()
+    row, exact = releases.row_for(torch_pin) if minor_of(torch_pin) else (None, False)
+    if row is None or not exact:
+        known = "torch %s to %s (release table of %s)" % (releases.releases[0].torch, releases.releases[-1].torch,
+                                                          releases.updated)
+        if minor_of(torch_pin) is None:
+            raise UsageError("--torch %s: not a version such as %s" % (torch_pin, releases.current.torch + ".0"))
+        raise UsageError("--torch %s: not a release mps-doctor knows; it knows %s" % (torch_pin, known))
+    return row
+
+
+def doctor_command() -> Tuple[str, ...]:
+    """This mps-doctor as a command that still works after the plan activates another environment: the absolute
+    path of its console script, else `<its python> -m mps_doctor`."""
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(script) == "mps-doctor" and os.path.isfile(script):
+        return (script,)
+    return (sys.executable, "-m", "mps_doctor")
+
+
 def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[str] = None,
-               torch_pin: Optional[str] = None, index: Optional[str] = None) -> Plan:
-    """The plan for REPORT; empty when the machine is ready and nothing warns."""
+               torch_pin: Optional[str] = None, index: Optional[str] = None,
+               doctor: Optional[Tuple[str, ...]] = None) -> Plan:
+    """The plan for REPORT; empty when the machine is ready and nothing warns. DOCTOR is how its steps start
+    mps-doctor (default: doctor_command())."""
     setup = detect_setup(report.facts, manager, shell)
-    planner = Planner(report, setup, torch_pin, index)
+    planner = Planner(report, setup, torch_pin, index, doctor or doctor_command())
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     if root is not None and root.status == Status.FAIL:
         root_fix(root)(planner, root)
@@ -120,7 +148,7 @@ def verify(planner: Planner) -> None:
     device = planner.verify_device
     extra = ("--device", device) if device != "auto" else ()
     planner.add("verify", "Check again", "Confirms the fix and shows the next problem, if any.",
-                run("mps-doctor", "check", "--python", planner.new_python or planner.python, *extra))
+                run(*planner.doctor, "check", "--python", planner.new_python or planner.python, *extra))
 
 
 def generic_fix(planner: Planner, result) -> None:
@@ -146,8 +174,8 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
         name = "torch-" + suffix
         subdir_env = (("CONDA_SUBDIR", "osx-arm64"),) if arm64 else ()
         commands = [run("conda", "create", "-y", "-n", name, "python=" + python_version, env=subdir_env)]
+        # Keep later installs into this environment arm64 (conda-forge/miniforge#165).
         if arm64:
-            # Keep later installs into this environment arm64 (conda-forge/miniforge#165).
             commands.append(run("conda", "config", "--file", in_conda_root(planner, "envs/%s/.condarc" % name),
                                 "--set", "subdir", "osx-arm64"))
         planner.add("create-env", "Create the conda environment %s beside the current one" % name, reason, *commands)
@@ -184,9 +212,15 @@ def create_env(planner: Planner, suffix: str, python_version: str, arm64: bool, 
 
 
 def in_conda_root(planner: Planner, relative: str) -> str:
-    """RELATIVE under the conda installation that owns the target environment (spelled by the shell when unknown)."""
-    prefix = planner.setup.env_path or ""
-    root = prefix.split("/envs/")[0] if "/envs/" in prefix else prefix
+    """RELATIVE under the conda installation: the one owning the target environment when it is a conda env, else
+    the one of `conda` on PATH (ROOT/bin/conda or ROOT/condabin/conda); spelled by the shell when unknown."""
+    root = None
+    if planner.setup.env_kind == "conda" and planner.setup.env_path:
+        prefix = planner.setup.env_path.rstrip("/")
+        root = prefix.split("/envs/")[0] if "/envs/" in prefix else prefix
+    conda = planner.report.facts.host.tools.get("conda")
+    if root is None and conda and posixpath.isabs(conda):
+        root = posixpath.dirname(posixpath.dirname(conda))
     return posixpath.join(root, relative) if root else InCondaBase(relative)
 
 
@@ -253,9 +287,13 @@ def fix_macos_version(planner: Planner, result) -> None:
                 "torch %s needs a newer macOS for MPS; Software Update in System Settings installs it." %
                 (planner.ctx.torch_version() or planner.releases.current.torch), run("softwareupdate", "--list"))
     if fallback is not None:
-        planner.add("pin-torch", "Or keep this macOS and pin torch %s, the newest whose MPS runs on macOS %s"
-                    % (fallback.torch, macos), "Data row: %s%s." % (fallback.label, planner.ctx.unpinned_gap(fallback)),
-                    planner.install_torch(fallback))
+        if planner.pinned is not None:
+            planner.add("pin-torch", "Or keep this macOS and install torch %s (--torch)" % planner.torch_pin,
+                        "Data row: %s." % planner.pinned.label, planner.install_torch(fallback))
+        else:
+            planner.add("pin-torch", "Or keep this macOS and pin torch %s, the newest whose MPS runs on macOS %s"
+                        % (fallback.torch, macos), "Data row: %s%s." % (fallback.label, planner.ctx.unpinned_gap(fallback)),
+                        planner.install_torch(fallback))
 
 
 def fix_python_version(planner: Planner, result) -> None:
@@ -280,9 +318,15 @@ def fix_torch_import(planner: Planner, result) -> None:
                     "There is no torch in %s." % planner.python, planner.install_torch())
         return
     if result.remedy is not None and result.remedy.key == "torch-shadowed":
-        planner.add("shadowed", "Rename the local `torch` that hides the installed package",
-                    "Python imports a `torch` file or folder from the current directory first.",
-                    run("ls", "-d", "torch", "torch.py"), note("rename what it lists (for example to torch_local), then retry"))
+        shadows = info.shadows if info is not None else ()
+        listed = run("ls", "-ld", shadows[0].path) if shadows else run("ls", "-d", "torch", "torch.py")
+        planner.add("shadowed", "Rename the local `torch` that hides the installed package", result.remedy.why,
+                    listed, note("rename or move it (for example to torch_local), then check again"))
+        return
+    dependency = missing_dependency(result.remedy.problem) if result.remedy is not None else None
+    if dependency:
+        planner.add("install-dependency", "Install %s, which torch needs" % dependency, result.remedy.why,
+                    planner.pip(dependency))
         return
     planner.add("reinstall-torch", "Reinstall torch and torchvision, pinned together",
                 "The installed torch does not import (%s)." % result.summary,
@@ -311,7 +355,7 @@ def fix_mps_available(planner: Planner, result) -> None:
 
 def use_cpu_here(planner: Planner, why: str) -> None:
     planner.add("use-cpu", "Use the CPU on this machine (gate MPS on a bare-metal Mac)", why,
-                run("mps-doctor", "check", "--device", "cpu", "--python", planner.python))
+                run(*planner.doctor, "check", "--device", "cpu", "--python", planner.python))
 
 
 def fix_wrong_results(planner: Planner, result) -> None:
@@ -343,7 +387,7 @@ def fix_wrong_results(planner: Planner, result) -> None:
 
 
 def fix_cuda_build(planner: Planner, result) -> None:
-    release = planner.ctx.installed_release()
+    release = planner.pinned or planner.ctx.installed_release()
     build = best_build(release, gpu_capabilities(planner.ctx), driver_cuda(planner.ctx))
     if build is None:
         planner.add("update-driver", "Update the NVIDIA driver", "No CUDA build of torch %s runs on this driver and GPU."
@@ -351,7 +395,7 @@ def fix_cuda_build(planner: Planner, result) -> None:
                     note("install a newer driver: https://www.nvidia.com/Download/index.aspx"))
         return
     planner.add("reinstall-torch-cuda", "Reinstall torch %s from the CUDA %s index, pinned with torchvision"
-                % (release.torch, build), result.remedy.why if result.remedy else result.summary,
+                % (planner.torch_pin or release.torch, build), result.remedy.why if result.remedy else result.summary,
                 planner.install_torch(release, force=True, cuda_build=build))
 
 
@@ -375,7 +419,7 @@ def fix_policy_versions(planner: Planner, result) -> None:
     if release is None:
         generic_fix(planner, result)
         return
-    planner.add("policy-pins", "Install the torch release the team pins (%s)" % release.torch,
+    planner.add("policy-pins", "Install the torch release the team pins (%s)" % (planner.torch_pin or release.torch),
                 "%s Data row: %s." % (result.summary, release.label), planner.install_torch(release))
 
 

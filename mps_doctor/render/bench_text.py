@@ -19,6 +19,11 @@ def bar(value: float, largest: float, width: int, unicode: bool) -> str:
     return "█" * full + (BLOCKS[int(rest * 8)] if rest * 8 >= 1 else "") or "▏"
 
 
+def count(number: int, noun: str) -> str:
+    """'1 window', '5 windows'."""
+    return "%d %s%s" % (number, noun, "" if number == 1 else "s")
+
+
 def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
     """The bench report for a person: what was measured, per-device figures, the bar chart, the verdict."""
     opts = report.options
@@ -28,10 +33,11 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
     ]
     lines += ["  %s" % note for note in report.notes]
     if opts.epochs:
-        lines.append("  %d epoch(s) per device after %d warm-up steps; ms/step = epoch time / steps" % (opts.epochs, opts.warmup))
+        lines.append("  %s per device after %s; ms/step = epoch time / steps" % (
+            count(opts.epochs, "epoch"), count(opts.warmup, "warm-up step")))
     else:
-        lines.append("  %d warm-up steps, then %d windows of %d steps; device synchronized before every clock read"
-                     % (opts.warmup, opts.windows, opts.steps))
+        lines.append("  %s, then %s of %s; device synchronized before every clock read"
+                     % (count(opts.warmup, "warm-up step"), count(opts.windows, "window"), count(opts.steps, "step")))
     lines.append("")
     header = "  %-34s %10s %18s %10s %9s" % ("device", "cold step", "warm ms/step", "images/s", "TFLOP/s")
     lines += [header, "  " + "-" * (len(header) - 2)]

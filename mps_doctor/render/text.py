@@ -1,11 +1,13 @@
 """The text report: a status mark per check, grouped by layer, the root cause first, a one-line summary."""
 
+import shlex
 import textwrap
 from typing import List, Optional
 
 import click
 
 from mps_doctor.checks.model import CheckResult, Remedy, Status
+from mps_doctor.env_summary import environment_summary
 from mps_doctor.render.safe import displayable
 from mps_doctor.report import Report
 
@@ -29,8 +31,12 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
 
     target = report.facts.target
     interp = target.interpreter
-    python = "Python %s %s" % (".".join(map(str, interp.version)), interp.machine) if interp else "Python ?"
+    python = "Python %s" % ".".join(map(str, interp.version)) if interp else "Python ?"
+    if interp and interp.machine:
+        python += " " + interp.machine
     lines.append("mps-doctor %s: %s (%s), device %s" % (report.tool_version, target.python, python, report.options.device))
+    if target.chosen_because:
+        lines.append("Python chosen: %s" % target.chosen_because)
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     if root is not None and root.status == Status.FAIL:
         lines.append("")
@@ -54,15 +60,35 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
             lines.append(title + ":")
             for result in shown:
                 lines += result_lines(result, mark, width, verbose, show_remedy=True)
+    if verbose:
+        lines.append("")
+        lines.append("Environment:")
+        rows = environment_summary(report.facts)
+        label_width = max(len(label) for label, _ in rows)
+        lines += ["  %-*s  %s" % (label_width, label, value) for label, value in rows]
     if not report.verdict.ready:
         lines.append("")
-        lines.append("The commands for your setup, in order: mps-doctor fix (with the same --python, --device or --from)")
+        lines.append("To print the commands that fix this, run: %s" % fix_command(report))
     lines.append("")
     summary = report.verdict.summary
     if color:
         summary = click.style(summary, fg="green" if report.verdict.ready else "red", bold=True)
     lines.append(summary)
     return "\n".join(lines) + "\n"
+
+
+def fix_command(report: Report) -> str:
+    """The `mps-doctor fix` command for the same target and options as REPORT."""
+    options = report.options
+    words = ["mps-doctor", "fix"]
+    words += ["--from", options.replayed_from] if options.replayed_from else ["--python", report.facts.target.python]
+    if options.requested_device != "auto":
+        words += ["--device", options.requested_device]
+    for device in options.required:
+        words += ["--require-device", device]
+    if options.quick:
+        words.append("--quick")
+    return " ".join(shlex.quote(word) for word in words)
 
 
 def result_lines(result: CheckResult, mark, width: int, verbose: bool, show_remedy: bool) -> List[str]:

@@ -53,7 +53,8 @@ def plan_for(doc, shell):
     facts, options = facts_from_report(json.loads(json.dumps(doc)))
     device = options.get("requested_device", "auto")
     report = run_checks(facts, Options(device=device, requested_device=device, policy=options["policy"]))
-    return build_plan(report, shell=shell)
+    # The stubs stand in for `mps-doctor` on PATH; by default the plan names this doctor by its absolute path.
+    return build_plan(report, shell=shell, doctor=("mps-doctor",))
 
 
 def assert_only_intended(doc, shell, stub_bin, folder, what):
