@@ -19,6 +19,8 @@ ID_SHAPE = re.compile(r"^[a-z]+\.[a-z0-9-]+$")
 # Dotted names in the check ids' namespaces that name something else, each with what it names.
 NOT_CHECK_IDS = {
     "python.org": "the python.org installer, a kind of Python installation (remedies/setup.py)",
+    "python.exe": "a Windows interpreter's file name (probe/target.py)",
+    "torch.egg-info": "torch's legacy install metadata folder, which tells an installed torch from a shadow (child)",
 }
 
 
