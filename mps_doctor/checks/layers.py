@@ -203,9 +203,10 @@ def unknown_release(ctx: Context, version: str, consequence: str) -> Outcome:
     return warned(
         "torch %s has no row in mps-doctor's release table (newest: %s): %s" % (version, newest, consequence),
         Remedy("This mps-doctor's data/torch_releases.json ends at torch %s." % newest,
-               "A newer mps-doctor knows the new release's Python range, macOS minimum and companions; until then the "
-               "installed torch's own answers are used.", ("python -m pip install --upgrade mps-doctor",),
-               "https://pypi.org/project/mps-doctor/", key="upgrade-doctor"),
+               "A newer mps-doctor knows the new release's Python range, macOS minimum and companions: update it from "
+               "where your team installs it (a newer checkout, wheel file or pinned git URL; never a name on a package "
+               "index, where no mps-doctor is published). Until then the installed torch's own answers are used.",
+               key="upgrade-doctor"),
         rule="no row for torch %s in torch_releases.json" % version,
     )
 
