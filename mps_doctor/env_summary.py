@@ -40,7 +40,7 @@ def environment_summary(facts: Facts) -> List[Tuple[str, str]]:
         rows.append(("MPS", "built %s, available %s%s" % (yes(torch.mps_built), yes(torch.mps_available),
                                                           " (%s)" % torch.mps_name if torch.mps_name else "")))
     if torch is not None and (torch.cuda_version or torch.cuda_devices):
-        devices = ", ".join("%s (sm_%d%d)" % ((d.name,) + tuple(d.capability[:2])) for d in torch.cuda_devices)
+        devices = ", ".join(gpu_label(d) for d in torch.cuda_devices)
         rows.append(("CUDA", "torch built for %s, available %s%s" % (torch.cuda_version or "no CUDA",
                                                                      yes(torch.cuda_available),
                                                                      ": " + devices if devices else "")))
@@ -82,3 +82,11 @@ def build_digest(build) -> str:
 
 def yes(value) -> str:
     return "unknown" if value is None else "yes" if value else "no"
+
+
+def gpu_label(device) -> str:
+    """'NAME (sm_XY)', or the name alone where the compute capability is unknown (a paste that does not show it)."""
+    capability = tuple(device.capability or ())
+    if len(capability) >= 2:
+        return "%s (sm_%d%d)" % (device.name, capability[0], capability[1])
+    return str(device.name)

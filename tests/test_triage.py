@@ -370,3 +370,15 @@ def test_triage_never_imports_torch(tmp_path):
     out = subprocess.check_output([sys.executable, "-c", code, os.path.join(PASTED, "pytorch-164943-macos13-torch210-stale-message.txt")],
                                   text=True)
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("verbose", [[], ["-v"]])
+@pytest.mark.parametrize("fmt", ["text", "json", "markdown"])
+def test_a_real_cuda_collect_env_triages_without_a_problem(cli, fmt, verbose):
+    path = os.path.join(HERE, "triage", "real", "collect_env-2.11-cu130-h200.txt")
+    result = cli("triage", path, "--format", fmt, *verbose, catch_exceptions=True)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code == 0, result.output
+    assert "2.11.0+cu130" in result.output
+    if fmt == "text" and verbose:
+        assert "NVIDIA H200" in result.output
