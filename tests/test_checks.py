@@ -260,7 +260,7 @@ def test_a_torch_newer_than_the_table_lets_runtime_facts_decide_and_names_the_mi
     newest = load_releases().releases[-1].torch
     python = result(facts, "python.version")
     assert python.status == Status.WARN and "torch 2.16.0 has no row" in python.summary and newest in python.summary
-    assert python.remedy.commands == () and "never a name on a package index" in python.remedy.why
+    assert python.remedy.commands == ("mps-doctor --version",) and "never a name on a package index" in python.remedy.why
     assert result(facts, "macos.version").status == Status.PASS
     unavailable = with_torch(facts, mps_available=False)
     macos = result(unavailable, "macos.version")

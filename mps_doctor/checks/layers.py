@@ -205,8 +205,8 @@ def unknown_release(ctx: Context, version: str, consequence: str) -> Outcome:
         Remedy("This mps-doctor's data/torch_releases.json ends at torch %s." % newest,
                "A newer mps-doctor knows the new release's Python range, macOS minimum and companions: update it from "
                "where your team installs it (a newer checkout, wheel file or pinned git URL; never a name on a package "
-               "index, where no mps-doctor is published). Until then the installed torch's own answers are used.",
-               key="upgrade-doctor"),
+               "index, where no mps-doctor is published); `--version` shows the table's date and newest row. Until "
+               "then the installed torch's own answers are used.", ("mps-doctor --version",), key="upgrade-doctor"),
         rule="no row for torch %s in torch_releases.json" % version,
     )
 
