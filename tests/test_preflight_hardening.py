@@ -116,11 +116,17 @@ def test_dry_run_prints_commands_that_paste_back_exactly(tmp_path):
     assert os.listdir(str(tmp_path)) == []
 
 
-def test_outside_a_checkout_nothing_is_installed_by_name(tmp_path):
+def team_repository(tmp_path):
+    """A team repository that holds only a copy of install/preflight.sh (no mps-doctor checkout): (folder, script)."""
     team = tmp_path / "team"
     (team / "install").mkdir(parents=True)
     script = str(team / "install" / "preflight.sh")
     shutil.copy(PREFLIGHT, script)
+    return team, script
+
+
+def test_outside_a_checkout_nothing_is_installed_by_name(tmp_path):
+    team, script = team_repository(tmp_path)
     log = fake_env(tmp_path / "env", "exit 0", importable=False)
     code, _, err = preflight("--venv", str(tmp_path / "env"), cwd=team, script=script)
     assert code == 2, err
@@ -129,10 +135,7 @@ def test_outside_a_checkout_nothing_is_installed_by_name(tmp_path):
 
 
 def test_outside_a_checkout_an_installed_mps_doctor_is_used(tmp_path):
-    team = tmp_path / "team"
-    (team / "install").mkdir(parents=True)
-    script = str(team / "install" / "preflight.sh")
-    shutil.copy(PREFLIGHT, script)
+    team, script = team_repository(tmp_path)
     log = fake_env(tmp_path / "env", 'printf "{}" > "$9"; exit 0', importable=True)
     code, _, err = preflight("--venv", str(tmp_path / "env"), cwd=team, script=script)
     assert code == 0, err
