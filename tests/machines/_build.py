@@ -463,16 +463,20 @@ machine(
     {"device": "cuda", "state": "not-ready", "root_cause": "torch.cuda-built", "exit_code": 1, "requested": "cuda",
      "remedy_command": "--force-reinstall 'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126"},
 )
+# torch's warning on a driver that supports CUDA 12.8 only (CUDAFunctions.cpp; mps-facts.md 7.1).
+DRIVER_TOO_OLD_12080 = (
+    "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12080). Please "
+    "update your GPU driver by downloading and installing a new version from the URL: "
+    "http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a PyTorch version "
+    "that has been compiled with your version of the CUDA driver.")
+
 machine(
     "linux-cu130-on-driver-128", "torch 2.13.0+cu130 on a driver that supports CUDA 12.8 only: 'driver too old'.",
     ["mps-facts.md 7.1 (CUDAFunctions.cpp 'driver on your system is too old (found version 12080)'; typical cause a "
      "cu130 wheel on a 12.8/12.9 driver)", "7.2 item 2"],
     linux_gpu_host(smi(driver="570.86.10", cuda="12.8")),
     target(LINUX_PY, frames(linux_interp(), dict(linux_torch("2.13.0+cu130", cuda_facts(available=False)), warnings=[
-        "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12080). Please "
-        "update your GPU driver by downloading and installing a new version from the URL: "
-        "http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a PyTorch version "
-        "that has been compiled with your version of the CUDA driver."])), device="cuda"),
+        DRIVER_TOO_OLD_12080])), device="cuda"),
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.driver-version", "exit_code": 1, "requested": "cuda",
      "remedy_command": "--index-url https://download.pytorch.org/whl/cu126"},
 )
@@ -502,10 +506,7 @@ machine(
      "CUDA Toolkit release notes: CUDA 13.x needs driver >= 580"],
     linux_gpu_host(smi(driver="570.86.10", cuda="12.8", name="NVIDIA GeForce RTX 4090")),
     target(LINUX_PY, frames(linux_interp(), dict(linux_torch("2.13.0", cuda_facts(available=False)), warnings=[
-        "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old (found version 12080). Please "
-        "update your GPU driver by downloading and installing a new version from the URL: "
-        "http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a PyTorch version "
-        "that has been compiled with your version of the CUDA driver."])), device="cuda"),
+        DRIVER_TOO_OLD_12080])), device="cuda"),
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.driver-version", "exit_code": 1, "requested": "cuda",
      "remedy_command": "'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126",
      "why_contains": "A plain `pip install torch` on Linux x86_64 gets torch 2.13's CUDA 13.0 build from PyPI"},
