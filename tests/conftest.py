@@ -1,9 +1,27 @@
+import inspect
 import os
+import subprocess
 import sys
 
 import pytest
 
+from tests.helpers import TARGET_PYTHON
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def target_prefix():
+    """sys.prefix of TARGET_PYTHON; a usage error, never a skip, when it is missing or has no torch."""
+    if TARGET_PYTHON == sys.executable:
+        return sys.prefix
+    try:
+        return subprocess.check_output([TARGET_PYTHON, "-c", "import sys, torch; print(sys.prefix)"],
+                                       universal_newlines=True, stderr=subprocess.DEVNULL).strip()
+    except (OSError, subprocess.CalledProcessError):
+        raise pytest.UsageError("MPS_DOCTOR_TEST_TARGET_PYTHON=%s is not a Python that imports torch" % TARGET_PYTHON)
+
+
+TARGET_PREFIX = target_prefix()
 
 
 @pytest.fixture(autouse=True)
@@ -11,12 +29,26 @@ def isolation(monkeypatch):
     """No colour and a fixed width in every test; the environment of the machine stays untouched."""
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "100")
-    # Without --python the doctor diagnoses the active environment: make that the test interpreter's own.
+    # Without --python the doctor diagnoses the active environment: make that the target interpreter's own.
     monkeypatch.delenv("CONDA_PREFIX", raising=False)
-    if sys.prefix != getattr(sys, "base_prefix", sys.prefix):
-        monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    if TARGET_PYTHON != sys.executable or sys.prefix != getattr(sys, "base_prefix", sys.prefix):
+        monkeypatch.setenv("VIRTUAL_ENV", TARGET_PREFIX)
     else:
         monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+
+
+class TerminalOutput:
+    """A click 8.1 result whose `output` is click 8.2's: what the terminal shows, stdout and then stderr."""
+
+    def __init__(self, result):
+        self.result = result
+
+    def __getattr__(self, name):
+        return getattr(self.result, name)
+
+    @property
+    def output(self):
+        return self.result.stdout + self.result.stderr
 
 
 @pytest.fixture(scope="session")
@@ -26,19 +58,16 @@ def cli():
 
     from mps_doctor.cli import main
 
-    runner = CliRunner()
+    # click 8.2 captures stderr apart from stdout always; click 8.1 (the last for Python 3.8) only when asked.
+    click_81 = "mix_stderr" in inspect.signature(CliRunner).parameters
+    runner = CliRunner(mix_stderr=False) if click_81 else CliRunner()
 
     def invoke(*args, **kwargs):
         kwargs.setdefault("catch_exceptions", False)
-        return runner.invoke(main, list(args), **kwargs)
+        result = runner.invoke(main, list(args), **kwargs)
+        return TerminalOutput(result) if click_81 else result
 
     return invoke
-
-
-@pytest.fixture(scope="session")
-def python_with_torch():
-    """An interpreter that has torch 2.13.0 (the test environment's own)."""
-    return sys.executable
 
 
 def pytest_terminal_summary(terminalreporter):

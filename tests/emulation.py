@@ -4,11 +4,11 @@ the emulated MPS torch of tests/emulated_mps (see emulated_mps.py for what it em
 import json
 import os
 import subprocess
-import sys
 
 import mps_doctor.probe.collect
 from mps_doctor.environment import relevant_env
 from mps_doctor.probe.target import CHILD_DIR, DATA_DIR, MARK
+from tests.helpers import TARGET_PYTHON
 from tests.machines import load_machine, replay_facts
 
 SHIM_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "emulated_mps")
@@ -58,7 +58,7 @@ def emulate(monkeypatch, tmp_path, release, machine_name="m2-native-torch213", *
 def child_frames(env, device="mps", smoke=True, timeout=120):
     """Run the real child in `check` mode under ENV: (frames in order, counters-free stderr)."""
     options = {"device": device, "smoke": smoke, "data_dir": str(DATA_DIR)}
-    done = subprocess.run([sys.executable, str(CHILD_DIR), "check", json.dumps(options)], stdout=subprocess.PIPE,
+    done = subprocess.run([TARGET_PYTHON, str(CHILD_DIR), "check", json.dumps(options)], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, timeout=timeout, env=dict(os.environ, **env))
     frames = [json.loads(line[len(MARK):]) for line in done.stdout.splitlines() if line.startswith(MARK)]
     return frames, done.stderr

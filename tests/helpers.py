@@ -6,10 +6,17 @@ import sys
 import textwrap
 import venv
 
+# The interpreter the tests diagnose as the target: one with torch 2.13.0. The test interpreter itself unless
+# MPS_DOCTOR_TEST_TARGET_PYTHON names another (the doctor on Python 3.8 diagnoses a newer Python that has torch).
+TARGET_PYTHON = os.environ.get("MPS_DOCTOR_TEST_TARGET_PYTHON") or sys.executable
 
-def make_venv(folder):
-    """A real venv of the test interpreter, without pip (fast), and its python path."""
-    venv.EnvBuilder(with_pip=False, symlinks=True).create(str(folder))
+
+def make_venv(folder, python=None):
+    """A real venv without pip (fast) of PYTHON, by default the test interpreter, and its python path."""
+    if python is None or python == sys.executable:
+        venv.EnvBuilder(with_pip=False, symlinks=True).create(str(folder))
+    else:
+        subprocess.run([python, "-m", "venv", "--without-pip", "--symlinks", str(folder)], check=True)
     return str(folder / "bin" / "python")
 
 

@@ -11,13 +11,20 @@ from mps_doctor.bench import BenchOptions, BenchReport, DeviceRun, find_peak, re
 from mps_doctor.probe.target import CHILD_DIR
 from tests.helpers import doctor
 
-sys.path.insert(0, str(CHILD_DIR))
-import mpsd_bench  # noqa: E402  (the child's module, stdlib + torch)
-
+sys.path.insert(0, str(CHILD_DIR))  # the child's modules; those that import torch are imported inside tests
 SCHEMA = os.path.join(str(CHILD_DIR.parent), "data", "bench.schema.json")
 
 
-def test_every_clock_read_follows_a_device_sync():
+@pytest.fixture
+def mpsd_bench():
+    """The child's bench module (stdlib + torch, so imported only by tests that run torch in this process)."""
+    import mpsd_bench
+
+    return mpsd_bench
+
+
+@pytest.mark.torch_in_process
+def test_every_clock_read_follows_a_device_sync(mpsd_bench):
     calls = []
     fake_clock = iter(range(1000))
 
@@ -33,8 +40,9 @@ def test_every_clock_read_follows_a_device_sync():
     assert calls.count("step") == 12 and calls.count("sync") == 6
 
 
+@pytest.mark.torch_in_process
 @pytest.mark.parametrize("device", ["cuda", "mps"])
-def test_make_sync_calls_the_device_module(device):
+def test_make_sync_calls_the_device_module(mpsd_bench, device):
     recorded = []
     fake_torch = types.SimpleNamespace(cuda=types.SimpleNamespace(synchronize=lambda: recorded.append("cuda")),
                                        mps=types.SimpleNamespace(synchronize=lambda: recorded.append("mps")))
@@ -42,7 +50,8 @@ def test_make_sync_calls_the_device_module(device):
     assert recorded == [device]
 
 
-def test_the_timed_loop_never_reads_a_value_back(monkeypatch):
+@pytest.mark.torch_in_process
+def test_the_timed_loop_never_reads_a_value_back(mpsd_bench, monkeypatch):
     """`.item()` or `float()` on a tensor inside the window would be a hidden host sync."""
     import mpsd_idx
     import torch
@@ -67,7 +76,8 @@ def test_the_timed_loop_never_reads_a_value_back(monkeypatch):
     assert len(result["window_ms"]) == 2 and result["final_loss"] > 0
 
 
-def test_loader_pipeline_normalizes_like_the_seed():
+@pytest.mark.torch_in_process
+def test_loader_pipeline_normalizes_like_the_seed(mpsd_bench):
     import mpsd_idx
     import mpsd_net
     import torch
@@ -142,6 +152,7 @@ def test_bad_data_dir_is_a_usage_error(tmp_path):
     assert code == 2 and "no train-images-idx3-ubyte" in err
 
 
+@pytest.mark.torch_in_process
 def test_the_smoke_steps_light_adadelta_is_torch_adadelta():
     """The smoke step avoids importing torch.optim (0.9 s) with the same update; the bench uses torch.optim."""
     import mpsd_net

@@ -8,12 +8,12 @@ only a real Mac can.
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
 from mps_doctor.checks.registry import MPS_LAYERS
 from tests.emulation import BENCH_RELEASES, CHECK_RELEASES, child_frames, emulate, emulation_env, frame_data
+from tests.helpers import TARGET_PYTHON
 from tests.machines import load_machine
 
 pytestmark = pytest.mark.slow
@@ -105,7 +105,7 @@ def test_the_emulated_device_behaves_like_mps_and_counts_a_missing_sync(tmp_path
     """Devices of tensors, parameters and gradients, the same-device rule, and a clock read while work is queued."""
     log = tmp_path / "log.json"
     env = dict(os.environ, **emulation_env("2.13.0", log_path=log))
-    done = subprocess.run([sys.executable, "-c", EMULATED_DEVICE_SCRIPT], env=env, stderr=subprocess.PIPE, text=True,
+    done = subprocess.run([TARGET_PYTHON, "-c", EMULATED_DEVICE_SCRIPT], env=env, stderr=subprocess.PIPE, text=True,
                           timeout=60)
     assert done.returncode == 0, done.stderr
     seen = json.loads(log.read_text())

@@ -12,6 +12,8 @@ import sys
 import pytest
 import yaml
 
+from tests.helpers import TARGET_PYTHON
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PREFLIGHT = os.path.join(ROOT, "install", "preflight.sh")
 SHELL_SCRIPTS = [PREFLIGHT, os.path.join(ROOT, ".ci", "run")]
@@ -50,9 +52,9 @@ def listing(folder):
 def test_new_member_on_this_machine_gets_a_venv_a_report_and_a_verdict(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
-    python_dir = os.path.dirname(sys.executable)
+    python_dir = os.path.dirname(TARGET_PYTHON)
     code, out, err = preflight("--from", ROOT, "--torch", "2.13.0", "--device", "cpu", "--json", "report.json",
-                               "--python", sys.executable, cwd=project, path_prefix=python_dir)
+                               "--python", TARGET_PYTHON, cwd=project, path_prefix=python_dir)
     assert code == 0, out + err
     assert (project / ".venv" / "bin" / "python").exists()
     report = json.loads((project / "report.json").read_text())

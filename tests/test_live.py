@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from tests.helpers import doctor, fake_torch, make_venv, script
+from tests.helpers import TARGET_PYTHON, doctor, fake_torch, make_venv, script
 
 SCHEMA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "mps_doctor", "data", "report.schema.json")
 
@@ -14,9 +14,10 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def cpu_report(tmp_path_factory):
-    """One real `check --device cpu --format json` of the test interpreter (which has torch 2.13.0)."""
+    """One real `check --device cpu --format json` of the target interpreter (which has torch 2.13.0)."""
     path = tmp_path_factory.mktemp("report") / "report.json"
-    code, out, err = doctor("check", "--device", "cpu", "--format", "json", "--output", str(path))
+    code, out, err = doctor("check", "--python", TARGET_PYTHON, "--device", "cpu", "--format", "json", "--output",
+                            str(path))
     return code, out, err, path
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from mps_doctor.checks.model import Options
 from mps_doctor.report import report_to_dict, run_checks
-from tests.helpers import doctor, make_venv, site_packages
+from tests.helpers import TARGET_PYTHON, doctor, make_venv, site_packages
 from tests.machines import load_machine, replay_facts
 
 
@@ -104,7 +104,7 @@ def test_an_installed_torch_beside_its_metadata_is_no_shadow(tmp_path):
 @pytest.mark.parametrize("module, dist", [("typing_extensions", "typing-extensions"), ("sympy", "sympy"),
                                          ("jinja2", "jinja2")])
 def test_a_missing_dependency_module_is_installed_not_torch_reinstalled(tmp_path, module, dist):
-    python = make_venv(tmp_path / "venv")
+    python = make_venv(tmp_path / "venv", TARGET_PYTHON)
     folder = os.path.join(site_packages(python), "torch")
     os.makedirs(folder)
     with open(os.path.join(folder, "__init__.py"), "w") as handle:
@@ -158,9 +158,9 @@ def test_built_wheel_in_its_own_venv_diagnoses_the_active_venv(tmp_path):
     code = subprocess.run([doctor_python, "-c", "import torch"], stderr=subprocess.DEVNULL).returncode
     assert code != 0, "the doctor's own venv must not have torch"
     user = tmp_path / "project" / ".venv-user"
-    user_python = make_venv(user)
+    user_python = make_venv(user, TARGET_PYTHON)
     with open(os.path.join(site_packages(user_python), "torch-from-test-env.pth"), "w") as handle:
-        handle.write(site_packages(sys.executable) + "\n")
+        handle.write(site_packages(TARGET_PYTHON) + "\n")
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH")}
     env.update(VIRTUAL_ENV=str(user), NO_COLOR="1")
     done = subprocess.run([str(home / "bin" / "mps-doctor"), "check", "--device", "cpu", "--quick", "--format", "json"],
@@ -299,10 +299,10 @@ def test_a_replayed_stage_for_another_device_is_never_a_check_error():
 
 
 def venv_with_test_torch(folder):
-    """A venv whose site-packages reaches the test interpreter's torch through a .pth file."""
-    python = make_venv(folder)
+    """A venv of the target interpreter whose site-packages reaches its torch through a .pth file."""
+    python = make_venv(folder, TARGET_PYTHON)
     with open(os.path.join(site_packages(python), "test-env.pth"), "w") as handle:
-        handle.write(site_packages(sys.executable) + "\n")
+        handle.write(site_packages(TARGET_PYTHON) + "\n")
     return python
 
 

@@ -11,6 +11,8 @@ import threading
 
 import pytest
 
+from tests.helpers import TARGET_PYTHON
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOT_READY = os.path.join(ROOT, "docs", "examples", "mac-rosetta.json")
 
@@ -27,9 +29,10 @@ def doctor(*args, cwd=None, env=None, **popen):
 
 @pytest.fixture(scope="module")
 def ready_report(tmp_path_factory):
-    """A ready report of this machine's CPU (the test environment has torch)."""
+    """A ready report of this machine's CPU, diagnosed in the target interpreter (it has torch)."""
     path = tmp_path_factory.mktemp("ready") / "ready.json"
-    code, _, err = doctor("check", "--device", "cpu", "--quick", "--format", "json", "--output", str(path))
+    code, _, err = doctor("check", "--python", TARGET_PYTHON, "--device", "cpu", "--quick", "--format", "json",
+                          "--output", str(path))
     assert code == 0, err
     return str(path)
 
