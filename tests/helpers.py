@@ -11,12 +11,13 @@ import venv
 TARGET_PYTHON = os.environ.get("MPS_DOCTOR_TEST_TARGET_PYTHON") or sys.executable
 
 
-def make_venv(folder, python=None):
-    """A real venv without pip (fast) of PYTHON, by default the test interpreter, and its python path."""
+def make_venv(folder, python=None, with_pip=False):
+    """A real venv of PYTHON (by default the test interpreter), without pip unless asked (fast): its python path."""
     if python is None or python == sys.executable:
-        venv.EnvBuilder(with_pip=False, symlinks=True).create(str(folder))
+        venv.EnvBuilder(with_pip=with_pip, symlinks=True).create(str(folder))
     else:
-        subprocess.run([python, "-m", "venv", "--without-pip", "--symlinks", str(folder)], check=True)
+        subprocess.run([python, "-m", "venv", "--symlinks", str(folder)] + ([] if with_pip else ["--without-pip"]),
+                       check=True)
     return str(folder / "bin" / "python")
 
 

@@ -14,6 +14,8 @@ import zipfile
 import pytest
 import yaml
 
+from tests.helpers import TARGET_PYTHON
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKFLOWS = {os.path.basename(p): p for p in glob.glob(os.path.join(ROOT, "install", "github-actions", "*.yml"))}
 FULL_SHA = re.compile(r"^[^@]+@[0-9a-f]{40}$")
@@ -107,7 +109,7 @@ def run_steps(name, team, overrides):
     env = dict(os.environ, NO_COLOR="1", CI="true")
     for variable in ("VIRTUAL_ENV", "CONDA_PREFIX", "HOMEBREW_PREFIX", "PYTHONPATH"):
         env.pop(variable, None)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]  # what setup-python provides
+    env["PATH"] = os.path.dirname(TARGET_PYTHON) + os.pathsep + env["PATH"]  # what setup-python provides
     env.update({key: str(value) for key, value in workflow.get("env", {}).items()})
     env.update(overrides)
     result = None

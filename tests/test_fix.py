@@ -5,7 +5,6 @@ import re
 import shutil
 import subprocess
 import sys
-import venv
 
 import pytest
 
@@ -14,7 +13,7 @@ from mps_doctor.remedies.plan import build_plan
 from mps_doctor.remedies.setup import python_source
 from mps_doctor.render.script import fish_quote, render_script
 from mps_doctor.report import run_checks
-from tests.helpers import doctor
+from tests.helpers import TARGET_PYTHON, doctor, make_venv
 from tests.machines import load_machine, machine_names, replay_facts
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "fix")
@@ -167,9 +166,7 @@ def test_fix_usage_errors():
 @pytest.mark.slow
 def test_printed_plan_run_for_real_makes_a_bare_venv_ready(tmp_path):
     """A venv without torch: run the printed plan step by step, then check --device cpu exits 0."""
-    folder = tmp_path / "bare"
-    venv.EnvBuilder(with_pip=True).create(str(folder))
-    python = str(folder / "bin" / "python")
+    python = make_venv(tmp_path / "bare", TARGET_PYTHON, with_pip=True)
     code, before, _ = doctor("check", "--python", python, "--device", "cpu", "--quick")
     assert code == 1 and "torch is not installed" in before
     # The local torch is 2.13.0 (CPU) from the default index: pin it, and do not send pip elsewhere.

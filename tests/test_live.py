@@ -75,7 +75,7 @@ def test_mps_on_linux_fails_at_the_os_layer_with_a_device_hint():
 
 
 def test_venv_without_torch_is_diagnosed_through_python(tmp_path):
-    python = make_venv(tmp_path / "bare")
+    python = make_venv(tmp_path / "bare", TARGET_PYTHON)
     code, out, err = doctor("check", "--python", python, "--device", "cpu")
     assert code == 1, err
     assert "torch is not installed in %s" % python in out

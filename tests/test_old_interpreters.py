@@ -3,10 +3,12 @@
 import glob
 import json
 import os
+import re
 import subprocess
-import sys
 
 import pytest
+
+from tests.helpers import TARGET_PYTHON
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REQUIRED = os.environ.get("MPS_DOCTOR_REQUIRE_OLD_PYTHONS") == "1"
@@ -18,8 +20,10 @@ def interpreter(version):
     if named:
         return named
     root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
-    found = sorted(glob.glob(os.path.join(root, "versions", version + ".*", "bin", "python" + version)))
-    return found[-1] if found else None
+    found = glob.glob(os.path.join(root, "versions", version + ".*", "bin", "python" + version))
+    release = re.compile(r"/versions/%s\.(\d+)/" % re.escape(version))
+    found = [path for path in found if release.search(path)]  # 3.8.18, not 3.8-dev or 3.8.18t
+    return max(found, key=lambda path: int(release.search(path).group(1))) if found else None
 
 
 def require(version):
@@ -76,7 +80,7 @@ def test_doctor_on_38_diagnoses_a_python_37_child_without_torch(doctor_on_38):
 
 @pytest.mark.slow
 def test_doctor_on_38_checks_a_torch_interpreter(doctor_on_38):
-    code, out, err = run_doctor(doctor_on_38, "check", "--python", sys.executable, "--device", "cpu", "--quick",
+    code, out, err = run_doctor(doctor_on_38, "check", "--python", TARGET_PYTHON, "--device", "cpu", "--quick",
                                 "--format", "json")
     assert "Traceback" not in err
     report = json.loads(out)
