@@ -306,6 +306,7 @@ def venv_with_test_torch(folder):
     return python
 
 
+@pytest.mark.slow
 def test_environment_summary_in_json_markdown_and_verbose_text(tmp_path):
     python = venv_with_test_torch(tmp_path / "venv")
     info = os.path.join(site_packages(python), "transformers-4.99.0.dist-info")
@@ -425,6 +426,7 @@ def test_bench_no_cpu_without_an_accelerator_is_a_usage_error():
     assert "--no-cpu: torch in" in err and "sees no accelerator" in err
 
 
+@pytest.mark.slow
 def test_bench_auto_chooses_like_check_even_with_nvidia_smi_on_path(tmp_path):
     (tmp_path / "nvidia-smi").write_text("#!/bin/sh\nexit 9\n")
     (tmp_path / "nvidia-smi").chmod(0o755)

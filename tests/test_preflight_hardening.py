@@ -73,8 +73,10 @@ def test_the_temporary_report_is_removed_on_every_exit(tmp_path, check_body, exp
 
 
 def test_the_temporary_report_is_removed_when_preflight_is_terminated(tmp_path):
-    started = tmp_path / "started"
-    fake_env(tmp_path / "env", 'touch "%s"; sleep 30' % started)
+    """SIGTERM while the check runs: sh runs its trap once the check returns (released here right after the signal)."""
+    started, released = tmp_path / "started", tmp_path / "released"
+    fake_env(tmp_path / "env", 'touch "%s"; i=0; while [ ! -e "%s" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done'
+             % (started, released))
     temp = tmp_path / "temp"
     temp.mkdir()
     env = dict(os.environ, TMPDIR=str(temp))
@@ -88,6 +90,7 @@ def test_the_temporary_report_is_removed_when_preflight_is_terminated(tmp_path):
         assert started.exists()
         assert len(os.listdir(str(temp))) == 1
         process.send_signal(signal.SIGTERM)
+        released.touch()
         process.communicate(timeout=60)
     finally:
         process.kill()
