@@ -124,6 +124,7 @@ def run_steps(name, team, overrides):
 
 
 @pytest.mark.slow
+@pytest.mark.independent_of_test_python
 def test_the_shipped_workflows_run_from_a_team_repository_with_the_kept_wheel(dist, tmp_path):
     _, _, wheel = dist
     team = tmp_path / "team-project"

@@ -49,6 +49,7 @@ def listing(folder):
 
 
 @pytest.mark.slow
+@pytest.mark.independent_of_test_python
 def test_new_member_on_this_machine_gets_a_venv_a_report_and_a_verdict(tmp_path):
     project = tmp_path / "project"
     project.mkdir()

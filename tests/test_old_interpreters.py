@@ -13,6 +13,8 @@ from tests.helpers import TARGET_PYTHON
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REQUIRED = os.environ.get("MPS_DOCTOR_REQUIRE_OLD_PYTHONS") == "1"
 
+pytestmark = pytest.mark.independent_of_test_python
+
 
 def interpreter(version):
     """A real interpreter of VERSION (e.g. "3.8"): from MPS_DOCTOR_PYTHON_3_8 or a pyenv install, else None."""

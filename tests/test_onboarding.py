@@ -406,6 +406,7 @@ def test_missing_torch_says_not_installed_and_an_unknown_machine_is_not_none():
     assert "(Python 2.7.18)" in text.splitlines()[0] and "None" not in text.splitlines()[0]
 
 
+@pytest.mark.slow
 def test_require_device_cuda_checks_cuda_not_the_cpu(cli):
     doc = json.loads(cli("check", "--require-device", "cuda", "--quick", "--format", "json").output)
     assert doc["options"]["device"] == "cuda"
@@ -420,6 +421,7 @@ def test_select_alone_never_claims_ready_to_train(tmp_path, cli):
     assert "the selected checks pass on cpu (device.parity), not a full verdict" in result.output
 
 
+@pytest.mark.slow
 def test_bench_no_cpu_without_an_accelerator_is_a_usage_error():
     code, out, err = doctor("bench", "--no-cpu", "--windows", "1", "--steps", "1", "--warmup", "0")
     assert code == 2 and out == ""
