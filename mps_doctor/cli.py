@@ -229,7 +229,7 @@ def diagnose(ctx, device, python, from_report, quick, timeout, config=None, sele
              strict=False):
     """The report for the options shared by check and fix: from a saved report, or by probing."""
     from mps_doctor.checks.model import Options
-    from mps_doctor.checks.registry import REGISTRY, all_checks
+    from mps_doctor.checks.registry import REGISTRY, all_checks, device_work_checks
     from mps_doctor.policy import Policy, load_policy
 
     all_checks()
@@ -246,7 +246,7 @@ def diagnose(ctx, device, python, from_report, quick, timeout, config=None, sele
         else:
             from mps_doctor.devices import check_replay_device
 
-            check_replay_device(facts, device, tuple(select_ids))
+            check_replay_device(facts, device, not select_ids or bool(set(select_ids) & set(device_work_checks())))
         if ctx.get_parameter_source("quick").name == "DEFAULT":
             quick = bool(saved.get("quick", False))
     policy = load_policy(config) if config or not from_report else saved["policy"]
@@ -273,9 +273,9 @@ def build_report(facts, options):
 def render(report, fmt: str, verbose: bool, color: bool, redacted: bool) -> str:
     """The report in FMT."""
     if fmt == "json":
-        from mps_doctor.report import report_to_dict
+        from mps_doctor.render.commands import report_document
 
-        return json.dumps(report_to_dict(report), indent=2) + "\n"
+        return json.dumps(report_document(report), indent=2) + "\n"
     if fmt == "markdown":
         from mps_doctor.render.markdown import render_markdown
 
@@ -295,13 +295,9 @@ def stdout_is_unicode() -> bool:
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
 def list_checks(fmt):
     """List every check id, its title, and the layers it belongs to per device."""
-    from mps_doctor.checks.registry import CPU_LAYERS, CUDA_LAYERS, MPS_LAYERS, all_checks
+    from mps_doctor.checks.registry import check_rows
 
-    device_layers = (("mps", MPS_LAYERS), ("cuda", CUDA_LAYERS), ("cpu", CPU_LAYERS))
-    rows = [{"id": spec.id, "title": spec.title,
-             "kind": "advisory" if spec.advisory else "policy" if spec.id.startswith("policy.") else "layer",
-             "layers": {name: layers.index(spec.id) + 1 for name, layers in device_layers if spec.id in layers}}
-            for spec in all_checks()]
+    rows = check_rows()
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return

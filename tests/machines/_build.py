@@ -130,7 +130,7 @@ machine(
         torch_stage(version="2.2.2", built=False, available=False, python="3.11",
                     site="/Users/alex/proj/.venv/lib/python3.11/site-packages"))),
     {"device": "mps", "state": "not-ready", "root_cause": "python.rosetta", "exit_code": 1,
-     "remedy_command": "uv python install cpython-3.12-macos-aarch64-none",
+     "remedy_command": "arch -arm64 /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 -m venv",
      "summary_contains": "Python runs under Rosetta (x86_64) on an arm64 Mac"},
 )
 machine(
@@ -257,7 +257,7 @@ machine(
     mac_host("15.1", "24B83", vmm=True, brand="Apple M2 (Virtual)", memsize=8 * GIB),
     target(PY, frames(interp(), torch_stage(version="2.13.0", built=True, available=False))),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
-     "remedy_command": "mps-doctor check --device cpu", "summary_contains": "virtual machine"},
+     "remedy_command": "check --python /Users/alex/proj/.venv/bin/python --device cpu", "summary_contains": "virtual machine"},
 )
 machine(
     "m2-homebrew-python-no-venv", "M2, macOS 15.1, Homebrew's Python 3.13 used directly (no venv; PEP 668 "
@@ -284,7 +284,7 @@ machine(
                       {"installed": False, "packages": {"torch": None, "torchvision": None, "torchaudio": None,
                                                         "numpy": None}})),
     {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
-     "remedy_command": "uv python install 3.12"},
+     "remedy_command": "uv python install cpython-3.12-macos-aarch64-none"},
 )
 machine(
     "m4-tahoe-python-sees-16", "M4 on macOS 26.1 (Tahoe); a Python built with an older SDK reports macOS 16.0.",
@@ -348,7 +348,7 @@ machine(
                        "warnings": []})),
     {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
      "summary_contains": "Python 3.10 is not supported by torch 2.15 (>=3.11,<3.16)",
-     "remedy_command": "uv venv --python 3.12"},
+     "remedy_command": "/opt/homebrew/bin/python3.12 -m venv /Users/alex/proj/.venv-py312"},
 )
 machine(
     "m1-torch22-python312", "M1 on macOS 14.5, Python 3.12 with torch 2.2.2 and torchvision 0.17.2, MPS working: 2.2 "

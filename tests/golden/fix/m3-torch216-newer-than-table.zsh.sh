@@ -9,7 +9,7 @@
 #   from where your team installs it (a newer checkout, wheel file or pinned git URL; never a name
 #   on a package index, where no mps-doctor is published); `--version` shows the table's date and
 #   newest row. Until then the installed torch's own answers are used.
-# mps-doctor --version
+mps-doctor --version
 
 # 2/2 Check again
 #   Confirms the fix and shows the next problem, if any.
