@@ -292,11 +292,16 @@ def stdout_is_unicode() -> bool:
 
 
 @main.command("list-checks", context_settings=CONTEXT)
-@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text", show_default=True)
 def list_checks(fmt):
-    """List every check id, its title, and the layers it belongs to per device."""
+    """List every check id, its title, and the layers it belongs to per device (markdown: docs/checks.md's table)."""
     from mps_doctor.checks.registry import check_rows
 
+    if fmt == "markdown":
+        from mps_doctor.render.checks_doc import checks_table
+
+        click.echo(checks_table(), nl=False)
+        return
     rows = check_rows()
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))

@@ -81,6 +81,9 @@ def pytorch_env_problems(env) -> list:
 
 @check("env.pytorch-vars", "PYTORCH_* variables have valid values", advisory=True)
 def env_pytorch_vars(ctx: Context) -> Outcome:
+    """ranges from MPSAllocator.mm: high watermark in [0, 2], low in [0, high]; the fallback flag is an integer
+    (std::stoi); 0/1 flags; Metal version major.minor.
+    """
     env = ctx.host.env
     names = sorted(k for k in env if k.startswith("PYTORCH_"))
     problems = pytorch_env_problems(env)
@@ -106,6 +109,9 @@ def env_pytorch_vars(ctx: Context) -> Outcome:
 
 @check("torch.companions", "torchvision and torchaudio match torch", advisory=True)
 def torch_companions(ctx: Context) -> Outcome:
+    """torchvision's `Requires-Dist` on torch, read from the wheels: minor + 15 for 2.0-2.14, and 0.29 (0.29.1/0.29.2,
+    `torch>=2.14.0`) for 2.15; torchaudio by minor, 2.11+ stable ABI serves later torch.
+    """
     info = ctx.torch
     if info is None or not info.installed:
         return skipped("torch is not installed")
@@ -148,6 +154,7 @@ def audio_matches(audio: str, release, stable_from: str) -> bool:
 
 @check("python.numpy", "numpy is installed", advisory=True)
 def python_numpy(ctx: Context) -> Outcome:
+    """numpy's distribution metadata (torch warns 'Failed to initialize NumPy' without it)."""
     info = ctx.torch
     if info is None or not info.installed:
         return skipped("torch is not installed")
@@ -163,6 +170,7 @@ def python_numpy(ctx: Context) -> Outcome:
 
 @check("host.memory", "Enough memory for training", advisory=True)
 def host_memory(ctx: Context) -> Outcome:
+    """`hw.memsize` / psutil; Metal's recommended working set is about 75% of unified memory."""
     total = ctx.host.memory_bytes
     if total is None:
         return skipped("memory size unknown")
@@ -183,6 +191,7 @@ def host_memory(ctx: Context) -> Outcome:
 
 @check("ci.hosted-runner", "Not a hosted CI runner without a GPU", advisory=True)
 def ci_hosted_runner(ctx: Context) -> Outcome:
+    """GitHub-hosted macOS runners are VMs without MPS (GitHub runner docs)."""
     if not ctx.is_mac:
         return passed("not a macOS runner" + (" (CI)" if ctx.host.env.get("CI") else ""))
     if hosted_runner(ctx.host) and ctx.device != "mps":
@@ -203,6 +212,7 @@ def ci_hosted_runner(ctx: Context) -> Outcome:
 
 @check("conda.platform", "conda environment matches the hardware", advisory=True)
 def conda_platform(ctx: Context) -> Outcome:
+    """the `subdir` of the environment's python record in `conda-meta/`, and `CONDA_SUBDIR`."""
     interp = ctx.interp
     subdir_env = ctx.host.env.get("CONDA_SUBDIR")
     if not ctx.is_mac:
@@ -224,6 +234,7 @@ def conda_platform(ctx: Context) -> Outcome:
 
 @check("brew.prefix", "Homebrew matches the hardware", advisory=True)
 def brew_prefix(ctx: Context) -> Outcome:
+    """`/opt/homebrew/bin/brew` vs `/usr/local/bin/brew` (Homebrew docs/Installation.md)."""
     if not ctx.is_mac:
         return skipped("not macOS")
     prefixes = ctx.host.brew_prefixes
@@ -249,6 +260,7 @@ def brew_prefix(ctx: Context) -> Outcome:
 
 @check("macos.python-view", "Python sees the real macOS version", advisory=True)
 def macos_python_view(ctx: Context) -> Outcome:
+    """`platform.mac_ver()` of the target against `sw_vers` (10.16 / 16.0 compatibility versions; cpython#135675)."""
     if not ctx.is_mac or ctx.interp is None:
         return skipped("not macOS" if not ctx.is_mac else "no interpreter facts")
     seen, real = ctx.interp.mac_ver, ctx.host.macos_version

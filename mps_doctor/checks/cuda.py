@@ -116,6 +116,7 @@ def cuda_reinstall_title(ctx: Context) -> str:
 @check("os.linux", "Operating system supports CUDA",
        layer=15, devices=("cuda",), facts=("host.system",))
 def os_linux(ctx: Context) -> Outcome:
+    """CUDA is diagnosed on Linux (macOS wheels have no CUDA)."""
     if ctx.host.system == "Linux":
         distro = ctx.host.linux_distro or {}
         return passed("Linux %s" % (distro.get("name") or ctx.host.release or ""))
@@ -133,6 +134,7 @@ def os_linux(ctx: Context) -> Outcome:
 @check("cuda.driver", "NVIDIA driver is installed",
        layer=45, devices=("cuda",), facts=("nvidia_smi.driver_version|nvidia_smi.gpu",))
 def cuda_driver(ctx: Context) -> Outcome:
+    """`nvidia-smi` (driver version, supported CUDA version) and `nvidia-smi -L` (GPUs), with a timeout."""
     smi = ctx.host.nvidia_smi
     if smi is not None and smi.found and smi.error is None:
         gpus = ", ".join(smi.gpus) if smi.gpus else "no GPU listed"
@@ -159,6 +161,7 @@ def cuda_driver(ctx: Context) -> Outcome:
 @check("torch.cuda-built", "torch was built with CUDA",
        layer=75, devices=("cuda",), facts=("torch.cuda_version",))
 def torch_cuda_built(ctx: Context) -> Outcome:
+    """`torch.version.cuda` (None on a CPU build; the `+cpu`/`+cuXYZ` label alone is not trusted)."""
     if ctx.torch.cuda_version:
         return passed("CUDA %s build (torch %s)" % (ctx.torch.cuda_version, ctx.torch.version))
     label = ctx.torch.version or "?"
@@ -175,6 +178,12 @@ def torch_cuda_built(ctx: Context) -> Outcome:
 @check("cuda.driver-version", "The driver supports the wheel's CUDA version",
        layer=76, devices=("cuda",), facts=("torch.cuda_version", "nvidia_smi.cuda_version|message"))
 def cuda_driver_version(ctx: Context) -> Outcome:
+    """nvidia-smi's CUDA version (or torch's 'driver too old (found version N)') against the wheel's: another major
+    fails, an older minor warns (NVIDIA CUDA compatibility guide). When the installed torch is the plain PyPI wheel
+    (no local label), the remedy says that PyPI's Linux x86_64 wheel is one CUDA build per release
+    (`pypi_linux_cuda`: 12.8 up to 2.10, 13.0 for 2.11-2.14, 13.2 for 2.15; CUDA 13 needs driver >= 580) and names
+    the cuXYZ index the driver runs.
+    """
     wheel, driver = ctx.torch.cuda_version, driver_cuda(ctx)
     if driver is None:
         return warned(
@@ -228,6 +237,9 @@ def parse_visible_devices(value: str, gpu_count: Optional[int]) -> Tuple[List[st
 @check("cuda.visible-devices", "CUDA_VISIBLE_DEVICES leaves GPUs visible",
        layer=77, devices=("cuda",), facts=("env.CUDA_VISIBLE_DEVICES",))
 def cuda_visible_devices(ctx: Context) -> Outcome:
+    """`CUDA_VISIBLE_DEVICES`: empty hides every GPU, an invalid entry hides itself and all after it (CUDA programming
+    guide).
+    """
     value = ctx.host.env.get("CUDA_VISIBLE_DEVICES")
     if value is None:
         return passed("CUDA_VISIBLE_DEVICES is not set: every GPU is visible")
@@ -257,6 +269,7 @@ def cuda_visible_devices(ctx: Context) -> Outcome:
 @check("cuda.available", "torch sees a CUDA GPU",
        layer=85, devices=("cuda",), facts=("torch.cuda_available",))
 def cuda_available(ctx: Context) -> Outcome:
+    """`torch.cuda.is_available()`, with torch's CUDA initialization warning as the reason."""
     if ctx.torch.cuda_available and ctx.torch.cuda_devices:
         return passed("%d GPU(s): %s" % (len(ctx.torch.cuda_devices), ", ".join(
             "%s (%s, %.0f GiB)" % (d.name, cc_label(d.capability), (d.total_memory or 0) / 1024 ** 3)
@@ -274,6 +287,10 @@ def cuda_available(ctx: Context) -> Outcome:
 @check("cuda.capability", "The wheel has kernels for every visible GPU",
        layer=87, devices=("cuda",), facts=("torch.cuda_arch_list", "torch.cuda_devices"))
 def cuda_capability(ctx: Context) -> Outcome:
+    """each GPU's compute capability against `torch.cuda.get_arch_list()` (sm_XY runs on X.Z with Z >= Y; compute_XY
+    PTX on anything newer). The fix picks the CUDA build from the release table (PYTORCH_RELEASES_CODE_CC in the
+    torch 2.13 wheel).
+    """
     arch = ctx.torch.cuda_arch_list
     if not arch:
         return skipped("torch reports no arch list")
@@ -292,6 +309,8 @@ def cuda_capability(ctx: Context) -> Outcome:
 
 @check("cuda.unused-gpu", "An NVIDIA GPU is not left unused by a CPU-only torch", advisory=True)
 def cuda_unused_gpu(ctx: Context) -> Outcome:
+    """nvidia-smi lists GPUs while `torch.version.cuda` is None, and the run is not on cuda (mps-facts.md 7.2 item 1).
+    """
     smi = ctx.host.nvidia_smi
     if ctx.host.system != "Linux" or smi is None or not smi.gpus:
         return skipped("no NVIDIA GPU listed")

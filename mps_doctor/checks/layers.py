@@ -57,6 +57,7 @@ WATERMARK_RATIOS = ("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMA
 @check("os.macos", "Operating system is macOS",
        layer=10, devices=("mps",), facts=("host.system",))
 def os_macos(ctx: Context) -> Outcome:
+    """MPS is Metal: macOS only (docs/notes/mps.rst)."""
     if ctx.is_mac:
         return passed("macOS %s (%s)" % (ctx.host.macos_version or "?", ctx.host.macos_build or "build ?"))
     has_gpu = bool(ctx.host.nvidia_smi and ctx.host.nvidia_smi.found)
@@ -74,6 +75,9 @@ def os_macos(ctx: Context) -> Outcome:
 @check("hardware.apple-silicon", "Mac has Apple Silicon",
        layer=20, devices=("mps",), facts=("host.hw_arm64",))
 def hardware_apple_silicon(ctx: Context) -> Outcome:
+    """`sysctl -n hw.optional.arm64` (1 on Apple Silicon, also to an x86_64 process; missing on Intel). Intel-Mac
+    wheels stopped at 2.2.2 (PyTorch 2.2 release notes, pytorch#114602).
+    """
     if ctx.host.hw_arm64 is True:
         return passed(ctx.host.cpu_brand or "Apple Silicon (hw.optional.arm64 = 1)")
     if ctx.host.hw_arm64 is None:
@@ -100,6 +104,9 @@ def hardware_apple_silicon(ctx: Context) -> Outcome:
 @check("python.rosetta", "Python runs natively (arm64), not under Rosetta",
        layer=30, devices=("mps", "cpu:Darwin"), facts=("interpreter.machine",))
 def python_rosetta(ctx: Context) -> Outcome:
+    """`platform.machine()` and `sysctl.proc_translated` of the target interpreter (Apple, "About the Rosetta
+    Translation Environment"; Apple forum 659846).
+    """
     if not ctx.is_mac:
         return skipped("not macOS")
     broken = needs_interpreter(ctx)
@@ -143,6 +150,13 @@ def rosetta_remedy(ctx: Context, conda: bool) -> Remedy:
 @check("macos.version", "macOS is new enough for this torch's MPS",
        layer=40, devices=("mps",), facts=("host.macos_version|interpreter.mac_ver",))
 def macos_version(ctx: Context) -> Outcome:
+    """`sw_vers` with `SYSTEM_VERSION_COMPAT=0` against `macos_min_mps` of the installed torch's row, read from the
+    wheels (see "The release table" below): 12.3 up to 2.4, 13.0 for 2.5-2.8, 14.0 from 2.9. When the wheel installs
+    below that minimum (2.9-2.11 install on macOS 11+), the remedy says that torch runs on the CPU there with MPS
+    unavailable; the pin it offers is the newest release whose MPS runs on this macOS, and it names what an unpinned
+    `pip install torch` would get instead (2.11 on macOS 13). torch's own error message is not trusted (#139425,
+    #177819; 2.15's says 15.0+ although nothing checks it).
+    """
     macos = ctx.macos()
     if macos is None:
         return warned(
@@ -235,6 +249,10 @@ def unknown_release(ctx: Context, version: str, consequence: str) -> Outcome:
 @check("python.version", "Python version is supported by torch",
        layer=50, devices=("mps", "cuda", "cpu"), facts=("interpreter.version",))
 def python_version(ctx: Context) -> Outcome:
+    """the row's Python range, read from the wheel tags (regular CPython builds on both macOS arm64 and Linux x86_64)
+    and `Requires-Python` of torch_releases.json; with no torch installed, a Python that only older releases support
+    warns and the fix pins that release. A torch newer than the table warns and names the missing row (below).
+    """
     broken = needs_interpreter(ctx)
     if broken:
         return broken
@@ -334,6 +352,13 @@ def shadowed(ctx: Context, shadow) -> Outcome:
 @check("torch.import", "torch imports",
        layer=60, devices=("mps", "cuda", "cpu"), facts=("torch.installed|torch.import_failed",))
 def torch_import(ctx: Context) -> Outcome:
+    """`import torch` in the child; first, a `torch/` package, `torch.py` or `torch.*.so` in the working directory or
+    on PYTHONPATH with no torch distribution metadata beside it is a shadow: the check names its path (a PYTHONPATH
+    one is not imported at all). The error text is classified (shadowing folder, wrong architecture, glibc, missing
+    library); a missing dependency module of torch (the torch 2.13.0 wheel's Requires-Dist: filelock,
+    typing-extensions, setuptools, sympy, networkx, jinja2, fsspec, and mpmath, MarkupSafe under them) gets `pip
+    install` of that distribution, not a torch reinstall; a crash or hang is attributed to the import stage.
+    """
     broken = needs_interpreter(ctx)
     if broken:
         return broken
@@ -407,6 +432,7 @@ def reinstall_torch(ctx: Context) -> InstallTorch:
 @check("torch.mps-built", "torch was built with MPS",
        layer=70, devices=("mps",), facts=("torch.mps_built",))
 def torch_mps_built(ctx: Context) -> Outcome:
+    """`torch.backends.mps.is_built()` (= `torch._C._has_mps`, a build flag)."""
     if ctx.torch.mps_built:
         return passed("torch.backends.mps.is_built() is True")
     version = ctx.torch.version or "?"
@@ -444,6 +470,11 @@ def vm_remedy(problem: str, why: str) -> Remedy:
 @check("torch.mps-available", "MPS is available",
        layer=80, devices=("mps",), facts=("torch.mps_available",))
 def torch_mps_available(ctx: Context) -> Outcome:
+    """`torch.backends.mps.is_available()`; VM from `kern.hv_vmm_present`, hosted runner from `GITHUB_ACTIONS` +
+    `RUNNER_ENVIRONMENT`/`ImageOS` (GitHub runner docs; pytorch#125197); sandboxes from `CODEX_SANDBOX`
+    (openai/codex AGENTS.md) or `APP_SANDBOX_CONTAINER_ID` (openai/codex#10199); for a row without a macOS minimum,
+    the macOS upgrade or the newest known pin.
+    """
     hosted = hosted_runner(ctx.host)
     in_vm = ctx.host.vmm_present is True or hosted
     vm = "inside a virtual machine%s" % (" (GitHub-hosted runner)" if hosted else "")
@@ -565,6 +596,12 @@ def unprobed(ctx: Context, summary: str) -> Outcome:
 @check("device.parity", "A tensor operation on the device matches the CPU",
        layer=90, devices=("mps", "cuda", "cpu"), facts=(DEVICE_RUN,))
 def device_parity(ctx: Context) -> Outcome:
+    """matmul at batch 16 (pytorch#109457) and `addcdiv_` on a transposed tensor (pytorch#118115) against float64 on
+    the CPU; tolerance 1e-3 of the reference's largest magnitude; an operator without an MPS kernel fails with the
+    `PYTORCH_ENABLE_MPS_FALLBACK=1` remedy, and one that fell back to the CPU warns (torch warns once per process,
+    so it is caught where first met); MPSAllocator's "MPS backend out of memory" is named, with the
+    `PYTORCH_MPS_HIGH_WATERMARK_RATIO` that set the limit.
+    """
     parity = ctx.target.parity
     missing = stage_missing(ctx, "parity", parity)
     if missing:
@@ -650,6 +687,10 @@ def fallback_remedy(flag: Optional[str], fallback_warnings) -> Remedy:
 @check("device.smoke", "A training step of the MNIST network works on the device",
        layer=100, devices=("mps", "cuda", "cpu"), facts=(DEVICE_RUN,))
 def device_smoke(ctx: Context) -> Outcome:
+    """the pytorch/examples MNIST Net on shipped MNIST digits: one step (dropout off, same weights and batch, TF32 off
+    on CUDA) against the CPU (gradients within 1e-2, loss within 1e-3, relative), then 6 steps of batch 64 must
+    lower the loss on held digits; fallback warnings warn; out of memory as in `device.parity`.
+    """
     if ctx.options.quick:
         return skipped("skipped: --quick")
     smoke = ctx.target.smoke

@@ -51,6 +51,7 @@ def pin_remedy(ctx: Context, what: str, why: str, key: str, **specs) -> Remedy:
 @check("policy.device", "The device the team requires is the one checked",
        policy=lambda options: bool(options.demanded))
 def policy_device(ctx: Context) -> Outcome:
+    """the resolved device against `device` (and `--require-device`)"""
     demanded = ctx.options.demanded
     if ctx.device in demanded:
         return passed("requires %s; checked %s" % (" or ".join(demanded), ctx.device))
@@ -65,6 +66,9 @@ def policy_device(ctx: Context) -> Outcome:
 @check("policy.torch", "torch meets the team's version requirement",
        policy=lambda options: bool(options.policy.torch))
 def policy_torch(ctx: Context) -> Outcome:
+    """the installed torch's public version against `torch`; the fix pins the newest pair from the release table that
+    meets it and runs here
+    """
     spec = ctx.options.policy.torch
     version = ctx.torch_version()
     if satisfies(version, spec):
@@ -79,6 +83,7 @@ def policy_torch(ctx: Context) -> Outcome:
 @check("policy.torchvision", "torchvision meets the team's version requirement",
        policy=lambda options: bool(options.policy.torchvision))
 def policy_torchvision(ctx: Context) -> Outcome:
+    """the installed torchvision against `torchvision`"""
     spec = ctx.options.policy.torchvision
     version = ctx.torch.packages.get("torchvision") if ctx.torch else None
     if satisfies(version, spec):
@@ -93,6 +98,7 @@ def policy_torchvision(ctx: Context) -> Outcome:
 @check("policy.python", "Python meets the team's version requirement",
        policy=lambda options: bool(options.policy.python))
 def policy_python(ctx: Context) -> Outcome:
+    """the target interpreter against `python`"""
     spec = ctx.options.policy.python
     py = ctx.python_version
     version = ".".join(map(str, py)) if py else None
@@ -111,6 +117,7 @@ def policy_python(ctx: Context) -> Outcome:
 @check("policy.macos", "macOS meets the team's minimum",
        policy=lambda options: bool(options.policy.min_macos))
 def policy_macos(ctx: Context) -> Outcome:
+    """`sw_vers` against `min-macos` (skipped off macOS)"""
     minimum = ctx.options.policy.min_macos
     if not ctx.is_mac:
         return skipped("not macOS")

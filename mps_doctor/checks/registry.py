@@ -89,9 +89,10 @@ def _load() -> None:
 
 
 def all_checks() -> List[CheckSpec]:
-    """Every check: the layers in rank order, then the advisories, then the policy checks (each in module order)."""
+    """Every check: the layers in rank order, then the advisories, then the policy checks (each by module name and
+    line, whatever the order the modules were imported in)."""
     _load()
-    specs = list(REGISTRY.values())
+    specs = sorted(REGISTRY.values(), key=lambda s: (s.fn.__module__, s.fn.__code__.co_firstlineno))
     layers = sorted((s for s in specs if s.kind == "layer"), key=lambda s: s.position)
     return layers + [s for s in specs if s.advisory] + [s for s in specs if s.policy]
 

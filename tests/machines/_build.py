@@ -320,6 +320,20 @@ machine(
                      "here, which has no MPS on this macOS)"},
 )
 machine(
+    "m1-macos13-torch27", "M1 on macOS 13.6.7 with torch 2.7.1: MPS runs (2.5-2.8 need macOS 13.0), but bfloat16, complex "
+    "tensors and torch.fft on MPS raise until macOS 14.",
+    ["torch 2.7.0 macOS arm64 wheel: MPSDevice.mm probes cumulativeSumWithTensor:axis:name: (macOS 13); "
+     "libtorch_cpu.dylib TORCH_CHECKs EmptyTensor.cpp:46 'MPS BFloat16 is only supported on MacOS 14 or newer', "
+     "OperationUtils.mm 'MPS complex types are only supported on MacOS 14.0 or newer.', FastFourierTransform.mm "
+     "'FFT operations are only supported on MacOS 14+' (all behind is_macos_13_or_newer(MACOS_VER_14_0_PLUS))"],
+    mac_host("13.6.7", "22G720", brand="Apple M1", memsize=16 * GIB, kernel="22.6.0"),
+    target(PY, frames(interp(mac_ver="13.6.7"), torch_stage(version="2.7.1", name="Apple M1", cores=8, vision="0.22.1",
+                                                            rec=11 * GIB),
+                      parity(), smoke())),
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
+     "warnings": ["macos.mps-features"]},
+)
+machine(
     "m1-macos12-torch211", "M1 on macOS 12.7.6 with torch 2.11.0: it installs (macosx_11_0_arm64) and imports, but its "
     "MPS gate needs macOS 14.",
     ["torch_releases.json 2.11 row: install minimum 11.0 (wheel tag), MPS gate HermiteanToRealFFT (macOS 14.0) in "
