@@ -176,7 +176,7 @@ def on_fatal_signal(signum, frame) -> None:
         kill_tree(child.process)
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
-    raise SystemExit(exit_codes.KILLED_BY_SIGNAL + signum)
+    raise SystemExit(exit_codes.KILLED_BY_SIGNAL_BASE + signum)
 
 
 def guard_signals() -> None:
