@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mps_doctor import exit_codes
 from mps_doctor.checks.context import Context, known_actions
-from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
+from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status, run
 from mps_doctor.checks.registry import REGISTRY, all_checks, layers_for
 from mps_doctor.errors import UsageError
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
@@ -275,7 +275,7 @@ class Evaluator:
         if check_id == "torch.mps-available" and outcome.status == Status.FAIL and outcome.remedy is not None \
                 and outcome.remedy.key == "mps-unavailable" and "macos.version" in self.undecided:
             remedy = replace(outcome.remedy, problem="torch.backends.mps.is_available() is False.",
-                             commands=("sw_vers", "python3 -m torch.utils.collect_env") + outcome.remedy.commands,
+                             actions=(run("sw_vers"), run(PASTED_PYTHON, "-m", "torch.utils.collect_env")) + outcome.remedy.actions,
                              why="Whether this macOS is new enough for this torch is not in the pasted text: the macOS and "
                                  "torch versions tell (collect_env prints both). " + outcome.remedy.why)
             return replace(outcome, summary="MPS is not available (the macOS and torch versions that would tell why are "
