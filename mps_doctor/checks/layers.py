@@ -151,25 +151,16 @@ def rosetta_remedy(ctx: Context, conda: bool) -> Remedy:
        layer=40, devices=("mps",), facts=("host.macos_version|interpreter.mac_ver",))
 def macos_version(ctx: Context) -> Outcome:
     """`sw_vers` with `SYSTEM_VERSION_COMPAT=0` against `macos_min_mps` of the installed torch's row, read from the
-    wheels (see "The release table" below): 12.3 up to 2.4, 13.0 for 2.5-2.8, 14.0 from 2.9. When the wheel installs
+    wheels (docs/checks.md, "The release table"): 12.3 up to 2.4, 13.0 for 2.5-2.8, 14.0 from 2.9. When the wheel installs
     below that minimum (2.9-2.11 install on macOS 11+), the remedy says that torch runs on the CPU there with MPS
     unavailable; the pin it offers is the newest release whose MPS runs on this macOS, and it names what an unpinned
     `pip install torch` would get instead (2.11 on macOS 13). torch's own error message is not trusted (#139425,
     #177819; 2.15's says 15.0+ although nothing checks it).
     """
     macos = ctx.macos()
-    if macos is None:
-        return warned(
-            "could not read the macOS version (sw_vers); later layers decide",
-            Remedy("`sw_vers` gave no answer.", "MPS needs a minimum macOS per torch release.",
-                   (run("sw_vers", env=(("SYSTEM_VERSION_COMPAT", "0"),)),), key="read-sw-vers"),
-        )
-    if macos.startswith("10.16"):
-        return warned(
-            "macOS reports the compatibility version 10.16; the real version is unknown",
-            Remedy("sw_vers answered 10.16.", "Since macOS 11 that number hides the real version.",
-                   (run("sw_vers", "-productVersion", env=(("SYSTEM_VERSION_COMPAT", "0"),)),), key="read-sw-vers"),
-        )
+    unreadable = unreadable_macos(macos)
+    if unreadable:
+        return unreadable
     version = ctx.torch_version()
     release, exact = ctx.releases.row_for(version) if version else (ctx.releases.current, True)
     whose = "torch %s" % version if version else "current torch %s (not installed yet)" % ctx.releases.current.torch
@@ -184,19 +175,46 @@ def macos_version(ctx: Context) -> Outcome:
             return passed("macOS %s runs torch %s's MPS (no row for it in the release table: the runtime decides)" % (
                 macos, version), rule="no row for torch %s in torch_releases.json" % version)
         return unknown_release(ctx, version, "its macOS minimum for MPS is unknown; torch.backends.mps.is_available() decides")
-    rule = release.label
     if release.macos_min_mps is None:
-        if ctx.torch is not None and ctx.torch.mps_available:
-            return passed("macOS %s runs %s's MPS here (the table's minimum for it is unknown)" % (macos, whose), rule=rule)
-        return warned(
-            "macOS %s: the MPS minimum of %s is unknown; torch.backends.mps.is_available() decides" % (macos, whose),
-            Remedy("The release table has no macOS minimum for torch %s's MPS." % release.torch,
-                   "Later layers read MPS availability from torch itself.", (run("softwareupdate", "--list"),),
-                   PYTORCH_MPS_DOCS, key="upgrade-macos", title="Upgrade macOS (the lasting fix)"),
-            rule=rule,
-        )
+        return unknown_mps_minimum(ctx, release, macos, whose)
     if at_least(macos, release.macos_min_mps):
-        return passed("macOS %s >= %s, the MPS minimum for %s" % (macos, release.macos_min_mps, whose), rule=rule)
+        return passed("macOS %s >= %s, the MPS minimum for %s" % (macos, release.macos_min_mps, whose), rule=release.label)
+    return too_old_for_mps(ctx, release, macos, whose)
+
+
+def unreadable_macos(macos: Optional[str]) -> Optional[Outcome]:
+    """A warning when the macOS version is unknown or the 10.16 compatibility answer, else None."""
+    if macos is None:
+        return warned(
+            "could not read the macOS version (sw_vers); later layers decide",
+            Remedy("`sw_vers` gave no answer.", "MPS needs a minimum macOS per torch release.",
+                   (run("sw_vers", env=(("SYSTEM_VERSION_COMPAT", "0"),)),), key="read-sw-vers"),
+        )
+    if macos.startswith("10.16"):
+        return warned(
+            "macOS reports the compatibility version 10.16; the real version is unknown",
+            Remedy("sw_vers answered 10.16.", "Since macOS 11 that number hides the real version.",
+                   (run("sw_vers", "-productVersion", env=(("SYSTEM_VERSION_COMPAT", "0"),)),), key="read-sw-vers"),
+        )
+    return None
+
+
+def unknown_mps_minimum(ctx: Context, release, macos: str, whose: str) -> Outcome:
+    """A table row without an MPS minimum: the runtime's answer decides."""
+    if ctx.torch is not None and ctx.torch.mps_available:
+        return passed("macOS %s runs %s's MPS here (the table's minimum for it is unknown)" % (macos, whose),
+                      rule=release.label)
+    return warned(
+        "macOS %s: the MPS minimum of %s is unknown; torch.backends.mps.is_available() decides" % (macos, whose),
+        Remedy("The release table has no macOS minimum for torch %s's MPS." % release.torch,
+               "Later layers read MPS availability from torch itself.", (run("softwareupdate", "--list"),),
+               PYTORCH_MPS_DOCS, key="upgrade-macos", title="Upgrade macOS (the lasting fix)"),
+        rule=release.label,
+    )
+
+
+def too_old_for_mps(ctx: Context, release, macos: str, whose: str) -> Outcome:
+    """The failure for a macOS below RELEASE's MPS minimum: upgrade macOS, or pin the newest torch whose MPS runs."""
     fallback = ctx.releases.newest_for_macos(macos, ctx.python_version)
     installs = ""
     if release.macos_min_install and not at_least(release.macos_min_install, release.macos_min_mps):
@@ -218,7 +236,7 @@ def macos_version(ctx: Context) -> Outcome:
             upgrade_macos_or_pin(ctx, fallback, macos), PYTORCH_MPS_DOCS, key="upgrade-macos-or-pin",
             title="Upgrade macOS (the lasting fix)",
         ),
-        rule=rule,
+        rule=release.label,
     )
 
 
@@ -476,25 +494,34 @@ def torch_mps_available(ctx: Context) -> Outcome:
     the macOS upgrade or the newest known pin.
     """
     hosted = hosted_runner(ctx.host)
-    in_vm = ctx.host.vmm_present is True or hosted
-    vm = "inside a virtual machine%s" % (" (GitHub-hosted runner)" if hosted else "")
+    if ctx.host.vmm_present is True or hosted:
+        return mps_in_vm(ctx.torch.mps_available, hosted)
     if ctx.torch.mps_available:
-        if in_vm:
-            return warned(
-                "MPS reports available, but %s" % vm,
-                vm_remedy("kern.hv_vmm_present = 1.",
-                          "GitHub documents MPS as unsupported under Apple's Virtualization Framework, and hosted "
-                          "runners have reported MPS available and then failed or returned wrong numbers (pytorch#125197)."),
-            )
         return passed("torch.backends.mps.is_available() is True" +
                       (" (%s)" % ctx.torch.mps_name if ctx.torch.mps_name else ""))
-    if in_vm:
-        return failed(
-            "MPS is not available %s" % vm,
-            vm_remedy("MPS is built but unavailable, and kern.hv_vmm_present = 1.",
-                      "Apple's Virtualization Framework exposes no MPS device (GitHub runner docs: 'Metal Performance "
-                      "Shaders (MPS) are not supported'). Use the CPU in CI, or a bare-metal Mac."),
+    return mps_unavailable(ctx)
+
+
+def mps_in_vm(available: bool, hosted: bool) -> Outcome:
+    """Inside a virtual machine MPS is unsupported: a warning when torch says it is AVAILABLE, else a failure."""
+    vm = "inside a virtual machine%s" % (" (GitHub-hosted runner)" if hosted else "")
+    if available:
+        return warned(
+            "MPS reports available, but %s" % vm,
+            vm_remedy("kern.hv_vmm_present = 1.",
+                      "GitHub documents MPS as unsupported under Apple's Virtualization Framework, and hosted "
+                      "runners have reported MPS available and then failed or returned wrong numbers (pytorch#125197)."),
         )
+    return failed(
+        "MPS is not available %s" % vm,
+        vm_remedy("MPS is built but unavailable, and kern.hv_vmm_present = 1.",
+                  "Apple's Virtualization Framework exposes no MPS device (GitHub runner docs: 'Metal Performance "
+                  "Shaders (MPS) are not supported'). Use the CPU in CI, or a bare-metal Mac."),
+    )
+
+
+def mps_unavailable(ctx: Context) -> Outcome:
+    """Why MPS is built but unavailable on bare metal: a sandbox, a release without a known minimum, or no GPU access."""
     sandbox = sandbox_marker(ctx.host.env)
     if sandbox:
         return failed(
@@ -687,7 +714,7 @@ def fallback_remedy(flag: Optional[str], fallback_warnings) -> Remedy:
 @check("device.smoke", "A training step of the MNIST network works on the device",
        layer=100, devices=("mps", "cuda", "cpu"), facts=(DEVICE_RUN,))
 def device_smoke(ctx: Context) -> Outcome:
-    """the pytorch/examples MNIST Net on shipped MNIST digits: one step (dropout off, same weights and batch, TF32 off
+    """The pytorch/examples MNIST Net on shipped MNIST digits: one step (dropout off, same weights and batch, TF32 off
     on CUDA) against the CPU (gradients within 1e-2, loss within 1e-3, relative), then 6 steps of batch 64 must
     lower the loss on held digits; fallback warnings warn; out of memory as in `device.parity`.
     """
@@ -699,27 +726,8 @@ def device_smoke(ctx: Context) -> Outcome:
         return missing
     on = "on the CPU (the target device is the CPU)" if smoke.device == "cpu" else "on %s" % smoke.device
     if smoke.error is not None:
-        text = "%s: %s" % (smoke.error.type, smoke.error.message)
-        if OUT_OF_MEMORY in text:
-            return out_of_memory(ctx, "training the MNIST network", text, smoke.error.traceback)
-        return failed(
-            "training %s raised %s" % (on, smoke.error.type),
-            explained(Remedy(text.splitlines()[0][:300], "The MNIST network of pytorch/examples could not train here.",
-                             (export("PYTORCH_ENABLE_MPS_FALLBACK", "1"),) if MISSING_OPERATOR in text else
-                             (CheckAgain(device="cpu"),), PYTORCH_MPS_DOCS, key="smoke-error"), text),
-            text, smoke.error.traceback,
-        )
-    details = [
-        "reference: %s; loss tolerance %.0e, gradient tolerance %.0e (relative to the reference's largest value)"
-        % (smoke.reference, LOSS_RTOL, GRAD_RTOL),
-    ]
-    if smoke.loss_parity is not None:
-        details.append("loss: reference %.6g, |diff| %.3g" % (
-            smoke.loss_parity.max_abs_ref, smoke.loss_parity.max_abs_err if smoke.loss_parity.max_abs_err is not None else float("nan")))
-    details += ["grad %s: max |diff| %.3g vs max |ref| %.3g" % (g.name, g.max_abs_err or float("nan"), g.max_abs_ref)
-                for g in smoke.grad_parity]
-    details.append("timing: cold first step %.1f ms, warm %.1f ms/step over %d steps of batch %d" % (
-        smoke.cold_step_ms or float("nan"), smoke.warm_step_ms or float("nan"), smoke.steps, smoke.batch))
+        return smoke_error(ctx, smoke.error, on)
+    details = smoke_details(smoke)
     mismatched = [g.name for g in smoke.grad_parity if not within(g, GRAD_RTOL)]
     loss_ok = smoke.loss_parity is not None and within(smoke.loss_parity, LOSS_RTOL)
     if not loss_ok or mismatched or not smoke.grad_parity:
@@ -748,6 +756,37 @@ def device_smoke(ctx: Context) -> Outcome:
         return warned(summary + ", but ops fell back to the CPU", fallback_remedy(smoke.fallback_env, smoke.fallback_warnings),
                       *details)
     return passed(summary, *details)
+
+
+def smoke_error(ctx: Context, error, on: str) -> Outcome:
+    """The failure for an exception raised by the training step ON a device."""
+    text = "%s: %s" % (error.type, error.message)
+    if OUT_OF_MEMORY in text:
+        return out_of_memory(ctx, "training the MNIST network", text, error.traceback)
+    return failed(
+        "training %s raised %s" % (on, error.type),
+        explained(Remedy(text.splitlines()[0][:300], "The MNIST network of pytorch/examples could not train here.",
+                         (export("PYTORCH_ENABLE_MPS_FALLBACK", "1"),) if MISSING_OPERATOR in text else
+                         (CheckAgain(device="cpu"),), PYTORCH_MPS_DOCS, key="smoke-error"), text),
+        text, error.traceback,
+    )
+
+
+def smoke_details(smoke) -> list:
+    """The -v lines of a training step: tolerances, the loss and gradient differences, the timing."""
+    details = [
+        "reference: %s; loss tolerance %.0e, gradient tolerance %.0e (relative to the reference's largest value)"
+        % (smoke.reference, LOSS_RTOL, GRAD_RTOL),
+    ]
+    if smoke.loss_parity is not None:
+        error = smoke.loss_parity.max_abs_err
+        details.append("loss: reference %.6g, |diff| %.3g" % (
+            smoke.loss_parity.max_abs_ref, error if error is not None else float("nan")))
+    details += ["grad %s: max |diff| %.3g vs max |ref| %.3g" % (g.name, g.max_abs_err or float("nan"), g.max_abs_ref)
+                for g in smoke.grad_parity]
+    details.append("timing: cold first step %.1f ms, warm %.1f ms/step over %d steps of batch %d" % (
+        smoke.cold_step_ms or float("nan"), smoke.warm_step_ms or float("nan"), smoke.steps, smoke.batch))
+    return details
 
 
 def fmt(value) -> str:
