@@ -130,7 +130,7 @@ machine(
         torch_stage(version="2.2.2", built=False, available=False, python="3.11",
                     site="/Users/alex/proj/.venv/lib/python3.11/site-packages"))),
     {"device": "mps", "state": "not-ready", "root_cause": "python.rosetta", "exit_code": 1,
-     "remedy_command": "uv python install cpython-3.12-macos-aarch64-none",
+     "remedy_command": "arch -arm64 /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 -m venv",
      "summary_contains": "Python runs under Rosetta (x86_64) on an arm64 Mac"},
 )
 machine(
@@ -156,13 +156,15 @@ machine(
      "remedy_command": "'torch==2.8.*' 'torchvision==0.23.*'"},
 )
 machine(
-    "m1-macos126-torch24", "M1 on macOS 12.6 with torch 2.4.1: MPS needs 12.3 up to torch 2.4, so this is fine.",
+    "m1-macos126-torch24", "M1 on macOS 12.6 with torch 2.4.1: MPS needs 12.3 up to torch 2.4, so MPS runs; bfloat16, "
+    "complex and FFT on MPS need macOS 14 (a warning).",
     ["mps-facts.md 1.4 (1.12-2.4: 12.3)"],
     mac_host("12.6", "21G115", brand="Apple M1", memsize=16 * GIB, kernel="21.6.0"),
     target(PY, frames(interp(version=(3, 10, 14), mac_ver="12.6"),
                       torch_stage(version="2.4.1", vision="0.19.1", name=None, cores=None, rec=None),
                       parity(), smoke(cold=780.0, warm=14.2))),
-    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0},
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
+     "warnings": ["macos.mps-features"]},
 )
 machine(
     "m2-python-reports-1016", "M2 on macOS 14.5; an old Python build reports platform.mac_ver() 10.16 while sw_vers says 14.5.",
@@ -257,7 +259,7 @@ machine(
     mac_host("15.1", "24B83", vmm=True, brand="Apple M2 (Virtual)", memsize=8 * GIB),
     target(PY, frames(interp(), torch_stage(version="2.13.0", built=True, available=False))),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
-     "remedy_command": "mps-doctor check --device cpu", "summary_contains": "virtual machine"},
+     "remedy_command": "check --python /Users/alex/proj/.venv/bin/python --device cpu", "summary_contains": "virtual machine"},
 )
 machine(
     "m2-homebrew-python-no-venv", "M2, macOS 15.1, Homebrew's Python 3.13 used directly (no venv; PEP 668 "
@@ -284,7 +286,7 @@ machine(
                       {"installed": False, "packages": {"torch": None, "torchvision": None, "torchaudio": None,
                                                         "numpy": None}})),
     {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
-     "remedy_command": "uv python install 3.12"},
+     "remedy_command": "uv python install cpython-3.12-macos-aarch64-none"},
 )
 machine(
     "m4-tahoe-python-sees-16", "M4 on macOS 26.1 (Tahoe); a Python built with an older SDK reports macOS 16.0.",
@@ -320,6 +322,20 @@ machine(
                      "here, which has no MPS on this macOS)"},
 )
 machine(
+    "m1-macos13-torch27", "M1 on macOS 13.6.7 with torch 2.7.1: MPS runs (2.5-2.8 need macOS 13.0), but bfloat16, complex "
+    "tensors and torch.fft on MPS raise until macOS 14.",
+    ["torch 2.7.0 macOS arm64 wheel: MPSDevice.mm probes cumulativeSumWithTensor:axis:name: (macOS 13); "
+     "libtorch_cpu.dylib TORCH_CHECKs EmptyTensor.cpp:46 'MPS BFloat16 is only supported on MacOS 14 or newer', "
+     "OperationUtils.mm 'MPS complex types are only supported on MacOS 14.0 or newer.', FastFourierTransform.mm "
+     "'FFT operations are only supported on MacOS 14+' (all behind is_macos_13_or_newer(MACOS_VER_14_0_PLUS))"],
+    mac_host("13.6.7", "22G720", brand="Apple M1", memsize=16 * GIB, kernel="22.6.0"),
+    target(PY, frames(interp(mac_ver="13.6.7"), torch_stage(version="2.7.1", name="Apple M1", cores=8, vision="0.22.1",
+                                                            rec=11 * GIB),
+                      parity(), smoke())),
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
+     "warnings": ["macos.mps-features"]},
+)
+machine(
     "m1-macos12-torch211", "M1 on macOS 12.7.6 with torch 2.11.0: it installs (macosx_11_0_arm64) and imports, but its "
     "MPS gate needs macOS 14.",
     ["torch_releases.json 2.11 row: install minimum 11.0 (wheel tag), MPS gate HermiteanToRealFFT (macOS 14.0) in "
@@ -348,7 +364,7 @@ machine(
                        "warnings": []})),
     {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
      "summary_contains": "Python 3.10 is not supported by torch 2.15 (>=3.11,<3.16)",
-     "remedy_command": "uv venv --python 3.12"},
+     "remedy_command": "/opt/homebrew/bin/python3.12 -m venv /Users/alex/proj/.venv-py312"},
 )
 machine(
     "m1-torch22-python312", "M1 on macOS 14.5, Python 3.12 with torch 2.2.2 and torchvision 0.17.2, MPS working: 2.2 "
