@@ -27,7 +27,7 @@ def bare_exit_codes(source):
         exits += 1
         arguments = list(node.args) + [keyword.value for keyword in node.keywords]
         if any(isinstance(sub, ast.Constant) and type(sub.value) is int for arg in arguments for sub in ast.walk(arg)):
-            bare.append((node.lineno, ast.unparse(node)))
+            bare.append((node.lineno, ast.get_source_segment(source, node)))
     return bare, exits
 
 
