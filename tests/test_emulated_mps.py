@@ -256,7 +256,7 @@ def test_fallback_of_a_parity_operator_is_reported(cli, monkeypatch, tmp_path):
     assert code == 1
     parity = next(r for r in doc["results"] if r["id"] == "device.parity")
     assert parity["status"] == "warn" and "fell back to the CPU" in parity["summary"]
-    assert parity["remedy"]["commands"] == ["%s -m pip install 'torch==2.15.*' 'torchvision==0.29.*'" % sys.executable]
+    assert parity["remedy"]["commands"] == ["%s -m pip install 'torch==2.15.*' 'torchvision==0.29.*'" % TARGET_PYTHON]
     assert "PYTORCH_ENABLE_MPS_FALLBACK=1 moved ops" in parity["remedy"]["problem"]
 
 
