@@ -27,22 +27,28 @@ CREATED = re.compile(r'("created": )"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:
 TOOL_VERSION = re.compile(r'(mps-doctor |"name": "mps-doctor",\s*"version": ")' + re.escape(__version__) + r'(?![\w.])')
 
 
+# A path stands alone: no path character before it, none after it that would continue its last name.
+PATH_BEFORE, PATH_AFTER = r"(?<![\w.~/-])", r"(?![\w.-])"
+
+
 def normalized(text: str, working_directory: str = None) -> str:
     """TEXT with what differs between runs and checkouts replaced by a placeholder; the one place that does it.
 
-    <created>     the report's creation time (UTC, to the second)
-    <version>     mps-doctor's own version, so that a release does not rewrite every golden file
-    <cwd>         the working directory the test ran the doctor in (a fresh temporary folder), when given
-    <checkout>    the absolute path of this source tree (the doctor's data files live under it)
-    <doctor-python>          the interpreter running the tests and the doctor (sys.executable)
-    <doctor-python-prefix>   its environment (sys.prefix)
+    <created>        the report's creation time (UTC, to the second)
+    <version>        mps-doctor's own version, where the output names the tool (a release rewrites no golden file)
+    <cwd>            the working directory the test ran the doctor in (a fresh temporary folder), when given
+    <doctor-python>  the interpreter running the tests, which is the doctor's own (`python -m mps_doctor` in a plan)
+    <checkout>       the absolute path of this source tree (the doctor's data files live under it)
+
+    Paths are replaced only where they stand alone, so that a recorded machine's path that merely starts like one
+    of them (/usr/bin/python3.11 against /usr/bin/python3) is kept.
     """
     text = CREATED.sub(r'\1"<created>"', text)
     text = TOOL_VERSION.sub(r"\1<version>", text)
     for path, placeholder in ((working_directory, "<cwd>"), (sys.executable, "<doctor-python>"),
-                              (sys.prefix, "<doctor-python-prefix>"), (CHECKOUT, "<checkout>")):
+                              (CHECKOUT, "<checkout>")):
         if path:
-            text = text.replace(path, placeholder)
+            text = re.sub(PATH_BEFORE + re.escape(path) + PATH_AFTER, placeholder, text)
     return text
 
 

@@ -5,10 +5,12 @@ the width fixed (tests/conftest.py). Regenerate with the command in tests/golden
 """
 
 import os
+import sys
 
 import pytest
 
-from tests.goldens import GOLDEN_DIR, assert_golden, golden_path, updating
+from mps_doctor import __version__
+from tests.goldens import CHECKOUT, GOLDEN_DIR, assert_golden, golden_path, normalized, updating
 from tests.machines import load_machine, machine_names, replay_facts
 
 NAMES = machine_names()
@@ -53,3 +55,13 @@ def test_every_golden_file_belongs_to_a_recorded_machine():
                for file_name in sorted(os.listdir(os.path.join(GOLDEN_DIR, folder)))
                if file_name.split(".", 1)[0] not in NAMES]
     assert orphans == []
+
+
+def test_normalization_replaces_what_varies_and_keeps_recorded_paths():
+    text = ('"created": "2026-11-30T09:06:36+00:00", mps-doctor %s: %s -m mps_doctor --from /w/report.json; '
+            'data %s/mps_doctor/data; recorded %s.11 and /usr/bin/python3 and /Users/alex/proj/.venv/bin/python'
+            % (__version__, sys.executable, CHECKOUT, sys.executable))
+    assert normalized(text, "/w") == (
+        '"created": "<created>", mps-doctor <version>: <doctor-python> -m mps_doctor --from <cwd>/report.json; '
+        'data <checkout>/mps_doctor/data; recorded %s.11 and /usr/bin/python3 and /Users/alex/proj/.venv/bin/python'
+        % sys.executable)

@@ -3,7 +3,9 @@
 Each machine is what the probes would have recorded on that kind of machine: the raw command output of
 the host probe (sw_vers, sysctl, nvidia-smi), the environment, and the framed lines of the child probe.
 Every value comes from reference/mps-facts.md (cited per machine) or, for this Linux box and the H200,
-from a real run. Run `python tests/machines/_build.py` after changing a machine; the tests replay the files.
+from a real run. Run `python tests/machines/_build.py` after changing a machine; the tests replay the files. Each
+machine's `expect` states its verdict and every warning and skip; its reports and fix plans are golden files
+(tests/golden/, regenerated as tests/goldens.py says).
 """
 
 import json
