@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from mps_doctor import __version__
+from mps_doctor import __version__, exit_codes
 from mps_doctor.errors import DoctorError, UsageError
 from mps_doctor.probe.target import CHILD_DIR, DATA_DIR, ChildRun, validate_python
 
@@ -25,7 +25,7 @@ PEAKS_FILE = Path(__file__).resolve().parent / "data" / "chip_peaks.json"
 class BenchUnavailable(DoctorError):
     """The accelerator asked for cannot run here (exit 1)."""
 
-    exit_code = 1
+    exit_code = exit_codes.NOT_READY
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,10 @@ class BenchReport:
                 % (self.accelerator.device, self.speedup, self.options.batch, STEP_FLOP_AT_64 * self.options.batch / 64e9))
         return "pass", ""
 
+    def exit_code(self) -> int:
+        """NOT_READY when a device's run failed, else READY (a slower accelerator is a warning, not a failure)."""
+        return exit_codes.NOT_READY if self.status[0] == "fail" else exit_codes.READY
+
 
 def resolved_accelerator(requested: str, results: Dict[str, dict]) -> str:
     """The accelerator the bench is about: auto resolved like check --device auto (devices.resolve_device): mps on
@@ -169,9 +173,10 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None)
         "no_cpu": not options.include_cpu,
     }
     child = ChildRun([python, str(CHILD_DIR), "bench", json.dumps(child_options)], options.timeout)
-    results, _, returncode, stderr, timed_out = child.stream(on_progress or (lambda frame: None))
+    outcome = child.stream(on_progress or (lambda frame: None))
+    results = outcome.results
     if "interpreter" not in results:
-        raise UsageError("--python %s: not a Python interpreter (it exited with code %s)" % (python, returncode))
+        raise UsageError("--python %s: not a Python interpreter (it exited with code %s)" % (python, outcome.returncode))
     torch_data = results.get("torch") or {}
     if not torch_data.get("installed") or torch_data.get("import_error"):
         raise BenchUnavailable("torch does not import in %s; run: mps-doctor check --python %s" % (python, python))
@@ -185,8 +190,9 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None)
     for device in devices:
         data = results.get("bench-" + device)
         if data is None:
-            why = "timed out after %g s" % options.timeout if timed_out else "the child stopped (exit %s)" % returncode
-            runs.append(DeviceRun(device=device, error=why + (": " + stderr.strip().splitlines()[-1] if stderr.strip() else "")))
+            why = "timed out after %g s" % options.timeout if outcome.timed_out else "the child stopped (exit %s)" % outcome.returncode
+            last = outcome.stderr.strip().splitlines()[-1:]
+            runs.append(DeviceRun(device=device, error=why + (": " + last[0] if last else "")))
             continue
         runs.append(device_run(data, torch_data))
     accel_run = next((r for r in runs if r.device == accel), None)

@@ -10,7 +10,7 @@ import sys
 import click
 
 from mps_doctor import __version__, exit_codes
-from mps_doctor.errors import DoctorError, ReportFormatError, UsageError
+from mps_doctor.errors import DoctorError, UsageError
 from mps_doctor.render.safe import one_line
 
 DEVICES = ("auto", "mps", "cpu", "cuda")
@@ -139,33 +139,6 @@ def discard_stdout() -> None:
         pass
 
 
-def load_report(path: str):
-    """(facts, options) from a saved JSON report; every problem is a one-line ReportFormatError."""
-    from mps_doctor.report import facts_from_report
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            doc = json.load(handle)
-    except FileNotFoundError:
-        raise ReportFormatError("--from %s: no such file" % path)
-    except IsADirectoryError:
-        raise ReportFormatError("--from %s: is a directory" % path)
-    except UnicodeDecodeError:
-        raise ReportFormatError("--from %s: not a text file" % path)
-    except ValueError as exc:
-        raise ReportFormatError("--from %s: not JSON (%s)" % (path, exc))
-    except RecursionError:
-        raise ReportFormatError("--from %s: nested too deeply to be a report" % path)
-    except OSError as exc:
-        raise ReportFormatError("--from %s: %s" % (path, exc.strerror or exc))
-    try:
-        return facts_from_report(doc)
-    except RecursionError:
-        raise ReportFormatError("--from %s: nested too deeply to be a report" % path)
-    except ReportFormatError as exc:
-        raise ReportFormatError("--from %s: %s" % (path, exc))
-
-
 def print_version(ctx, _param, value) -> None:
     """--version: the tool's version and its release table's date and newest row."""
     if not value or ctx.resilient_parsing:
@@ -216,66 +189,35 @@ def main() -> None:
 def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout, verbose, no_color, no_redact, config,
           select_ids, skip_ids, required):
     """Check whether PyTorch can train on the device from this Python, layer by layer."""
+    from mps_doctor.diagnosis import diagnose
+
     try:
-        report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required,
-                          strict=strict)
+        report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report, quick=quick,
+                                            timeout=timeout, config=config, select_ids=select_ids, skip_ids=skip_ids,
+                                            required=required, strict=strict))
         write_output(render(report, fmt, verbose, output is None and use_color(no_color), not no_redact), output)
     except DoctorError as error:
         fail(error)
     sys.exit(report.exit_code())
 
 
-def diagnose(ctx, device, python, from_report, quick, timeout, config=None, select_ids=(), skip_ids=(), required=(),
-             strict=False):
-    """The report for the options shared by check and fix: from a saved report, or by probing."""
-    from mps_doctor.checks.model import Options
-    from mps_doctor.checks.registry import REGISTRY, all_checks
-    from mps_doctor.policy import Policy, load_policy
+def diagnosis_request(ctx, **fields):
+    """A DiagnosisRequest from a command's options (keywords named as its fields); a --device or --quick left at its
+    default is None, so that a replayed report's own value applies."""
+    from mps_doctor.diagnosis import DiagnosisRequest
 
-    all_checks()
-    for check_id in tuple(select_ids) + tuple(skip_ids):
-        if check_id not in REGISTRY:
-            raise UsageError("%s: not a check id (see mps-doctor list-checks)" % check_id)
-    saved = {}
-    if from_report:
-        if python is not None:
-            raise UsageError("--from and --python cannot be combined: a report's facts are not re-probed")
-        facts, saved = load_report(from_report)
-        if ctx.get_parameter_source("device").name == "DEFAULT":
-            device = saved.get("requested_device", saved.get("device", "auto"))
-        else:
-            from mps_doctor.devices import check_replay_device
-
-            check_replay_device(facts, device, tuple(select_ids))
-        if ctx.get_parameter_source("quick").name == "DEFAULT":
-            quick = bool(saved.get("quick", False))
-    policy = load_policy(config) if config or not from_report else saved["policy"]
-    if skip_ids:
-        policy = Policy(**dict(policy.__dict__, skip=policy.skip + tuple((i, "--skip on the command line") for i in skip_ids)))
-    select = tuple(select_ids) or saved.get("select", ())
-    required = tuple(required) or saved.get("required", ())
-    if not from_report:
-        from mps_doctor.probe.collect import collect_facts
-
-        facts = collect_facts(python, device, smoke=not quick, timeout=timeout,
-                              policy_devices=tuple(dict.fromkeys(required + policy.devices)))
-    return build_report(facts, Options(device=device, requested_device=device, quick=quick, policy=policy,
-                                       select=select, required=required, strict=strict, replayed_from=from_report))
-
-
-def build_report(facts, options):
-    """Run the checks (kept apart so that tests and other commands share it)."""
-    from mps_doctor.report import run_checks
-
-    return run_checks(facts, options)
+    for name in ("device", "quick"):
+        if ctx.get_parameter_source(name).name == "DEFAULT":
+            fields[name] = None
+    return DiagnosisRequest(**fields)
 
 
 def render(report, fmt: str, verbose: bool, color: bool, redacted: bool) -> str:
     """The report in FMT."""
     if fmt == "json":
-        from mps_doctor.report import report_to_dict
+        from mps_doctor.render.commands import report_document
 
-        return json.dumps(report_to_dict(report), indent=2) + "\n"
+        return json.dumps(report_document(report), indent=2) + "\n"
     if fmt == "markdown":
         from mps_doctor.render.markdown import render_markdown
 
@@ -292,16 +234,17 @@ def stdout_is_unicode() -> bool:
 
 
 @main.command("list-checks", context_settings=CONTEXT)
-@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text", show_default=True)
 def list_checks(fmt):
-    """List every check id, its title, and the layers it belongs to per device."""
-    from mps_doctor.checks.registry import CPU_LAYERS, CUDA_LAYERS, MPS_LAYERS, all_checks
+    """List every check id, its title, and the layers it belongs to per device (markdown: docs/checks.md's table)."""
+    from mps_doctor.checks.registry import check_rows
 
-    device_layers = (("mps", MPS_LAYERS), ("cuda", CUDA_LAYERS), ("cpu", CPU_LAYERS))
-    rows = [{"id": spec.id, "title": spec.title,
-             "kind": "advisory" if spec.advisory else "policy" if spec.id.startswith("policy.") else "layer",
-             "layers": {name: layers.index(spec.id) + 1 for name, layers in device_layers if spec.id in layers}}
-            for spec in all_checks()]
+    if fmt == "markdown":
+        from mps_doctor.render.checks_doc import checks_table
+
+        click.echo(checks_table(), nl=False)
+        return
+    rows = check_rows()
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
@@ -311,8 +254,7 @@ def list_checks(fmt):
         click.echo("%-*s  %-*s  %s" % (id_width, row["id"], where_width, place, row["title"]))
 
 
-@main.command(context_settings=CONTEXT, epilog="\b\nExit codes: 0 measured (a slower accelerator is a warning), 1 the "
-              "accelerator or torch is not usable, 2 usage error, 3 the doctor failed.")
+@main.command(context_settings=CONTEXT, epilog=exit_codes.bench_help_text())
 @click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True,
               help="Accelerator to compare with the CPU (auto, as in check: mps on macOS, cuda where torch sees a GPU, "
               "else the CPU alone).")
@@ -361,7 +303,7 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
         write_output(text, output)
     except DoctorError as error:
         fail(error)
-    sys.exit(1 if report.status[0] == "fail" else 0)
+    sys.exit(report.exit_code())
 
 
 @main.command(context_settings=CONTEXT, epilog="\b\nExit codes: 0 a plan was printed, or nothing to fix; 2 usage error "
@@ -386,6 +328,7 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
 def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_pin, index_url, pypi, quick, timeout,
         output, config, select_ids, skip_ids, required):
     """The exact, ordered, safe commands that fix what `check` finds, for this setup."""
+    from mps_doctor.diagnosis import diagnose
     from mps_doctor.remedies.plan import build_plan, pinned_release
     from mps_doctor.render.script import render_explained, render_script
 
@@ -396,7 +339,9 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_
             pinned_release(torch_pin)
         report = pasted_fix_report(from_report, python, device)
         if report is None:
-            report = diagnose(ctx, device, python, from_report, quick, timeout, config, select_ids, skip_ids, required)
+            report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report, quick=quick,
+                                                timeout=timeout, config=config, select_ids=select_ids,
+                                                skip_ids=skip_ids, required=required))
         plan = build_plan(report, manager=manager, shell=shell, torch_pin=torch_pin,
                           index="" if pypi else index_url)
         write_output(render_script(plan) if print_commands else render_explained(plan), output)
@@ -485,10 +430,11 @@ def policy_show(config, fmt):
 @click.pass_context
 def policy_init(ctx, python, device, timeout):
     """Print a commented starting policy for this machine's current state (paste it into pyproject.toml)."""
+    from mps_doctor.diagnosis import DiagnosisRequest, diagnose
     from mps_doctor.policy_init import render_policy
 
     try:
-        report = diagnose(ctx, device, python, None, True, timeout)
+        report = diagnose(DiagnosisRequest(device=device, python=python, quick=True, timeout=timeout))
     except DoctorError as error:
         fail(error)
     click.echo(render_policy(report), nl=False)
@@ -555,12 +501,12 @@ def run() -> None:
         sys.exit(exit_codes.USAGE)
     except (KeyboardInterrupt, click.Abort):
         click.echo("mps-doctor: interrupted", err=True)
-        sys.exit(130)
+        sys.exit(exit_codes.INTERRUPTED)
     except SystemExit:
         raise
     except Exception as exc:  # the doctor itself failed
         internal_error(exc)
-    sys.exit(code if isinstance(code, int) else 0)
+    sys.exit(code if isinstance(code, int) else exit_codes.READY)
 
 
 def internal_error(exc: BaseException) -> "NoReturn":  # noqa: F821

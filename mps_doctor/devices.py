@@ -76,14 +76,14 @@ def probed_devices(target) -> Tuple[str, ...]:
     return ("cpu",) if interp is not None and interp.sys_platform else ()
 
 
-def check_replay_device(facts: Facts, device: str, select: Tuple[str, ...] = ()) -> None:
+def check_replay_device(facts: Facts, device: str, device_work_selected: bool = True) -> None:
     """Raise UsageError when a saved report is replayed for a DEVICE its probe never ran tensor work on, and that
-    work matters: torch imported there, and --select (SELECT) leaves device.parity or device.smoke in."""
+    work matters: torch imported there, and the checks that judge device work run (DEVICE_WORK_SELECTED)."""
     probed = probed_devices(facts.target)
     torch = facts.target.torch
     if device == "auto" or not probed or device in probed or torch is None or not torch.version:
         return
-    if select and not {"device.parity", "device.smoke"} & set(select):
+    if not device_work_selected:
         return
     raise UsageError("--device %s: this report's device work was probed for %s, so it cannot tell whether %s works; run "
                      "`mps-doctor check --device %s` on that machine" % (device, ", ".join(probed), device, device))

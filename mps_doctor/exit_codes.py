@@ -1,9 +1,16 @@
 """The exit codes of every mps-doctor command: a released contract, never renumbered."""
 
+import signal
+
 READY = 0
 NOT_READY = 1
 USAGE = 2
 DOCTOR_FAILED = 3
+
+# A command ended by a signal exits as shells report one a signal killed: 128 + the signal's number.
+KILLED_BY_SIGNAL_BASE = 128
+# Ctrl-C (SIGINT, signal 2): 130.
+INTERRUPTED = KILLED_BY_SIGNAL_BASE + int(signal.SIGINT)
 
 TABLE = (
     (READY, "ready: every required check passed (warnings allowed unless --strict)"),
@@ -11,6 +18,14 @@ TABLE = (
     (USAGE, "usage error, unreadable input or unwritable output (bad option, missing or invalid file, not a "
             "Python, a full disk)"),
     (DOCTOR_FAILED, "the doctor itself failed (a check crashed, or an internal error)"),
+)
+
+# `bench`: the same numbers, read for a measurement.
+BENCH_TABLE = (
+    (READY, "measured (a slower accelerator is a warning)"),
+    (NOT_READY, "the accelerator or torch is not usable"),
+    (USAGE, "usage error"),
+    (DOCTOR_FAILED, "the doctor failed"),
 )
 
 # A reader that closes the pipe early (`mps-doctor list-checks | head -1`) is not a failure: the code stays the
@@ -21,3 +36,8 @@ CLOSED_PIPE_NOTE = "A closed pipe (| head) does not change the code."
 def help_text():
     """The exit-code table as plain lines for --help."""
     return "\b\nExit codes:\n" + "\n".join("  %d  %s" % row for row in TABLE) + "\n  " + CLOSED_PIPE_NOTE
+
+
+def bench_help_text():
+    """bench's exit codes as one sentence for its --help."""
+    return "\b\nExit codes: " + ", ".join("%d %s" % row for row in BENCH_TABLE) + "."

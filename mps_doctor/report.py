@@ -8,8 +8,8 @@ from typing import Any, Dict, Optional, Tuple
 
 from mps_doctor import __version__, exit_codes
 from mps_doctor.checks.context import Context
-from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
-from mps_doctor.checks.registry import CPU_LAYERS, MPS_LAYERS, REGISTRY, plan_for
+from mps_doctor.checks.model import CheckAgain, CheckResult, Options, Outcome, Remedy, Status
+from mps_doctor.checks.registry import REGISTRY, advisories, layers_for, policy_checks
 from mps_doctor.devices import HOSTED_SKIP, hosted_cpu_fallback, resolve_device
 from mps_doctor.env_summary import environment_summary
 from mps_doctor.environment import relevant_env
@@ -97,16 +97,17 @@ def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
     device = resolve_device(options, facts)
     options = replace(options, device=device)
     ctx = Context(facts, options, releases)
-    layers, advisories = plan_for(device, facts.host.system)
+    layers = layers_for(device, facts.host.system)
     hosted_cpu = hosted_cpu_fallback(device, options.requested_device, facts.host)
     if hosted_cpu:
-        layers = tuple(layer for layer in MPS_LAYERS)
+        # The MPS layers are shown, those that do not apply to the CPU skipped with the reason.
+        layers = layers_for("mps", facts.host.system)
     results = []
     left_out = []
     root: Optional[CheckResult] = None
     for number, check_id in enumerate(layers, start=1):
         spec = REGISTRY[check_id]
-        if hosted_cpu and check_id not in CPU_LAYERS:
+        if hosted_cpu and not spec.runs_on("cpu", facts.host.system):
             outcome = Outcome(Status.SKIP, HOSTED_SKIP)
         elif root is not None:
             outcome = Outcome(Status.SKIP, "skipped: %s failed" % root.id)
@@ -122,7 +123,7 @@ def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
         if root is None and result.status in (Status.FAIL, Status.ERROR):
             root = result
         results.append(result)
-    for check_id in advisories + policy_checks(options):
+    for check_id in advisories() + policy_checks(options):
         spec = REGISTRY[check_id]
         outcome = filtered(check_id, options) or evaluate(spec, ctx)
         if outcome.status == Status.FAIL and spec.advisory:
@@ -135,21 +136,11 @@ def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
 def needs_left_out(check_id: str, left_out, options: Options, crashed: Outcome) -> Outcome:
     """A warning for a layer that could not be judged because earlier layers it relies on were left out (by --select
     or the policy): its facts may not hold, and a crash there is not the doctor's failure."""
-    device = " --device %s" % options.device if options.requested_device != "auto" else ""
     return Outcome(Status.WARN, "not checked: earlier layers it relies on did not run (%s)" % ", ".join(left_out),
                    crashed.details,
                    Remedy("%s assumes that the layers before it passed; --select or the policy left them out." % check_id,
                           "Its facts (for example an importable torch) are not known to hold.",
-                          ("mps-doctor check%s" % device,), key="needs-earlier-layer"))
-
-
-def policy_checks(options: Options) -> Tuple[str, ...]:
-    """The policy layer's checks that the policy (or --require-device) asks for."""
-    policy = options.policy
-    wanted = [("policy.device", bool(options.demanded)), ("policy.torch", bool(policy.torch)),
-              ("policy.torchvision", bool(policy.torchvision)), ("policy.python", bool(policy.python)),
-              ("policy.macos", bool(policy.min_macos))]
-    return tuple(check_id for check_id, on in wanted if on)
+                          (CheckAgain(),), key="needs-earlier-layer"))
 
 
 def make_verdict(results, device: str, root: Optional[CheckResult], options: Optional[Options] = None) -> Verdict:
@@ -179,8 +170,20 @@ def make_verdict(results, device: str, root: Optional[CheckResult], options: Opt
     return Verdict(True, "ready", None, "ready to train on %s; %s" % (device, tally), counts)
 
 
-def report_to_dict(report: Report) -> Dict[str, Any]:
-    """The versioned JSON document (docs/report-format.md)."""
+def result_to_dict(result: CheckResult, commands: Tuple[str, ...]) -> Dict[str, Any]:
+    """One result for the JSON report; its remedy with COMMANDS, the commands `fix` prints for it."""
+    remedy = result.remedy
+    document = dict(to_jsonable(result), status=result.status.value)
+    if remedy is not None:
+        document["remedy"] = {"problem": remedy.problem, "why": remedy.why, "title": remedy.title or remedy.problem,
+                              "commands": list(commands), "link": remedy.link, "key": remedy.key}
+    return document
+
+
+def report_to_dict(report: Report, commands: Optional[Dict[str, Tuple[str, ...]]] = None) -> Dict[str, Any]:
+    """The versioned JSON document (docs/report-format.md); COMMANDS gives each result's remedy commands (spelled by
+    render/, from the fix plan)."""
+    commands = commands or {}
     return {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
@@ -192,7 +195,7 @@ def report_to_dict(report: Report) -> Dict[str, Any]:
                     "policy": policy_to_dict(report.options.policy)},
         "verdict": to_jsonable(report.verdict),
         "results": [
-            dict(to_jsonable(r), status=r.status.value) for r in report.results
+            result_to_dict(r, commands.get(r.id, ())) for r in report.results
         ],
         "environment": {label: value for label, value in environment_summary(report.facts)},
         "facts": to_jsonable(report.facts),

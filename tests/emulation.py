@@ -7,8 +7,9 @@ import subprocess
 import sys
 
 import mps_doctor.probe.collect
+from mps_doctor.child.mpsd_frame import FRAME_MARK
 from mps_doctor.environment import relevant_env
-from mps_doctor.probe.target import CHILD_DIR, DATA_DIR, MARK
+from mps_doctor.probe.target import CHILD_DIR, DATA_DIR
 from tests.machines import load_machine, replay_facts
 
 SHIM_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "emulated_mps")
@@ -60,5 +61,5 @@ def child_frames(env, device="mps", smoke=True, timeout=120):
     options = {"device": device, "smoke": smoke, "data_dir": str(DATA_DIR)}
     done = subprocess.run([sys.executable, str(CHILD_DIR), "check", json.dumps(options)], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, timeout=timeout, env=dict(os.environ, **env))
-    frames = [json.loads(line[len(MARK):]) for line in done.stdout.splitlines() if line.startswith(MARK)]
+    frames = [json.loads(line[len(FRAME_MARK):]) for line in done.stdout.splitlines() if line.startswith(FRAME_MARK)]
     return frames, done.stderr

@@ -41,3 +41,11 @@ def doctor(*args, env=None, timeout=300):
     done = subprocess.run([sys.executable, "-m", "mps_doctor"] + list(args), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, timeout=timeout, env=full_env)
     return done.returncode, done.stdout, done.stderr
+
+
+def shown_commands(report, result_id, shell="bash"):
+    """The commands `check` shows (and `fix` prints) for the result RESULT_ID of REPORT, spelled for SHELL, with
+    mps-doctor started by name."""
+    from mps_doctor.render.commands import remedy_commands
+
+    return remedy_commands(report, shell, doctor=("mps-doctor",))[result_id]

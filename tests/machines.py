@@ -3,10 +3,11 @@
 import json
 import os
 
+from mps_doctor.child.mpsd_frame import FRAME_MARK
 from mps_doctor.facts import Facts
 from mps_doctor.probe.host import collect_host
 from mps_doctor.probe.runner import replay_runner
-from mps_doctor.probe.target import MARK, parse_frames, target_from_frames
+from mps_doctor.probe.target import parse_frames, target_from_frames
 
 MACHINES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "machines")
 
@@ -25,7 +26,7 @@ def load_machine(name):
 def child_stdout(frames):
     """The child's stdout as it printed it: framed lines, plus a stray line torch might print."""
     lines = ["some stray output from a sitecustomize"]
-    lines += [MARK + json.dumps(frame) for frame in frames]
+    lines += [FRAME_MARK + json.dumps(frame) for frame in frames]
     return "\n".join(lines) + "\n"
 
 

@@ -128,3 +128,12 @@ def test_every_id_a_recorded_machine_expects_is_registered(ids):
         named = [expect.get("root_cause")] + list(expect.get("warnings", ())) + list(expect.get("skipped", ()))
         unknown += ["%s: %s" % (os.path.basename(os.path.dirname(path)), n) for n in named if n and n not in known]
     assert not unknown, unknown
+
+
+def test_docs_checks_md_table_is_the_registry():
+    from mps_doctor.render.checks_doc import BEGIN, END, checks_table
+
+    with open(os.path.join(ROOT, "docs", "checks.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    block = text[text.index(BEGIN):text.index(END) + len(END)] + "\n"
+    assert block == checks_table(), "docs/checks.md is stale: regenerate its table with mps-doctor list-checks --format markdown"

@@ -13,6 +13,8 @@ import time
 import psutil
 import pytest
 
+from mps_doctor import exit_codes
+
 FAKE_TARGET = '''#!%s
 import os, subprocess, sys, time
 grandchild = subprocess.Popen(["sleep", "300"], start_new_session=True)
@@ -63,7 +65,7 @@ def test_the_child_and_its_descendants_die_with_the_doctor(tmp_path, signum):
         assert alive(child) and alive(grandchild)
         doctor.send_signal(signum)
         doctor.communicate(timeout=30)
-        assert doctor.returncode in (130, 128 + signum), doctor.returncode
+        assert doctor.returncode == exit_codes.KILLED_BY_SIGNAL_BASE + signum, doctor.returncode
         assert wait_for(lambda: not alive(child) and not alive(grandchild), 10), "the probe outlived the doctor"
     finally:
         doctor.kill()

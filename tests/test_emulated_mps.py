@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from mps_doctor.checks.registry import MPS_LAYERS
+from mps_doctor.checks.registry import layers_for
 from tests.emulation import BENCH_RELEASES, CHECK_RELEASES, child_frames, emulate, emulation_env, frame_data
 from tests.machines import load_machine
 
@@ -42,7 +42,7 @@ def test_check_on_mps_is_ready_under_every_generation(cli, monkeypatch, tmp_path
     layers = statuses(doc)
     assert code == 0, doc["verdict"]
     assert doc["facts"]["target"]["torch"]["version"] == release
-    for layer in MPS_LAYERS:
+    for layer in layers_for("mps", "Darwin"):
         # Python 3.11 is outside the range of the 1.x wheels (3.7-3.10): a warning, since torch imported.
         assert layers[layer] == ("warn" if layer == "python.version" and release_of(release) < (2, 0) else "pass"), layer
     smoke = doc["facts"]["target"]["smoke"]

@@ -23,15 +23,18 @@ def check_output(cli, monkeypatch, tmp_path, name, *args):
     machine = load_machine(name)
     facts = replay_facts(machine)
 
+    probed = []
+
     def recorded_facts(python, device, **_):
-        assert python is None
+        probed.append((python, device))
         return facts
 
-    monkeypatch.setattr("mps_doctor.probe.collect.collect_facts", recorded_facts)
+    monkeypatch.setattr("mps_doctor.diagnosis.collect_facts", recorded_facts)
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
     device = machine["expect"].get("requested", "auto")
     result = cli("check", "--device", device, *args)
+    assert probed == [(None, device)], "the recorded facts replaced the probe"
     return result.exit_code, result.stdout
 
 

@@ -47,6 +47,7 @@ PLACEMENT = {
     "mps_doctor.report": "report",
     "mps_doctor.triage.engine": "report",
     "mps_doctor.triage": "report",
+    "mps_doctor.diagnosis": "report",
     "mps_doctor.remedies": "remedies",
     "mps_doctor.render": "render",
     "mps_doctor.policy_init": "render",

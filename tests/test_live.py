@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from mps_doctor.child.mpsd_frame import FRAME_MARK
 from tests.helpers import doctor, fake_torch, make_venv, script
 
 SCHEMA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "mps_doctor", "data", "report.schema.json")
@@ -234,7 +235,7 @@ def test_cuda_on_this_machine_stops_at_the_driver_layer_with_a_remedy():
 
 def test_python_too_old_for_the_probe_is_a_check_result(tmp_path):
     """What the child's __main__ prints on Python < 3.7 (it parses on any Python), from a stand-in interpreter."""
-    frame = '@@mps-doctor {"event": "result", "stage": "interpreter", "data": {"too_old": true, "version": [2, 7, 18]}}'
+    frame = FRAME_MARK + '{"event": "result", "stage": "interpreter", "data": {"too_old": true, "version": [2, 7, 18]}}'
     python = script(tmp_path / "python2", "echo '%s'" % frame)
     code, out, err = doctor("check", "--python", python, "--device", "cpu")
     assert code == 1, err

@@ -6,6 +6,7 @@ import pytest
 
 from mps_doctor.checks.model import Options, Status
 from mps_doctor.report import facts_from_report, report_to_dict, run_checks
+from tests.helpers import shown_commands
 from tests.machines import load_machine, machine_names, replay_facts
 
 NAMES = machine_names()
@@ -42,8 +43,8 @@ def test_root_cause_carries_the_key_command(name):
         return
     root = report.result(expect["root_cause"])
     assert root.status == Status.FAIL
-    commands = "\n".join(root.remedy.commands)
-    assert expect["remedy_command"] in commands if "remedy_command" in expect else root.remedy.commands
+    commands = shown_commands(report, root.id)
+    assert expect["remedy_command"] in "\n".join(commands) if "remedy_command" in expect else commands
     assert expect.get("why_contains", "") in root.remedy.why
 
 
@@ -63,7 +64,7 @@ def test_every_failure_and_warning_has_a_command(name):
     for result in report.results:
         assert result.status != Status.ERROR, result
         if result.status in (Status.FAIL, Status.WARN):
-            assert result.remedy is not None and result.remedy.commands, result.id
+            assert result.remedy is not None and shown_commands(report, result.id), result.id
             assert result.remedy.problem and result.remedy.why
 
 
@@ -104,7 +105,8 @@ def test_quick_skips_only_the_smoke_layer(name):
 def test_linux_machine_asked_for_mps_fails_at_the_os_layer_with_a_device_hint():
     _, report = report_for("linux-x86-cpu-torch", device="mps")
     assert report.verdict.root_cause == "os.macos"
-    assert report.result("os.macos").remedy.commands == ("mps-doctor check --device cpu",)
+    assert shown_commands(report, "os.macos") == ("# MPS needs macOS on Apple Silicon; CUDA needs Linux with an NVIDIA GPU",
+                                                  "mps-doctor check --python %s --device cpu" % report.facts.target.python)
     assert report.exit_code() == 1
 
 

@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+from mps_doctor.child.mpsd_frame import FRAME_MARK
 from mps_doctor.probe.host import (
     collect_host,
     normalize_macos_version,
@@ -111,8 +112,8 @@ def test_run_command_uses_the_c_locale():
 
 
 def test_frames_ignore_stray_output_and_broken_lines():
-    stdout = ("hello\n@@mps-doctor {\"event\": \"begin\", \"stage\": \"torch\", \"data\": null}\n"
-              "@@mps-doctor {not json\n@@mps-doctor {\"event\": \"result\", \"stage\": \"interpreter\", \"data\": {\"a\": 1}}\n")
+    stdout = ("hello\n" + FRAME_MARK + '{"event": "begin", "stage": "torch", "data": null}\n' + FRAME_MARK + "{not json\n"
+              + FRAME_MARK + '{"event": "result", "stage": "interpreter", "data": {"a": 1}}\n')
     results, begun = parse_frames(stdout)
     assert results == {"interpreter": {"a": 1}} and begun == ["torch", "interpreter"]
 
@@ -127,7 +128,7 @@ def test_parsers_never_crash_on_arbitrary_text(header, listing):
     parse_sw_vers(header)
     smi = parse_nvidia_smi(header, listing)
     assert smi.found is True
-    results, begun = parse_frames(header + "\n@@mps-doctor " + listing)
+    results, begun = parse_frames(header + "\n" + FRAME_MARK + listing)
     assert isinstance(results, dict) and isinstance(begun, list)
 
 

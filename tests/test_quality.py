@@ -65,3 +65,17 @@ def test_no_machine_paths_of_this_workplace_in_the_repository():
             if pattern.search(handle.read()):
                 offenders.append(path)
     assert not offenders
+
+
+def test_no_file_holds_a_merge_conflict_marker():
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    marked = []
+    for name in tracked:
+        path = os.path.join(ROOT, name)
+        if not name.endswith((".py", ".md", ".json", ".toml", ".yml", ".sh", ".txt")) or not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for number, line in enumerate(handle, start=1):
+                if line.startswith(("<<<<<<< ", ">>>>>>> ")) or line.rstrip("\n") == "=======":
+                    marked.append("%s:%d" % (name, number))
+    assert not marked, marked

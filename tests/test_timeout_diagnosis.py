@@ -37,4 +37,4 @@ def test_the_fix_plan_for_a_slow_import_checks_again_with_more_time_and_installs
                             pythonpath=slow_torch)
     assert code == 0, err
     commands = [line for line in out.splitlines() if line and not line.startswith("#")]
-    assert commands == ["mps-doctor check --python %s --device cpu --timeout 61" % sys.executable]
+    assert commands == ["%s -m mps_doctor check --python %s --device cpu --timeout 61" % (sys.executable, sys.executable)]

@@ -1,7 +1,20 @@
 """Advisories: facts worth a warning that never make the machine "not ready" on their own."""
 
 from mps_doctor.checks.context import GET_STARTED, Context
-from mps_doctor.checks.model import Outcome, Remedy, passed, skipped, warned
+from mps_doctor.checks.model import (
+    CheckAgain,
+    InstallPackages,
+    InstallTorch,
+    NewEnvironment,
+    Outcome,
+    Remedy,
+    export,
+    note,
+    passed,
+    skipped,
+    unset,
+    warned,
+)
 from mps_doctor.checks.registry import check
 from mps_doctor.devices import hosted_runner
 from mps_doctor.versions import is_number, minor_of
@@ -12,6 +25,8 @@ DEFAULT_LOW_WATERMARK = 1.4
 # A lower, consistent pair of limits: the high cap at the recommended working set, the low one below it
 # (reference/mps-facts.md 8.3 and P7: "lowering the limit takes two variables, not one").
 LOWER_LIMITS = (("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "1.0"), ("PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.8"))
+LOWER_LIMIT_EXPORTS = tuple(export(name, value) for name, value in LOWER_LIMITS)
+PROFILE_NOTE = note("also fix them in your shell profile if they are set there")
 GIB = 1024 ** 3
 
 
@@ -26,7 +41,7 @@ def parse_ratio(value: str):
 
 
 def pytorch_env_problems(env) -> list:
-    """(variable, problem, fix command) for each PYTORCH_* value torch would reject or misread.
+    """(variable, problem, fixing command) for each PYTORCH_* value torch would reject or misread.
 
     Ranges from MPSAllocator.mm (reference/mps-facts.md section 5): high watermark in [0, 2], low watermark in
     [0, high] (or [0, 2] when high is 0); the fallback flag is parsed with std::stoi.
@@ -36,7 +51,7 @@ def pytorch_env_problems(env) -> list:
     high = parse_ratio(high_text) if high_text is not None else 1.7
     if high_text is not None and (high is None or not 0.0 <= high <= 2.0):
         problems.append(("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "%r is not a number in [0.0, 2.0]" % high_text,
-                         "unset PYTORCH_MPS_HIGH_WATERMARK_RATIO"))
+                         unset("PYTORCH_MPS_HIGH_WATERMARK_RATIO")))
         high = None
     low_text = env.get("PYTORCH_MPS_LOW_WATERMARK_RATIO")
     if low_text is not None:
@@ -44,28 +59,31 @@ def pytorch_env_problems(env) -> list:
         bound = 2.0 if not high else high
         if low is None or not 0.0 <= low <= bound:
             problems.append(("PYTORCH_MPS_LOW_WATERMARK_RATIO", "%r is not a number in [0.0, %g] (the high watermark)"
-                             % (low_text, bound), "unset PYTORCH_MPS_LOW_WATERMARK_RATIO"))
+                             % (low_text, bound), unset("PYTORCH_MPS_LOW_WATERMARK_RATIO")))
     elif high_text is not None and high and high < DEFAULT_LOW_WATERMARK:
         # Lowering the high watermark alone leaves the low one at its default 1.4, above it: torch rejects that.
         problems.append(("PYTORCH_MPS_LOW_WATERMARK_RATIO", "is unset, so it stays at its default %.1f, above the high "
                          "watermark %g" % (DEFAULT_LOW_WATERMARK, high),
-                         "export PYTORCH_MPS_LOW_WATERMARK_RATIO=%g" % round(high * 0.8, 2)))
+                         export("PYTORCH_MPS_LOW_WATERMARK_RATIO", "%g" % round(high * 0.8, 2))))
     fallback = env.get("PYTORCH_ENABLE_MPS_FALLBACK")
     if fallback is not None and not is_number(fallback.strip().lstrip("-")):
         problems.append(("PYTORCH_ENABLE_MPS_FALLBACK", "%r is not an integer (torch parses it with std::stoi)" % fallback,
-                         "export PYTORCH_ENABLE_MPS_FALLBACK=1"))
+                         export("PYTORCH_ENABLE_MPS_FALLBACK", "1")))
     for name in ("PYTORCH_MPS_FAST_MATH", "PYTORCH_MPS_PREFER_METAL"):
         if env.get(name) is not None and env[name] not in ("0", "1"):
-            problems.append((name, "%r is not 0 or 1" % env[name], "unset %s" % name))
+            problems.append((name, "%r is not 0 or 1" % env[name], unset(name)))
     metal = env.get("PYTORCH_MPS_METAL_VERSION")
     if metal is not None and not (metal.count(".") == 1 and all(is_number(p) for p in metal.split("."))):
         problems.append(("PYTORCH_MPS_METAL_VERSION", "%r is not major.minor such as 3.1" % metal,
-                         "unset PYTORCH_MPS_METAL_VERSION"))
+                         unset("PYTORCH_MPS_METAL_VERSION")))
     return problems
 
 
 @check("env.pytorch-vars", "PYTORCH_* variables have valid values", advisory=True)
 def env_pytorch_vars(ctx: Context) -> Outcome:
+    """ranges from MPSAllocator.mm: high watermark in [0, 2], low in [0, high]; the fallback flag is an integer
+    (std::stoi); 0/1 flags; Metal version major.minor.
+    """
     env = ctx.host.env
     names = sorted(k for k in env if k.startswith("PYTORCH_"))
     problems = pytorch_env_problems(env)
@@ -74,14 +92,15 @@ def env_pytorch_vars(ctx: Context) -> Outcome:
             "invalid %s" % ", ".join(p[0] for p in problems),
             Remedy("; ".join("%s=%s" % (name, problem) for name, problem, _ in problems),
                    "torch rejects out-of-range watermark ratios at the first MPS allocation and misreads the others.",
-                   tuple(p[2] for p in problems), MPS_ENV_DOCS, key="fix-pytorch-env"),
+                   tuple(p[2] for p in problems) + (PROFILE_NOTE,), MPS_ENV_DOCS, key="fix-pytorch-env",
+                   title="Fix the PYTORCH_* variables"),
         )
     if env.get("PYTORCH_MPS_HIGH_WATERMARK_RATIO") not in (None, "") and parse_ratio(env["PYTORCH_MPS_HIGH_WATERMARK_RATIO"]) == 0.0:
         return warned(
             "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 removes the MPS memory limit",
             Remedy("The high watermark is 0.0 (no limit).", "torch warns this 'may cause system failure': the Mac swaps "
-                   "instead of raising an out-of-memory error.", ("export " + " ".join("%s=%s" % p for p in LOWER_LIMITS),),
-                   MPS_ENV_DOCS, key="fix-pytorch-env"),
+                   "instead of raising an out-of-memory error.", LOWER_LIMIT_EXPORTS + (PROFILE_NOTE,),
+                   MPS_ENV_DOCS, key="fix-pytorch-env", title="Fix the PYTORCH_* variables"),
         )
     if not names:
         return passed("no PYTORCH_* variables are set")
@@ -90,6 +109,9 @@ def env_pytorch_vars(ctx: Context) -> Outcome:
 
 @check("torch.companions", "torchvision and torchaudio match torch", advisory=True)
 def torch_companions(ctx: Context) -> Outcome:
+    """torchvision's `Requires-Dist` on torch, read from the wheels: minor + 15 for 2.0-2.14, and 0.29 (0.29.1/0.29.2,
+    `torch>=2.14.0`) for 2.15; torchaudio by minor, 2.11+ stable ABI serves later torch.
+    """
     info = ctx.torch
     if info is None or not info.installed:
         return skipped("torch is not installed")
@@ -110,7 +132,8 @@ def torch_companions(ctx: Context) -> Outcome:
             Remedy("Companion packages from another release than torch %s." % torch_version,
                    "An unpinned `pip install torchvision` can pull in another torch, and mismatched builds fail at import "
                    "or at the first operator ('operator torchvision::nms does not exist').",
-                   (ctx.pip_install(release),), GET_STARTED, key="pin-companions"),
+                   (InstallTorch(release.torch),), GET_STARTED, key="pin-companions",
+                   title="Reinstall torchvision pinned to torch's release"),
             rule=release.label,
         )
     present = ", ".join("%s %s" % (n, info.packages[n]) for n in ("torchvision", "torchaudio") if info.packages.get(n))
@@ -131,6 +154,7 @@ def audio_matches(audio: str, release, stable_from: str) -> bool:
 
 @check("python.numpy", "numpy is installed", advisory=True)
 def python_numpy(ctx: Context) -> Outcome:
+    """numpy's distribution metadata (torch warns 'Failed to initialize NumPy' without it)."""
     info = ctx.torch
     if info is None or not info.installed:
         return skipped("torch is not installed")
@@ -140,12 +164,13 @@ def python_numpy(ctx: Context) -> Outcome:
         "numpy is not installed",
         Remedy("torch warns 'Failed to initialize NumPy' at import.",
                "Tensor.numpy(), torch.from_numpy() and most data loading code need numpy.",
-               (ctx.pip_command("numpy"),), key="install-numpy"),
+               (InstallPackages(("numpy",)),), key="install-numpy", title="Install numpy"),
     )
 
 
 @check("host.memory", "Enough memory for training", advisory=True)
 def host_memory(ctx: Context) -> Outcome:
+    """`hw.memsize` / psutil; Metal's recommended working set is about 75% of unified memory."""
     total = ctx.host.memory_bytes
     if total is None:
         return skipped("memory size unknown")
@@ -157,7 +182,7 @@ def host_memory(ctx: Context) -> Outcome:
             Remedy("This Mac has %s of unified memory." % size,
                    "MPS may use about three quarters of it; larger models run out of memory or swap. A lower cap turns "
                    "swapping into a clear out-of-memory error; smaller batches avoid both.",
-                   ("export " + " ".join("%s=%s" % p for p in LOWER_LIMITS),), MPS_ENV_DOCS, key="small-memory"),
+                   LOWER_LIMIT_EXPORTS, MPS_ENV_DOCS, key="small-memory"),
         )
     if ctx.is_mac and ctx.torch and ctx.torch.mps_recommended_max_memory:
         return passed("%s unified memory, %.1f GiB recommended for Metal" % (size, ctx.torch.mps_recommended_max_memory / GIB))
@@ -166,6 +191,7 @@ def host_memory(ctx: Context) -> Outcome:
 
 @check("ci.hosted-runner", "Not a hosted CI runner without a GPU", advisory=True)
 def ci_hosted_runner(ctx: Context) -> Outcome:
+    """GitHub-hosted macOS runners are VMs without MPS (GitHub runner docs)."""
     if not ctx.is_mac:
         return passed("not a macOS runner" + (" (CI)" if ctx.host.env.get("CI") else ""))
     if hosted_runner(ctx.host) and ctx.device != "mps":
@@ -177,15 +203,16 @@ def ci_hosted_runner(ctx: Context) -> Outcome:
             Remedy("GITHUB_ACTIONS / RUNNER_ENVIRONMENT or kern.hv_vmm_present mark a hosted VM.",
                    "GitHub: 'Nested-virtualization and Metal Performance Shaders (MPS) are not supported'. Gate on the CPU "
                    "there and keep GPU checks for self-hosted Apple Silicon runners.",
-                   ("mps-doctor check --device cpu",),
+                   (CheckAgain(device="cpu"),),
                    "https://docs.github.com/en/actions/using-github-hosted-runners/about-github-hosted-runners",
-                   key="hosted-runner"),
+                   key="hosted-runner", title="Use the CPU on this machine (gate MPS on a bare-metal Mac)"),
         )
     return passed("not a hosted CI runner")
 
 
 @check("conda.platform", "conda environment matches the hardware", advisory=True)
 def conda_platform(ctx: Context) -> Outcome:
+    """the `subdir` of the environment's python record in `conda-meta/`, and `CONDA_SUBDIR`."""
     interp = ctx.interp
     subdir_env = ctx.host.env.get("CONDA_SUBDIR")
     if not ctx.is_mac:
@@ -199,8 +226,7 @@ def conda_platform(ctx: Context) -> Outcome:
             Remedy("conda installs x86_64 packages here, run by Rosetta.",
                    "x86_64 Python gets no MPS and no torch newer than 2.2.2. Create an osx-arm64 environment beside it "
                    "(or install Miniforge arm64).",
-                   ("CONDA_SUBDIR=osx-arm64 conda create -y -n torch-arm64 python=3.12", "conda activate torch-arm64",
-                    "conda config --env --set subdir osx-arm64"),
+                   (NewEnvironment("arm64", "3.12", arm64=True),),
                    "https://github.com/conda-forge/miniforge", key="conda-arm64"),
         )
     return passed("conda platform %s" % (interp.conda_subdir or subdir_env or "unknown"))
@@ -208,6 +234,7 @@ def conda_platform(ctx: Context) -> Outcome:
 
 @check("brew.prefix", "Homebrew matches the hardware", advisory=True)
 def brew_prefix(ctx: Context) -> Outcome:
+    """`/opt/homebrew/bin/brew` vs `/usr/local/bin/brew` (Homebrew docs/Installation.md)."""
     if not ctx.is_mac:
         return skipped("not macOS")
     prefixes = ctx.host.brew_prefixes
@@ -222,15 +249,18 @@ def brew_prefix(ctx: Context) -> Outcome:
             Remedy("Homebrew in /usr/local installs x86_64 programs that run under Rosetta.",
                    "A Python from it is x86_64: no MPS, no torch newer than 2.2.2. Install the arm64 Homebrew in "
                    "/opt/homebrew beside it (the installer only downloads after you confirm).",
-                   ('arch -arm64 /bin/bash -c "$(curl -fsSL https://raw.githubusercontent.com/Homebrew/install/HEAD/install.sh)"',
-                    "/opt/homebrew/bin/brew install python@3.12"),
-                   "https://docs.brew.sh/Installation", key="brew-arm64"),
+                   (note("this downloads and runs Homebrew's installer; read it first:"),
+                    note('arch -arm64 /bin/bash -c "$(curl -fsSL https://raw.githubusercontent.com/Homebrew/install/HEAD/install.sh)"'),
+                    note("then: /opt/homebrew/bin/brew install python@3.12")),
+                   "https://docs.brew.sh/Installation", key="brew-arm64",
+                   title="Install Homebrew for Apple Silicon in /opt/homebrew (beside the Intel one)"),
         )
     return passed("Homebrew at %s" % ", ".join(prefixes))
 
 
 @check("macos.python-view", "Python sees the real macOS version", advisory=True)
 def macos_python_view(ctx: Context) -> Outcome:
+    """`platform.mac_ver()` of the target against `sw_vers` (10.16 / 16.0 compatibility versions; cpython#135675)."""
     if not ctx.is_mac or ctx.interp is None:
         return skipped("not macOS" if not ctx.is_mac else "no interpreter facts")
     seen, real = ctx.interp.mac_ver, ctx.host.macos_version
@@ -244,5 +274,6 @@ def macos_python_view(ctx: Context) -> Outcome:
         Remedy("platform.mac_ver() of %s answers %s." % (ctx.target.python, seen),
                "This Python was built against an old macOS SDK; pip may pick wrong wheel tags and old code paths. "
                "A current Python build sees the real version.",
-               ("uv python install 3.12",), "https://github.com/python/cpython/issues/135675", key="new-python-build"),
+               (NewEnvironment("py312", "3.12", arm64=bool(ctx.host.hw_arm64)),),
+               "https://github.com/python/cpython/issues/135675", key="new-python-build"),
     )

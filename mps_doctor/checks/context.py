@@ -1,10 +1,10 @@
 """What every check reads: the facts, the options and the release table, with small shared helpers."""
 
-import shlex
+import re
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from mps_doctor.checks.model import Options, Outcome, Remedy, failed
+from mps_doctor.checks.model import CheckAgain, Cmd, NewEnvironment, Options, Outcome, Remedy, export, failed, note, run, unset
 from mps_doctor.facts import Facts, Host, Interpreter, Target, TorchInfo
 from mps_doctor.versions import Release, ReleaseTable, version_tuple
 
@@ -47,11 +47,6 @@ class Context:
         return self.host.system == "Darwin"
 
     @property
-    def python(self) -> str:
-        """The target interpreter, quoted for a POSIX shell."""
-        return shlex.quote(self.target.python)
-
-    @property
     def python_version(self) -> Optional[Tuple[int, ...]]:
         """The target Python's version; None when unknown (no interpreter facts, or a paste without the version)."""
         return tuple(self.interp.version) if self.interp and self.interp.version else None
@@ -82,7 +77,7 @@ class Context:
     def intel_mac(self) -> bool:
         return self.is_mac and self.host.hw_arm64 is False
 
-    def platform_release(self) -> Release:
+    def newest_for_platform(self) -> Release:
         """The newest release this platform can get, whatever the Python: 2.2 on an Intel Mac (its last wheels),
         the newest whose MPS runs on this macOS for --device mps, else the current release."""
         if self.intel_mac():
@@ -91,73 +86,52 @@ class Context:
             return self.releases.newest_for_macos(self.macos()) or self.releases.current
         return self.releases.current
 
-    def install_release(self, python: Optional[Tuple[int, ...]] = None) -> Optional[Release]:
+    def release_to_install(self, python: Optional[Tuple[int, ...]] = None) -> Optional[Release]:
         """The torch release to install on this machine for the requested device and this Python (or PYTHON, the
         version of a new environment)."""
         py = python or self.python_version
         if self.intel_mac():
-            return self.platform_release()
+            return self.newest_for_platform()
         if self.is_mac and self.device == "mps" and self.macos():
             return self.releases.newest_for_macos(self.macos(), py)
         if py is None:
             return self.releases.current
         return self.releases.newest_for_python(py)
 
-    def unpinned_gap(self, pinned: Release) -> str:
-        """' (an unpinned `pip install torch` gets 2.11 here, ...)' when the newest torch that installs on this macOS is
-        not PINNED, the newest whose MPS runs on it: wheel tags decide what installs, the MPS gate what runs."""
-        macos = self.macos()
-        unpinned = self.releases.newest_installable_on_macos(macos, self.python_version) if macos else None
-        if unpinned is None or unpinned.torch == pinned.torch:
-            return ""
-        return " (an unpinned `pip install torch` gets %s here, which has no MPS on this macOS)" % unpinned.torch
-
-    def installed_release(self) -> Optional[Release]:
+    def release_to_reinstall(self) -> Optional[Release]:
         """The table row of the installed torch, when it is in the table; else the release to install."""
         version = self.torch_version()
         if version:
             release, exact = self.releases.row_for(version)
             if release is not None and exact:
                 return release
-        return self.install_release()
+        return self.release_to_install()
 
-    def pip_command(self, *requirements: str) -> str:
-        """`pip install REQUIREMENTS` into the target environment, with uv's installer in a uv venv."""
-        head = ["uv", "pip", "install", "--python", self.python] if self.uv_venv() else [self.python, "-m", "pip", "install"]
-        return " ".join(head + [shlex.quote(r) for r in requirements])
 
-    def uv_venv(self) -> bool:
-        """Whether the target is a venv made by uv (uv writes `uv = <version>` into pyvenv.cfg)."""
-        return bool(self.interp and self.interp.pyvenv_cfg and "uv" in self.interp.pyvenv_cfg)
+def unpinned_gap(ctx: "Context", pinned: Release) -> str:
+    """' (an unpinned `pip install torch` gets 2.11 here, ...)' when the newest torch that installs on this macOS is
+    not PINNED, the newest whose MPS runs on it: wheel tags decide what installs, the MPS gate what runs."""
+    macos = ctx.macos()
+    unpinned = ctx.releases.newest_installable_on_macos(macos, ctx.python_version) if macos else None
+    if unpinned is None or unpinned.torch == pinned.torch:
+        return ""
+    return " (an unpinned `pip install torch` gets %s here, which has no MPS on this macOS)" % unpinned.torch
 
-    def install_commands(self, release: Optional[Release] = None) -> Tuple[str, ...]:
-        """Commands that install torch and torchvision; first a venv when the interpreter is externally managed
-        (PEP 668) and not one already, since pip refuses to install there."""
-        interp = self.interp
-        if interp is not None and interp.externally_managed and not interp.pyvenv_cfg and not interp.conda_meta:
-            venv_python = ".venv/bin/python"
-            install = self.pip_install(release).replace(self.python + " ", venv_python + " ", 1)
-            return ("%s -m venv .venv" % self.python, install)
-        return (self.pip_install(release),)
 
-    def pip_install(self, release: Optional[Release] = None, force: bool = False, index: Optional[str] = None) -> str:
-        """`<python> -m pip install` of torch and torchvision pinned together, for this platform.
-
-        On Linux the CPU build comes from PyTorch's cpu index (plain PyPI would bring a CUDA build) and a
-        CUDA build from the cuXYZ index given as INDEX (reference/mps-facts.md 8.2).
-        """
-        release = release or self.install_release() or self.releases.current
-        if self.uv_venv():
-            # uv creates venvs without pip (docs.astral.sh/uv/pip/environments); its own installer targets them.
-            args = ["uv", "pip", "install", "--python", self.python] + (["--reinstall"] if force else [])
+def known_actions(commands: Tuple[str, ...]) -> Tuple[Cmd, ...]:
+    """The commands of a known-error catalogue entry as actions: `export NAME=value` and `unset NAME` as such, any other
+    command shown as a line to read (the catalogue's wording is not this machine's setup)."""
+    actions = []
+    for command in commands:
+        setting = re.match(r"^export ([A-Z][A-Z0-9_]*)=([\w.:-]+)$", command)
+        removal = re.match(r"^unset ([A-Z][A-Z0-9_]*)$", command)
+        if setting:
+            actions.append(export(setting.group(1), setting.group(2)))
+        elif removal:
+            actions.append(unset(removal.group(1)))
         else:
-            args = [self.python, "-m", "pip", "install"] + (["--force-reinstall"] if force else [])
-        args += [shlex.quote(a) for a in release.pip_args()]
-        if index is None and self.host.system == "Linux" and self.device != "cuda":
-            index = CPU_INDEX
-        if index:
-            args += ["--index-url", index]
-        return " ".join(args)
+            actions.append(note("run: " + command))
+    return tuple(actions)
 
 
 def needs_interpreter(ctx: Context) -> Optional[Outcome]:
@@ -168,8 +142,8 @@ def needs_interpreter(ctx: Context) -> Optional[Outcome]:
         return failed(
             "Python %s is too old for mps-doctor's probe and for every PyTorch with MPS" % version,
             Remedy("The target Python is %s." % version, "PyTorch with MPS needs Python 3.7 at the very least.",
-                   ("uv python install 3.12", "uv venv --python 3.12 .venv"), "https://docs.astral.sh/uv/guides/install-python/",
-                   key="python-too-old"),
+                   (NewEnvironment("py312", "3.12"),), "https://docs.astral.sh/uv/guides/install-python/",
+                   key="python-too-old", title="Create an environment with Python 3.12 beside the current one"),
         )
     if interp is not None:
         return None
@@ -181,13 +155,13 @@ def needs_interpreter(ctx: Context) -> Optional[Outcome]:
         return failed(
             "the target Python %s before describing itself" % what,
             Remedy("%s %s." % (ctx.target.python, what), "Without a working interpreter nothing else can be checked.",
-                   ("%s -c 'import sys; print(sys.version)'" % ctx.python,), key="python-broken"),
+                   (run(ctx.target.python, "-c", "import sys; print(sys.version)"),), key="python-broken"),
             *(("stderr: " + failure.stderr_tail,) if failure.stderr_tail else ()),
         )
     return failed(
         "the target Python did not report itself",
         Remedy("No interpreter facts were recorded.", "Every later layer depends on them.",
-               ("%s -c 'import sys; print(sys.version)'" % ctx.python,), key="python-broken"),
+               (run(ctx.target.python, "-c", "import sys; print(sys.version)"),), key="python-broken"),
     )
 
 
@@ -227,6 +201,6 @@ def timeout_outcome(ctx: Context, summary: str, doing: str) -> Outcome:
                "Nothing shows that it is broken: a first import after installing, a busy or network disk, or a "
                "sleeping machine can take this long. Check again with more time (--timeout SECONDS, at most %d)."
                % MAX_TIMEOUT,
-               ("mps-doctor check --python %s --timeout %g" % (ctx.python, longer),), key="probe-timeout"),
+               (CheckAgain(timeout=longer),), key="probe-timeout", title="Check again with a longer --timeout"),
         *(("stderr: " + failure.stderr_tail,) if failure.stderr_tail else ()),
     )

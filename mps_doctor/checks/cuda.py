@@ -4,7 +4,21 @@ import re
 from typing import List, Optional, Tuple
 
 from mps_doctor.checks.context import GET_STARTED, WHEEL_INDEX, Context
-from mps_doctor.checks.model import Outcome, Remedy, failed, passed, skipped, warned
+from mps_doctor.checks.model import (
+    Action,
+    CheckAgain,
+    InstallTorch,
+    Outcome,
+    Remedy,
+    export,
+    failed,
+    note,
+    passed,
+    run,
+    skipped,
+    unset,
+    warned,
+)
 from mps_doctor.checks.registry import check
 from mps_doctor.versions import Release, is_number, version_tuple
 
@@ -12,9 +26,11 @@ DRIVER_DOWNLOAD = "https://www.nvidia.com/Download/index.aspx"
 COMPAT_DOCS = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 CAPABILITY_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility"
 VISIBLE_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#env-vars"
+PROFILE_NOTE = note("also remove the setting from your shell profile if it is there")
 # The oldest Linux driver branch per CUDA major (CUDA Toolkit release notes, "CUDA Toolkit and Corresponding Driver
 # Versions": 12.x needs >= 525.60.13, 13.x needs >= 580.65.06).
 DRIVER_FOR_CUDA_MAJOR = {12: "525", 13: "580"}
+INSTALL_DRIVER = (run("nvidia-smi"), note("driver downloads: " + DRIVER_DOWNLOAD))
 
 
 def cuda_index(cuda: str) -> str:
@@ -80,17 +96,27 @@ def gpu_capabilities(ctx: Context) -> List[Tuple[int, int]]:
     return [tuple(d.capability[:2]) for d in (ctx.torch.cuda_devices if ctx.torch else ())]
 
 
-def cuda_reinstall(ctx: Context) -> Tuple[str, ...]:
-    """Commands that reinstall the installed torch release from the CUDA index this driver and GPU need."""
-    release = ctx.installed_release()
+def cuda_reinstall(ctx: Context) -> Tuple[Action, ...]:
+    """Reinstall the installed torch release from the CUDA index this driver and GPU need; a newer driver when no
+    CUDA build of it runs here."""
+    release = ctx.release_to_reinstall()
     build = best_build(release, gpu_capabilities(ctx), driver_cuda(ctx))
     if build is None:
-        return ("nvidia-smi", "uv pip install --python %s torch torchvision --torch-backend=auto" % ctx.python)
-    return (ctx.pip_install(release, force=True, index=cuda_index(build)),)
+        return (run("nvidia-smi"), note("install a newer driver: " + DRIVER_DOWNLOAD))
+    return (InstallTorch(release.torch, force=True, cuda=build),)
 
 
-@check("os.linux", "Operating system supports CUDA")
+def cuda_reinstall_title(ctx: Context) -> str:
+    """The fix step's title for cuda_reinstall(CTX) when it is a driver update (an install step is titled by the
+    release it installs)."""
+    release = ctx.release_to_reinstall()
+    return "" if best_build(release, gpu_capabilities(ctx), driver_cuda(ctx)) else "Update the NVIDIA driver"
+
+
+@check("os.linux", "Operating system supports CUDA",
+       layer=15, devices=("cuda",), facts=("host.system",))
 def os_linux(ctx: Context) -> Outcome:
+    """CUDA is diagnosed on Linux (macOS wheels have no CUDA)."""
     if ctx.host.system == "Linux":
         distro = ctx.host.linux_distro or {}
         return passed("Linux %s" % (distro.get("name") or ctx.host.release or ""))
@@ -100,12 +126,15 @@ def os_linux(ctx: Context) -> Outcome:
         Remedy("--device cuda was asked for on %s." % ctx.host.system,
                "PyTorch's macOS wheels have no CUDA ('CUDA is not available on MacOS, please use default package'); "
                "mps-doctor diagnoses CUDA on Linux.",
-               ("mps-doctor check --device %s" % alternative,), GET_STARTED, key="use-another-device"),
+               (note("MPS needs macOS on Apple Silicon; CUDA needs Linux with an NVIDIA GPU"), CheckAgain(device=alternative)),
+               GET_STARTED, key="use-another-device", title="Diagnose the device this machine has (%s)" % alternative),
     )
 
 
-@check("cuda.driver", "NVIDIA driver is installed")
+@check("cuda.driver", "NVIDIA driver is installed",
+       layer=45, devices=("cuda",), facts=("nvidia_smi.driver_version|nvidia_smi.gpu",))
 def cuda_driver(ctx: Context) -> Outcome:
+    """`nvidia-smi` (driver version, supported CUDA version) and `nvidia-smi -L` (GPUs), with a timeout."""
     smi = ctx.host.nvidia_smi
     if smi is not None and smi.found and smi.error is None:
         gpus = ", ".join(smi.gpus) if smi.gpus else "no GPU listed"
@@ -114,7 +143,8 @@ def cuda_driver(ctx: Context) -> Outcome:
         return failed(
             "nvidia-smi cannot talk to the driver",
             Remedy("nvidia-smi: %s" % smi.error, "Without a working driver no CUDA program can start.",
-                   ("nvidia-smi",), DRIVER_DOWNLOAD, key="install-driver"),
+                   INSTALL_DRIVER, DRIVER_DOWNLOAD, key="install-driver",
+                   title="Install the NVIDIA driver (or pass the GPU into the container)"),
         )
     if ctx.torch and ctx.torch.cuda_devices:
         return passed("nvidia-smi not on PATH, but torch sees %d GPU(s)" % len(ctx.torch.cuda_devices))
@@ -123,12 +153,15 @@ def cuda_driver(ctx: Context) -> Outcome:
         Remedy("nvidia-smi was not found and torch sees no GPU.",
                "CUDA needs an NVIDIA GPU and its driver; in a container, the GPU must be passed in "
                "(docker run --gpus all, or Kubernetes runtimeClassName: nvidia).",
-               ("nvidia-smi", "mps-doctor check --device cpu"), DRIVER_DOWNLOAD, key="install-driver"),
+               INSTALL_DRIVER, DRIVER_DOWNLOAD, key="install-driver",
+               title="Install the NVIDIA driver (or pass the GPU into the container)"),
     )
 
 
-@check("torch.cuda-built", "torch was built with CUDA")
+@check("torch.cuda-built", "torch was built with CUDA",
+       layer=75, devices=("cuda",), facts=("torch.cuda_version",))
 def torch_cuda_built(ctx: Context) -> Outcome:
+    """`torch.version.cuda` (None on a CPU build; the `+cpu`/`+cuXYZ` label alone is not trusted)."""
     if ctx.torch.cuda_version:
         return passed("CUDA %s build (torch %s)" % (ctx.torch.cuda_version, ctx.torch.version))
     label = ctx.torch.version or "?"
@@ -138,18 +171,25 @@ def torch_cuda_built(ctx: Context) -> Outcome:
         Remedy("torch.version.cuda is None, so torch.cuda.is_available() is always False.",
                "Install the same release from the CUDA index that matches the driver ('nvidia-smi' shows the newest "
                "CUDA it supports), torch and torchvision pinned together.",
-               cuda_reinstall(ctx), GET_STARTED, key="install-cuda-torch"),
+               cuda_reinstall(ctx), GET_STARTED, key="install-cuda-torch", title=cuda_reinstall_title(ctx)),
     )
 
 
-@check("cuda.driver-version", "The driver supports the wheel's CUDA version")
+@check("cuda.driver-version", "The driver supports the wheel's CUDA version",
+       layer=76, devices=("cuda",), facts=("torch.cuda_version", "nvidia_smi.cuda_version|message"))
 def cuda_driver_version(ctx: Context) -> Outcome:
+    """nvidia-smi's CUDA version (or torch's 'driver too old (found version N)') against the wheel's: another major
+    fails, an older minor warns (NVIDIA CUDA compatibility guide). When the installed torch is the plain PyPI wheel
+    (no local label), the remedy says that PyPI's Linux x86_64 wheel is one CUDA build per release
+    (`pypi_linux_cuda`: 12.8 up to 2.10, 13.0 for 2.11-2.14, 13.2 for 2.15; CUDA 13 needs driver >= 580) and names
+    the cuXYZ index the driver runs.
+    """
     wheel, driver = ctx.torch.cuda_version, driver_cuda(ctx)
     if driver is None:
         return warned(
             "the driver's CUDA version is unknown; later layers decide",
             Remedy("nvidia-smi did not report a CUDA version.", "The driver must support the wheel's CUDA %s." % wheel,
-                   ("nvidia-smi",), COMPAT_DOCS, key="read-driver"),
+                   (run("nvidia-smi"),), COMPAT_DOCS, key="read-driver"),
         )
     if version_tuple(driver)[:1] < version_tuple(wheel)[:1]:
         needed = DRIVER_FOR_CUDA_MAJOR.get(version_tuple(wheel)[0])
@@ -159,13 +199,14 @@ def cuda_driver_version(ctx: Context) -> Outcome:
                        ctx.torch.version, wheel, " (NVIDIA driver >= %s)" % needed if needed else "", driver),
                    pypi_default_note(ctx, wheel) + "torch then fails with 'The NVIDIA driver on your system is too old'. "
                    "Update the driver, or install the same torch built for an older CUDA from its index.",
-                   cuda_reinstall(ctx), COMPAT_DOCS, key="driver-too-old"),
+                   cuda_reinstall(ctx), COMPAT_DOCS, key="driver-too-old", title=cuda_reinstall_title(ctx)),
         )
     if version_tuple(driver) < version_tuple(wheel):
         return warned(
             "the driver supports CUDA %s, the wheel is CUDA %s (minor-version compatibility)" % (driver, wheel),
             Remedy("Same CUDA major, older minor.", "Runs through CUDA minor-version compatibility, without PTX JIT; a "
-                   "matching driver or wheel avoids surprises.", cuda_reinstall(ctx), COMPAT_DOCS, key="driver-minor"),
+                   "matching driver or wheel avoids surprises.", cuda_reinstall(ctx), COMPAT_DOCS, key="driver-minor",
+                   title=cuda_reinstall_title(ctx)),
         )
     return passed("driver CUDA %s >= wheel CUDA %s" % (driver, wheel))
 
@@ -193,8 +234,12 @@ def parse_visible_devices(value: str, gpu_count: Optional[int]) -> Tuple[List[st
     return visible, None
 
 
-@check("cuda.visible-devices", "CUDA_VISIBLE_DEVICES leaves GPUs visible")
+@check("cuda.visible-devices", "CUDA_VISIBLE_DEVICES leaves GPUs visible",
+       layer=77, devices=("cuda",), facts=("env.CUDA_VISIBLE_DEVICES",))
 def cuda_visible_devices(ctx: Context) -> Outcome:
+    """`CUDA_VISIBLE_DEVICES`: empty hides every GPU, an invalid entry hides itself and all after it (CUDA programming
+    guide).
+    """
     value = ctx.host.env.get("CUDA_VISIBLE_DEVICES")
     if value is None:
         return passed("CUDA_VISIBLE_DEVICES is not set: every GPU is visible")
@@ -208,20 +253,23 @@ def cuda_visible_devices(ctx: Context) -> Outcome:
             Remedy("CUDA_VISIBLE_DEVICES is %r." % value,
                    "An empty or invalid value (such as -1, often left in a shell profile) makes "
                    "torch.cuda.is_available() False without any error.",
-                   ("unset CUDA_VISIBLE_DEVICES", "nvidia-smi -L"), VISIBLE_DOCS, key="fix-visible-devices"),
+                   (unset("CUDA_VISIBLE_DEVICES"), PROFILE_NOTE, run("nvidia-smi", "-L")), VISIBLE_DOCS,
+                   key="fix-visible-devices", title="Make the GPUs visible again"),
         )
     if invalid is not None:
         return warned(
             "CUDA_VISIBLE_DEVICES=%r: %r is invalid and hides every entry after it" % (value, invalid),
             Remedy("Only %s stay visible." % ",".join(visible), "CUDA stops reading the list at the first invalid entry.",
-                   ("export CUDA_VISIBLE_DEVICES=%s" % ",".join(visible), "nvidia-smi -L"), VISIBLE_DOCS,
-                   key="fix-visible-devices"),
+                   (export("CUDA_VISIBLE_DEVICES", ",".join(visible)), PROFILE_NOTE, run("nvidia-smi", "-L")),
+                   VISIBLE_DOCS, key="fix-visible-devices", title="Make the GPUs visible again"),
         )
     return passed("CUDA_VISIBLE_DEVICES=%s" % value)
 
 
-@check("cuda.available", "torch sees a CUDA GPU")
+@check("cuda.available", "torch sees a CUDA GPU",
+       layer=85, devices=("cuda",), facts=("torch.cuda_available",))
 def cuda_available(ctx: Context) -> Outcome:
+    """`torch.cuda.is_available()`, with torch's CUDA initialization warning as the reason."""
     if ctx.torch.cuda_available and ctx.torch.cuda_devices:
         return passed("%d GPU(s): %s" % (len(ctx.torch.cuda_devices), ", ".join(
             "%s (%s, %.0f GiB)" % (d.name, cc_label(d.capability), (d.total_memory or 0) / 1024 ** 3)
@@ -231,13 +279,18 @@ def cuda_available(ctx: Context) -> Outcome:
         "torch.cuda.is_available() is False" + (": %s" % reason.split(":", 2)[-1].strip()[:160] if reason else ""),
         Remedy(reason or "torch found no usable GPU.",
                "torch returns False instead of raising; its warning names the reason. Run nvidia-smi as this user.",
-               ("nvidia-smi", "%s -c 'import torch; print(torch.cuda.device_count())'" % ctx.python),
+               (run("nvidia-smi"), run(ctx.target.python, "-c", "import torch; print(torch.cuda.device_count())")),
                GET_STARTED, key="cuda-unavailable"),
     )
 
 
-@check("cuda.capability", "The wheel has kernels for every visible GPU")
+@check("cuda.capability", "The wheel has kernels for every visible GPU",
+       layer=87, devices=("cuda",), facts=("torch.cuda_arch_list", "torch.cuda_devices"))
 def cuda_capability(ctx: Context) -> Outcome:
+    """each GPU's compute capability against `torch.cuda.get_arch_list()` (sm_XY runs on X.Z with Z >= Y; compute_XY
+    PTX on anything newer). The fix picks the CUDA build from the release table (PYTORCH_RELEASES_CODE_CC in the
+    torch 2.13 wheel).
+    """
     arch = ctx.torch.cuda_arch_list
     if not arch:
         return skipped("torch reports no arch list")
@@ -249,13 +302,15 @@ def cuda_capability(ctx: Context) -> Outcome:
             Remedy("torch %s was built for %s." % (ctx.torch.version, " ".join(arch)),
                    "Every CUDA kernel then fails with 'no kernel image is available for execution on the device'. "
                    "Another CUDA build of the same release covers this GPU.",
-                   cuda_reinstall(ctx), CAPABILITY_DOCS, key="cuda-capability"),
+                   cuda_reinstall(ctx), CAPABILITY_DOCS, key="cuda-capability", title=cuda_reinstall_title(ctx)),
         )
     return passed("%s covered by %s" % (", ".join(cc_label(d.capability) for d in ctx.torch.cuda_devices), " ".join(arch)))
 
 
 @check("cuda.unused-gpu", "An NVIDIA GPU is not left unused by a CPU-only torch", advisory=True)
 def cuda_unused_gpu(ctx: Context) -> Outcome:
+    """nvidia-smi lists GPUs while `torch.version.cuda` is None, and the run is not on cuda (mps-facts.md 7.2 item 1).
+    """
     smi = ctx.host.nvidia_smi
     if ctx.host.system != "Linux" or smi is None or not smi.gpus:
         return skipped("no NVIDIA GPU listed")
@@ -268,5 +323,6 @@ def cuda_unused_gpu(ctx: Context) -> Outcome:
         "this machine has %s, but torch %s is a CPU-only build" % (", ".join(smi.gpus), ctx.torch.version),
         Remedy("nvidia-smi lists %d GPU(s); torch.version.cuda is None." % len(smi.gpus),
                "Training runs on the CPU, typically 10x slower or worse (docs/measurements.md: 10.5x on an H200 "
-               "for the MNIST network at batch 64).", cuda_reinstall(ctx), GET_STARTED, key="install-cuda-torch"),
+               "for the MNIST network at batch 64).", cuda_reinstall(ctx), GET_STARTED, key="install-cuda-torch",
+               title=cuda_reinstall_title(ctx)),
     )

@@ -1,8 +1,8 @@
-"""Result types of the checks: closed statuses, remedies as data, immutable results."""
+"""Result types of the checks: closed statuses, remedies as data (shell- and manager-neutral actions), results."""
 
 import enum
 from dataclasses import dataclass, field
-from typing import Optional, Tuple
+from typing import Optional, Tuple, Union
 
 
 class Status(str, enum.Enum):
@@ -16,14 +16,112 @@ class Status(str, enum.Enum):
 
 
 @dataclass(frozen=True)
+class Cmd:
+    """One shell-neutral command; renderers spell it for zsh, bash or fish.
+
+    kind: run (argv, with optional VAR=value prefixes in env), doctor (mps-doctor with the arguments in argv),
+    export (name=value), unset (name), activate (a venv folder in value, or a conda env name in name), note (value is
+    printed as a comment only).
+    """
+
+    kind: str = "run"
+    argv: Tuple[str, ...] = ()
+    env: Tuple[Tuple[str, str], ...] = ()
+    name: str = ""
+    value: str = ""
+
+
+def run(*argv: str, env: Tuple[Tuple[str, str], ...] = ()) -> Cmd:
+    """Run the program ARGV[0] with its arguments."""
+    return Cmd("run", tuple(argv), env)
+
+
+def doctor(*args: str) -> Cmd:
+    """Run this mps-doctor with ARGS (remedies/ spells it as a path that works after switching environments)."""
+    return Cmd("doctor", tuple(args))
+
+
+def export(name: str, value: str) -> Cmd:
+    """Set the environment variable NAME to VALUE for this shell."""
+    return Cmd("export", name=name, value=value)
+
+
+def unset(name: str) -> Cmd:
+    """Remove the environment variable NAME from this shell."""
+    return Cmd("unset", name=name)
+
+
+def note(text: str) -> Cmd:
+    """A line that is shown, never run."""
+    return Cmd("note", value=text)
+
+
+@dataclass(frozen=True)
+class InstallTorch:
+    """Install torch and torchvision pinned together into the environment the plan is working on.
+
+    torch: the release table row to install (its `torch`, such as "2.8"); None is the release for this machine.
+    cuda: a CUDA build such as "12.6", installed from its index. The manager and index are chosen in remedies/.
+    """
+
+    torch: Optional[str] = None
+    force: bool = False
+    cuda: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class InstallPackages:
+    """Install PACKAGES (plain requirements such as numpy) into the environment the plan is working on."""
+
+    packages: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NewEnvironment:
+    """Create an environment beside the current one (nothing is deleted), with Python PYTHON (a native arm64 one when
+    ARM64), install torch into it unless not INSTALL_TORCH, and switch to it; named after SUFFIX."""
+
+    suffix: str
+    python: str
+    arm64: bool = False
+    install_torch: bool = True
+
+
+@dataclass(frozen=True)
+class CheckAgain:
+    """Check again once the other steps are done, on DEVICE (default: the one asked for) with TIMEOUT seconds."""
+
+    device: Optional[str] = None
+    timeout: Optional[float] = None
+
+
+Action = Union[Cmd, InstallTorch, InstallPackages, NewEnvironment, CheckAgain]
+
+
+@dataclass(frozen=True)
+class Task:
+    """A separately titled part of a remedy (an alternative, or a step that must come first), with its own key."""
+
+    key: str
+    title: str
+    actions: Tuple[Action, ...]
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class Remedy:
-    """What is wrong, why it matters, the exact commands, and where to read more."""
+    """What is wrong, why it matters, what fixes it (actions and tasks, as data), and where to read more.
+
+    `key` names the fix; `title` is its step's title in a fix plan (default: the problem). Remedies never hold a shell
+    string: remedies/ turns the actions into commands for the user's manager, and render/ spells them for the shell.
+    """
 
     problem: str
     why: str
-    commands: Tuple[str, ...] = ()
+    actions: Tuple[Union[Action, Task], ...] = ()
     link: Optional[str] = None
     key: str = ""
+    title: str = ""
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from mps_doctor.checks.context import Context, at_least
-from mps_doctor.checks.model import Outcome, Remedy, failed, passed, skipped
+from mps_doctor.checks.model import CheckAgain, InstallTorch, NewEnvironment, Outcome, Remedy, doctor, failed, passed, run, skipped
 from mps_doctor.checks.registry import check
 from mps_doctor.versions import Release
 
@@ -43,13 +43,15 @@ def release_for(ctx: Context, torch_spec: Optional[str] = None, vision_spec: Opt
 
 def pin_remedy(ctx: Context, what: str, why: str, key: str, **specs) -> Remedy:
     release = release_for(ctx, **specs)
-    commands = (ctx.pip_install(release),) if release else ("mps-doctor policy show",)
+    actions = (InstallTorch(release.torch),) if release else (doctor("policy", "show"),)
     return Remedy(what, why + ("" if release else " No release in the data table meets it on this machine."),
-                  commands, POLICY_DOCS, key=key)
+                  actions, POLICY_DOCS, key=key, title="Install the torch release the team pins" if release else "")
 
 
-@check("policy.device", "The device the team requires is the one checked")
+@check("policy.device", "The device the team requires is the one checked",
+       policy=lambda options: bool(options.demanded))
 def policy_device(ctx: Context) -> Outcome:
+    """the resolved device against `device` (and `--require-device`)"""
     demanded = ctx.options.demanded
     if ctx.device in demanded:
         return passed("requires %s; checked %s" % (" or ".join(demanded), ctx.device))
@@ -57,12 +59,16 @@ def policy_device(ctx: Context) -> Outcome:
         "the team requires %s, but this run checked %s" % (" or ".join(demanded), ctx.device),
         Remedy("The policy (or --require-device) asks for %s." % " or ".join(demanded),
                "A machine is only ready for the team on a device it requires.",
-               ("mps-doctor check --device %s" % demanded[0],), POLICY_DOCS, key="policy-device"),
+               (CheckAgain(device=demanded[0]),), POLICY_DOCS, key="policy-device"),
     )
 
 
-@check("policy.torch", "torch meets the team's version requirement")
+@check("policy.torch", "torch meets the team's version requirement",
+       policy=lambda options: bool(options.policy.torch))
 def policy_torch(ctx: Context) -> Outcome:
+    """the installed torch's public version against `torch`; the fix pins the newest pair from the release table that
+    meets it and runs here
+    """
     spec = ctx.options.policy.torch
     version = ctx.torch_version()
     if satisfies(version, spec):
@@ -74,8 +80,10 @@ def policy_torch(ctx: Context) -> Outcome:
     )
 
 
-@check("policy.torchvision", "torchvision meets the team's version requirement")
+@check("policy.torchvision", "torchvision meets the team's version requirement",
+       policy=lambda options: bool(options.policy.torchvision))
 def policy_torchvision(ctx: Context) -> Outcome:
+    """the installed torchvision against `torchvision`"""
     spec = ctx.options.policy.torchvision
     version = ctx.torch.packages.get("torchvision") if ctx.torch else None
     if satisfies(version, spec):
@@ -87,8 +95,10 @@ def policy_torchvision(ctx: Context) -> Outcome:
     )
 
 
-@check("policy.python", "Python meets the team's version requirement")
+@check("policy.python", "Python meets the team's version requirement",
+       policy=lambda options: bool(options.policy.python))
 def policy_python(ctx: Context) -> Outcome:
+    """the target interpreter against `python`"""
     spec = ctx.options.policy.python
     py = ctx.python_version
     version = ".".join(map(str, py)) if py else None
@@ -99,13 +109,15 @@ def policy_python(ctx: Context) -> Outcome:
     return failed(
         "Python %s does not meet the team's %s" % (version or "(unknown)", spec),
         Remedy("The team requires Python %s." % spec, "A new environment is created beside the old one.",
-               ("uv python install %s" % target, "uv venv --python %s .venv-team" % target) if target else
-               ("mps-doctor policy show",), POLICY_DOCS, key="policy-python"),
+               (NewEnvironment("team", target, arm64=ctx.is_mac and bool(ctx.host.hw_arm64)),) if target else
+               (doctor("policy", "show"),), POLICY_DOCS, key="policy-python"),
     )
 
 
-@check("policy.macos", "macOS meets the team's minimum")
+@check("policy.macos", "macOS meets the team's minimum",
+       policy=lambda options: bool(options.policy.min_macos))
 def policy_macos(ctx: Context) -> Outcome:
+    """`sw_vers` against `min-macos` (skipped off macOS)"""
     minimum = ctx.options.policy.min_macos
     if not ctx.is_mac:
         return skipped("not macOS")
@@ -115,5 +127,5 @@ def policy_macos(ctx: Context) -> Outcome:
     return failed(
         "macOS %s is older than the team's minimum %s" % (macos or "(unknown)", minimum),
         Remedy("The team requires macOS %s or newer." % minimum, "Software Update in System Settings installs it.",
-               ("softwareupdate --list",), POLICY_DOCS, key="policy-macos"),
+               (run("softwareupdate", "--list"),), POLICY_DOCS, key="policy-macos"),
     )

@@ -1,49 +1,79 @@
-"""The registry of checks (stable ids and titles) and the ordered layers of the verdict per device."""
+"""The registry of checks: each registration states the check's id, title, kind, layer position, devices and facts;
+the layer order of every device, list-checks, docs/checks.md, policy filtering, triage and `fix` read it."""
 
 import functools
 import importlib
 import pkgutil
 import sys
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
-from mps_doctor.checks.model import Outcome
+from mps_doctor.checks.model import Options, Outcome
 
 CHECK_ID_PATTERN = r"^[a-z]+(\.[a-z0-9-]+)+$"
+DEVICES = ("mps", "cuda", "cpu")
+# The fact of the layers that run tensor work on the device: a paste or another device's report never holds it.
+DEVICE_RUN = "device run"
+KINDS = ("layer", "advisory", "policy")
 
 
 @dataclass(frozen=True)
 class CheckSpec:
-    """A registered check; `advisory` checks can warn but never fail."""
+    """A registered check.
+
+    kind: layer (part of the layered verdict: the first failing layer is the root cause and every later one is
+    skipped, DESIGN.md "The MPS verdict is layered"), advisory (warns, never fails) or policy (runs when `applies`
+    says the team's policy asks for it). position: a layer's rank, one order shared by every device. devices: where a
+    layer runs, a device optionally qualified by the platform.system() it runs on ("cpu:Darwin"). facts: the facts it
+    judges ("a|b": either will do), so that triage can tell a layer a paste cannot decide.
+    """
 
     id: str
     title: str
     fn: Callable[..., Outcome]
-    advisory: bool = False
+    kind: str = "layer"
+    position: Optional[int] = None
+    devices: Tuple[str, ...] = ()
+    facts: Tuple[str, ...] = ()
+    applies: Optional[Callable[[Options], bool]] = None
+
+    @property
+    def advisory(self) -> bool:
+        return self.kind == "advisory"
+
+    @property
+    def policy(self) -> bool:
+        return self.kind == "policy"
+
+    def runs_on(self, device: str, system: str) -> bool:
+        """Whether this layer belongs to a run on DEVICE on a host whose platform.system() is SYSTEM."""
+        return any(d == device or d == "%s:%s" % (device, system) for d in self.devices)
+
+    def layer_devices(self) -> Tuple[str, ...]:
+        """The devices this layer runs on, unqualified."""
+        return tuple(dict.fromkeys(d.split(":")[0] for d in self.devices))
 
 
 REGISTRY: Dict[str, CheckSpec] = {}
 
-# The layered verdict per device (DESIGN.md "The MPS verdict is layered"): the first failing layer is the
-# root cause and every later layer is skipped with that reason.
-MPS_LAYERS = (
-    "os.macos", "hardware.apple-silicon", "python.rosetta", "macos.version", "python.version",
-    "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke",
-)
-CPU_LAYERS = ("python.version", "torch.import", "device.parity", "device.smoke")
-CUDA_LAYERS = (
-    "os.linux", "cuda.driver", "python.version", "torch.import", "torch.cuda-built", "cuda.driver-version",
-    "cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke",
-)
 
-
-def check(check_id: str, title: str, advisory: bool = False):
-    """Register the decorated function as the check CHECK_ID."""
+def check(check_id: str, title: str, *, layer: Optional[int] = None, devices: Tuple[str, ...] = (),
+          advisory: bool = False, policy: Optional[Callable[[Options], bool]] = None, facts: Tuple[str, ...] = ()):
+    """Register the decorated function as the check CHECK_ID: a layer at rank LAYER on DEVICES, an advisory, or a
+    policy check that runs when POLICY(options) is true."""
+    kind = "policy" if policy is not None else "advisory" if advisory else "layer"
+    if kind == "layer" and (layer is None or not devices):
+        raise ValueError("layer %s needs a position and its devices" % check_id)
+    if any(d.split(":")[0] not in DEVICES for d in devices):
+        raise ValueError("%s: unknown device in %s" % (check_id, devices))
 
     def register(fn):
         if check_id in REGISTRY:
             raise ValueError("duplicate check id %s" % check_id)
-        REGISTRY[check_id] = CheckSpec(check_id, title, fn, advisory)
+        clash = [s.id for s in REGISTRY.values() if layer is not None and s.position == layer]
+        if clash:
+            raise ValueError("%s: layer position %d is taken by %s" % (check_id, layer, clash[0]))
+        REGISTRY[check_id] = CheckSpec(check_id, title, fn, kind, layer, tuple(devices), tuple(facts), policy)
         return fn
 
     return register
@@ -59,22 +89,42 @@ def _load() -> None:
 
 
 def all_checks() -> List[CheckSpec]:
-    """Every check: the MPS layers, then CUDA-only layers, then advisories."""
+    """Every check: the layers in rank order, then the advisories, then the policy checks (each by module name and
+    line, whatever the order the modules were imported in)."""
     _load()
-    ordered = list(MPS_LAYERS) + [c for c in CUDA_LAYERS if c not in MPS_LAYERS]
-    ordered += [c for c in REGISTRY if c not in ordered]
-    return [REGISTRY[c] for c in ordered]
+    specs = sorted(REGISTRY.values(), key=lambda s: (s.fn.__module__, s.fn.__code__.co_firstlineno))
+    layers = sorted((s for s in specs if s.kind == "layer"), key=lambda s: s.position)
+    return layers + [s for s in specs if s.advisory] + [s for s in specs if s.policy]
 
 
-def plan_for(device: str, system: str) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
-    """(layer ids in order, advisory ids) for a run on DEVICE on a host whose platform.system() is SYSTEM."""
-    _load()
-    if device == "mps":
-        layers = MPS_LAYERS
-    elif device == "cuda":
-        layers = CUDA_LAYERS
-    else:
-        # On a Mac an x86_64 Python still runs torch on the CPU, but is worth a warning.
-        layers = (("python.rosetta",) if system == "Darwin" else ()) + CPU_LAYERS
-    advisories = tuple(c for c, spec in REGISTRY.items() if spec.advisory)
-    return layers, advisories
+def layers_for(device: str, system: str) -> Tuple[str, ...]:
+    """The layer ids of a run on DEVICE on a host whose platform.system() is SYSTEM, in order."""
+    return tuple(s.id for s in all_checks() if s.kind == "layer" and s.runs_on(device, system))
+
+
+def advisories() -> Tuple[str, ...]:
+    """The advisory ids, in order."""
+    return tuple(s.id for s in all_checks() if s.advisory)
+
+
+# Where list-checks and docs/checks.md number the layers: MPS on macOS, CUDA and the CPU on Linux (a CPU run on macOS
+# starts with python.rosetta).
+LISTED_RUNS = (("mps", "Darwin"), ("cuda", "Linux"), ("cpu", "Linux"))
+
+
+def check_rows() -> List[dict]:
+    """Every check as list-checks shows it: id, title, kind, and its layer number per device."""
+    numbered = {device: layers_for(device, system) for device, system in LISTED_RUNS}
+    return [{"id": s.id, "title": s.title, "kind": s.kind,
+             "layers": {device: ids.index(s.id) + 1 for device, ids in numbered.items() if s.id in ids}}
+            for s in all_checks()]
+
+
+def device_work_checks() -> Tuple[str, ...]:
+    """The layers that judge work run on the device itself (their facts come only from a probe of that device)."""
+    return tuple(s.id for s in all_checks() if DEVICE_RUN in s.facts)
+
+
+def policy_checks(options: Options) -> Tuple[str, ...]:
+    """The policy checks that the policy (or --require-device) asks for."""
+    return tuple(s.id for s in all_checks() if s.policy and s.applies(options))

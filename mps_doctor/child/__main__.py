@@ -2,10 +2,10 @@
 # This file must parse on any Python, so that an interpreter too old for the rest answers with a fact.
 import sys
 
-MARK = "@@mps-doctor "
+from mpsd_frame import FRAME_MARK
 
 if sys.version_info < (3, 7):
-    sys.stdout.write(MARK + '{"event": "result", "stage": "interpreter", "data": {"too_old": true, "version": %s}}\n'
+    sys.stdout.write(FRAME_MARK + '{"event": "result", "stage": "interpreter", "data": {"too_old": true, "version": %s}}\n'
                      % (list(sys.version_info[:3]),))
     sys.exit(0)
 

@@ -2,12 +2,12 @@
 import json
 import sys
 
-MARK = "@@mps-doctor "
+from mpsd_frame import FRAME_MARK
 
 
 def emit(event, stage, data=None):
     """Write one framed JSON line that the doctor reads back; stray prints by torch stay unframed."""
-    sys.stdout.write(MARK + json.dumps({"event": event, "stage": stage, "data": data}, default=str) + "\n")
+    sys.stdout.write(FRAME_MARK + json.dumps({"event": event, "stage": stage, "data": data}, default=str) + "\n")
     sys.stdout.flush()
 
 

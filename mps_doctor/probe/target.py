@@ -13,12 +13,14 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import psutil
 
+from mps_doctor import exit_codes
+from mps_doctor.child.mpsd_frame import FRAME_MARK
 from mps_doctor.errors import ReportFormatError, TargetPythonError
 from mps_doctor.facts import (
     Comparison,
@@ -36,7 +38,6 @@ from mps_doctor.probe.runner import command_env
 
 CHILD_DIR = Path(__file__).resolve().parent.parent / "child"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "mnist"
-MARK = "@@mps-doctor "
 
 
 def validate_python(path: str) -> str:
@@ -53,8 +54,19 @@ def validate_python(path: str) -> str:
     return str(candidate.absolute())
 
 
+@dataclass(frozen=True)
+class ChildOutcome:
+    """What a probe child said and how it ended."""
+
+    results: Dict[str, dict]  # the data of each stage's `result` frame, by stage
+    begun: Tuple[str, ...]  # the stages that began (or answered), in order
+    returncode: Optional[int]  # negative: killed by that signal
+    stderr: str
+    timed_out: bool  # killed when --timeout passed
+
+
 class ChildRun:
-    """A running probe child; `wait()` returns its stages as parsed JSON and how it ended.
+    """A running probe child; `wait()` returns its ChildOutcome: its stages as parsed JSON and how it ended.
 
     The child runs in its own session, so a terminal's signals do not reach it: while it runs, SIGINT, SIGTERM and
     SIGHUP to the doctor kill it and everything it started first. Its pipes are read with a deadline, so a descendant
@@ -75,7 +87,7 @@ class ChildRun:
         LIVE_CHILDREN.add(self)
         guard_signals()
 
-    def stream(self, on_frame) -> Tuple[Dict[str, dict], List[str], Optional[int], str, bool]:
+    def stream(self, on_frame) -> ChildOutcome:
         """Like wait(), calling ON_FRAME(frame) for each framed line as it arrives (progress bars)."""
         pending = [b""]
 
@@ -83,22 +95,23 @@ class ChildRun:
             *complete, pending[0] = (pending[0] + chunk).split(b"\n")
             for raw in complete:
                 line = raw.decode("utf-8", "replace")
-                if line.startswith(MARK):
+                if line.startswith(FRAME_MARK):
                     try:
-                        on_frame(json.loads(line[len(MARK):]))
+                        on_frame(json.loads(line[len(FRAME_MARK):]))
                     except ValueError:
                         pass
 
         return self.wait(on_stdout)
 
-    def wait(self, on_stdout=None) -> Tuple[Dict[str, dict], List[str], Optional[int], str, bool]:
-        """(results by stage, stages begun in order, returncode, stderr, timed out)."""
+    def wait(self, on_stdout=None) -> ChildOutcome:
+        """Read the child until it ends or --timeout passes (then kill it); ON_STDOUT(chunk) sees stdout as it comes."""
         try:
             out, err, timed_out = self.collect(self.started + self.timeout, on_stdout)
         finally:
             self.close()
         results, begun = parse_frames(out.decode("utf-8", "replace"))
-        return results, begun, self.process.returncode, err.decode("utf-8", "replace"), timed_out
+        return ChildOutcome(results=results, begun=tuple(begun), returncode=self.process.returncode,
+                            stderr=err.decode("utf-8", "replace"), timed_out=timed_out)
 
     def collect(self, deadline: float, on_stdout=None) -> Tuple[bytes, bytes, bool]:
         """Read both pipes until the child ends and they close, or until DEADLINE; then kill what is left."""
@@ -163,7 +176,7 @@ def on_fatal_signal(signum, frame) -> None:
         kill_tree(child.process)
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
-    raise SystemExit(128 + signum)
+    raise SystemExit(exit_codes.KILLED_BY_SIGNAL_BASE + signum)
 
 
 def guard_signals() -> None:
@@ -210,10 +223,10 @@ def parse_frames(stdout: str) -> Tuple[Dict[str, dict], List[str]]:
     results: Dict[str, dict] = {}
     begun: List[str] = []
     for line in stdout.splitlines():
-        if not line.startswith(MARK):
+        if not line.startswith(FRAME_MARK):
             continue
         try:
-            frame = json.loads(line[len(MARK):])
+            frame = json.loads(line[len(FRAME_MARK):])
             stage = str(frame["stage"])
         except (ValueError, KeyError, TypeError):
             continue
@@ -234,12 +247,13 @@ def start_target(python: str, device: str, smoke: bool, timeout: float) -> Child
 
 def finish_target(run: ChildRun, python: str, device: str, smoke: bool, chosen_because: Optional[str] = None) -> Target:
     """Wait for the child and build the Target facts; raise TargetPythonError when it was not a Python."""
-    results, begun, returncode, stderr, timed_out = run.wait()
-    target = target_from_frames(results, begun, returncode, stderr, timed_out, run.timeout, python, device, smoke)
+    outcome = run.wait()
+    target = target_from_frames(outcome.results, outcome.begun, outcome.returncode, outcome.stderr, outcome.timed_out,
+                                run.timeout, python, device, smoke)
     return replace(target, chosen_because=chosen_because)
 
 
-def target_from_frames(results: Dict[str, dict], begun: List[str], returncode: Optional[int], stderr: str,
+def target_from_frames(results: Dict[str, dict], begun: Sequence[str], returncode: Optional[int], stderr: str,
                        timed_out: bool, timeout: float, python: str, device: str, smoke: bool) -> Target:
     """Target facts from what a child said and how it ended (recorded or live)."""
     stages = ("interpreter", "torch", "parity") + (("smoke",) if smoke else ())
@@ -247,10 +261,10 @@ def target_from_frames(results: Dict[str, dict], begun: List[str], returncode: O
     unfinished = [s for s in begun if s not in results]
     if timed_out or unfinished or (returncode not in (0, None) and "interpreter" in results):
         stage = unfinished[-1] if unfinished else (begun[-1] if begun else "interpreter")
-        failure = describe_failure(stage, returncode, stderr, timed_out, timeout)
+        failure = probe_failure(stage, returncode, stderr, timed_out, timeout)
     if "interpreter" not in results and failure is None:
         if returncode is not None and returncode < 0:
-            failure = describe_failure("interpreter", returncode, stderr, False, timeout)
+            failure = probe_failure("interpreter", returncode, stderr, False, timeout)
         else:
             raise TargetPythonError("--python %s: not a Python interpreter (it exited with code %s without answering "
                                     "the probe)" % (python, returncode))
@@ -269,7 +283,7 @@ def target_from_frames(results: Dict[str, dict], begun: List[str], returncode: O
     return Target(python=python, device=device, stages_requested=stages, failure=failure, **facts)
 
 
-def describe_failure(stage: str, returncode: Optional[int], stderr: str, timed_out: bool, timeout: float) -> ProbeFailure:
+def probe_failure(stage: str, returncode: Optional[int], stderr: str, timed_out: bool, timeout: float) -> ProbeFailure:
     """A ProbeFailure for a child that timed out, died by a signal, or exited mid-stage."""
     tail = "\n".join(stderr.strip().splitlines()[-8:])
     if timed_out:

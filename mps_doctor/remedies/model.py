@@ -1,22 +1,11 @@
-"""The fix plan's types: shell-neutral commands, steps with reasons, the plan."""
+"""The fix plan's types: steps (commands from the checks' remedies, with the checks they fix) and the plan."""
 
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from mps_doctor.checks.model import Cmd, run
 
-@dataclass(frozen=True)
-class Cmd:
-    """One shell-neutral command; renderers spell it for zsh, bash or fish.
-
-    kind: run (argv, with optional VAR=value prefixes in env), export (name=value), unset (name),
-    activate (a venv folder in value, or a conda env name in name), note (value is printed as a comment only).
-    """
-
-    kind: str = "run"
-    argv: Tuple[str, ...] = ()
-    env: Tuple[Tuple[str, str], ...] = ()
-    name: str = ""
-    value: str = ""
+__all__ = ["Cmd", "InCondaBase", "Plan", "Step", "activate_conda", "activate_venv", "run"]
 
 
 class InCondaBase(str):
@@ -31,38 +20,25 @@ class InCondaBase(str):
         return word
 
 
-def run(*argv: str, env: Tuple[Tuple[str, str], ...] = ()) -> Cmd:
-    return Cmd("run", tuple(argv), env)
-
-
-def export(name: str, value: str) -> Cmd:
-    return Cmd("export", name=name, value=value)
-
-
-def unset(name: str) -> Cmd:
-    return Cmd("unset", name=name)
-
-
 def activate_venv(folder: str) -> Cmd:
+    """Activate the venv in FOLDER in this shell."""
     return Cmd("activate", value=folder)
 
 
 def activate_conda(name: str) -> Cmd:
+    """Activate the conda environment NAME in this shell."""
     return Cmd("activate", name=name)
-
-
-def note(text: str) -> Cmd:
-    return Cmd("note", value=text)
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step of the plan: why it is needed and the commands that do it."""
+    """One step of the plan: why it is needed, the commands that do it, and the ids of the results it fixes."""
 
     key: str
     title: str
     reason: str
     commands: Tuple[Cmd, ...]
+    fixes: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,3 +56,7 @@ class Plan:
     @property
     def empty(self) -> bool:
         return not self.steps
+
+    def steps_fixing(self, result_id: str) -> Tuple[Step, ...]:
+        """The steps that fix the result RESULT_ID, in plan order."""
+        return tuple(step for step in self.steps if result_id in step.fixes)

@@ -4,6 +4,7 @@ import json
 
 from mps_doctor.checks.model import Status
 from mps_doctor.env_summary import environment_summary
+from mps_doctor.render.commands import remedy_commands
 from mps_doctor.render.redact import redact
 from mps_doctor.render.safe import UNSAFE, code_fence, markdown_cell, one_line
 from mps_doctor.report import Report, report_to_dict
@@ -32,13 +33,14 @@ def render_markdown(report: Report, redacted: bool = True) -> str:
                                          markdown_cell(report.facts.target.chosen_because)), ""]
     out += rows
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
+    commands = remedy_commands(report, "bash")
     if root is not None and root.remedy is not None:
         out += ["", "**Root cause** (`%s`): %s" % (one_line(root.id), markdown_cell(root.summary)), ""]
-        out += code_fence("\n".join(one_line(command) for command in root.remedy.commands), "sh")
+        out += code_fence("\n".join(one_line(command) for command in commands[root.id]), "sh")
     out += ["", "Environment:", ""] + ["- %s: %s" % (label, markdown_cell(value))
                                       for label, value in environment_summary(report.facts)]
     out += ["", "Report (save as report.json and replay with `mps-doctor check --from report.json`):", ""]
-    out += code_fence(json_block(report_to_dict(report)), "json") + ["", "</details>"]
+    out += code_fence(json_block(report_to_dict(report, commands)), "json") + ["", "</details>"]
     text = "\n".join(out) + "\n"
     if redacted:
         text = redact(text, report.facts.host.home, report.facts.host.user)

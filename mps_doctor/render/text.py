@@ -2,13 +2,15 @@
 
 import shlex
 import textwrap
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import click
 
 from mps_doctor.checks.model import CheckResult, Remedy, Status
+from mps_doctor.checks.registry import all_checks
 from mps_doctor.env_summary import environment_summary
-from mps_doctor.render.safe import displayable
+from mps_doctor.render.commands import remedy_commands
+from mps_doctor.render.safe import displayable, one_line
 from mps_doctor.report import Report
 
 MARKS = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.SKIP: "-", Status.ERROR: "☠"}
@@ -22,6 +24,9 @@ COLORS = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "red", Statu
 def render_text(report: Report, verbose: bool = False, color: bool = False, unicode: bool = True) -> str:
     """The whole text report as one string (colour codes only when COLOR); no control character of the report's
     own strings reaches the output."""
+    commands = {result_id: tuple(one_line(line) for command in spelled for line in command.split("\n")
+                                 if not line.startswith("# shellcheck"))
+                for result_id, spelled in remedy_commands(report).items()}
     report = displayable(report)
     lines: List[str] = []
 
@@ -41,17 +46,18 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
     if root is not None and root.status == Status.FAIL:
         lines.append("")
         lines.append("%s Root cause: %s" % (mark(root.status), root.summary))
-        lines += remedy_lines(root.remedy, "    ", verbose=True)
+        lines += remedy_lines(root.remedy, commands[root.id], "    ", verbose=True)
         if root.rule:
             lines.append("    data: %s" % root.rule)
     layers = [r for r in report.results if r.layer is not None]
-    advisories = [r for r in report.results if r.layer is None and not r.id.startswith("policy.")]
-    policy = [r for r in report.results if r.id.startswith("policy.")]
+    policy_ids = {spec.id for spec in all_checks() if spec.policy}
+    advisories = [r for r in report.results if r.layer is None and r.id not in policy_ids]
+    policy = [r for r in report.results if r.id in policy_ids]
     lines.append("")
     lines.append("Layers (%s):" % report.options.device)
     width = max(len(r.id) for r in report.results) if report.results else 10
     for result in layers:
-        lines += result_lines(result, mark, width, verbose, show_remedy=result is not root)
+        lines += result_lines(result, commands[result.id], mark, width, verbose, show_remedy=result is not root)
     for title, group in (("Advisories", advisories), ("Policy (%s)" % (report.options.policy.source or "command line"),
                                                       policy)):
         shown = [r for r in group if verbose or r.status != Status.SKIP or r.summary.startswith(DELIBERATE_SKIPS)]
@@ -59,7 +65,7 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
             lines.append("")
             lines.append(title + ":")
             for result in shown:
-                lines += result_lines(result, mark, width, verbose, show_remedy=True)
+                lines += result_lines(result, commands[result.id], mark, width, verbose, show_remedy=True)
     if verbose:
         lines.append("")
         lines.append("Environment:")
@@ -91,8 +97,10 @@ def fix_command(report: Report) -> str:
     return " ".join(shlex.quote(word) for word in words)
 
 
-def result_lines(result: CheckResult, mark, width: int, verbose: bool, show_remedy: bool) -> List[str]:
-    """One line per check, its remedy under it for fail and warn, details with -v."""
+def result_lines(result: CheckResult, commands: Tuple[str, ...], mark, width: int, verbose: bool,
+                 show_remedy: bool) -> List[str]:
+    """One line per check, its remedy (with COMMANDS, as `fix` prints them) under it for fail and warn, details
+    with -v."""
     number = "%2d " % result.layer if result.layer is not None else "   "
     summary = result.summary + (" (accepted: %s)" % result.accepted if result.accepted else "")
     lines = ["  %s %s%-*s  %s" % (mark(result.status), number, width, result.id, summary)]
@@ -100,7 +108,7 @@ def result_lines(result: CheckResult, mark, width: int, verbose: bool, show_reme
     if result.accepted and not verbose:
         show_remedy = False
     if result.remedy is not None and show_remedy and result.status in (Status.FAIL, Status.WARN, Status.ERROR):
-        lines += remedy_lines(result.remedy, indent, verbose)
+        lines += remedy_lines(result.remedy, commands, indent, verbose)
     if result.rule and (verbose or result.status in (Status.FAIL, Status.WARN)):
         lines.append("%sdata: %s" % (indent, result.rule))
     if verbose:
@@ -110,16 +118,16 @@ def result_lines(result: CheckResult, mark, width: int, verbose: bool, show_reme
     return lines
 
 
-def remedy_lines(remedy: Optional[Remedy], indent: str, verbose: bool) -> List[str]:
-    """A remedy: what and why (always for a root cause, with -v otherwise), the commands, the link."""
+def remedy_lines(remedy: Optional[Remedy], commands: Tuple[str, ...], indent: str, verbose: bool) -> List[str]:
+    """A remedy: what and why (always for a root cause, with -v otherwise), its COMMANDS, the link."""
     if remedy is None:
         return []
     lines = []
     if verbose:
         for text in (remedy.problem, remedy.why):
             lines += textwrap.wrap(text, width=WIDTH, initial_indent=indent, subsequent_indent=indent) or [indent]
-    for command in remedy.commands:
-        lines.append("%s$ %s" % (indent, command))
+    lines += ["%s%s" % (indent, command) if command.startswith("#") else "%s$ %s" % (indent, command)
+              for command in commands]
     if remedy.link and verbose:
         lines.append("%ssee %s" % (indent, remedy.link))
     return lines

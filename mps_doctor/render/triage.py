@@ -5,9 +5,12 @@ import re
 from typing import List
 
 from mps_doctor.checks.model import Status
-from mps_doctor.report import Report, report_to_dict
+from mps_doctor.render.commands import remedy_commands, report_document
+from mps_doctor.report import Report
 
 FULL_CHECK = ("mps-doctor check --format markdown",)
+# How the commands for the pasted machine start mps-doctor: by name, since it runs there, not here.
+PASTED_MACHINE_DOCTOR = ("mps-doctor",)
 # Home folders in pasted paths: /Users/NAME, /home/NAME, C:\Users\NAME or C:/Users/NAME (redacted in the reply).
 HOME_PATHS = re.compile(r"(/Users/|/home/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})([^/\\\s'\"]+)")
 
@@ -32,7 +35,7 @@ def render_triage(report: Report, fmt: str, verbose: bool = False, color: bool =
                   redacted: bool = True) -> str:
     """The triage report in FMT (text, json or markdown)."""
     if fmt == "json":
-        return json.dumps(report_to_dict(report), indent=2) + "\n"
+        return json.dumps(report_document(report, doctor=PASTED_MACHINE_DOCTOR), indent=2) + "\n"
     if fmt == "markdown":
         text = render_reply(report)
         return redact_paths(text) if redacted else text
@@ -70,8 +73,9 @@ def render_reply(report: Report) -> str:
         out.append("**Cause** (`%s`): %s" % (root.id, root.summary))
         if root.remedy is not None:
             out += ["", root.remedy.why]
-            if root.remedy.commands:
-                out += ["", "**Fix:**", "", "```sh"] + list(root.remedy.commands) + ["```"]
+            commands = remedy_commands(report, "bash", PASTED_MACHINE_DOCTOR)[root.id]
+            if commands:
+                out += ["", "**Fix:**", "", "```sh"] + list(commands) + ["```"]
             if root.remedy.link:
                 out += ["", "More: %s" % root.remedy.link]
     else:

@@ -10,9 +10,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mps_doctor import exit_codes
-from mps_doctor.checks.context import Context
-from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
-from mps_doctor.checks.registry import REGISTRY, all_checks, plan_for
+from mps_doctor.checks.context import Context, known_actions
+from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status, run
+from mps_doctor.checks.registry import REGISTRY, all_checks, layers_for
 from mps_doctor.errors import UsageError
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
 from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
@@ -23,27 +23,6 @@ from mps_doctor.triage.text import Line, clean
 
 NOT_IN_PASTE = "not in the pasted text"
 PASTED_PYTHON = "python3"
-# The facts each layer needs before it can judge a paste ("a|b": either will do). Parity and smoke need the
-# device itself: a paste never decides them.
-REQUIRES: Dict[str, Tuple[str, ...]] = {
-    "os.macos": ("host.system",),
-    "os.linux": ("host.system",),
-    "hardware.apple-silicon": ("host.hw_arm64",),
-    "python.rosetta": ("interpreter.machine",),
-    "macos.version": ("host.macos_version|interpreter.mac_ver",),
-    "python.version": ("interpreter.version",),
-    "torch.import": ("torch.installed|torch.import_failed",),
-    "torch.mps-built": ("torch.mps_built",),
-    "torch.mps-available": ("torch.mps_available",),
-    "torch.cuda-built": ("torch.cuda_version",),
-    "cuda.driver": ("nvidia_smi.driver_version|nvidia_smi.gpu",),
-    "cuda.driver-version": ("torch.cuda_version", "nvidia_smi.cuda_version|message"),
-    "cuda.visible-devices": ("env.CUDA_VISIBLE_DEVICES",),
-    "cuda.available": ("torch.cuda_available",),
-    "cuda.capability": ("torch.cuda_arch_list", "torch.cuda_devices"),
-    "device.parity": ("device run",),
-    "device.smoke": ("device run",),
-}
 WORDS = {
     "host.system": "the operating system", "host.hw_arm64": "the Mac's chip", "interpreter.machine": "the Python's architecture",
     "host.macos_version": "the macOS version", "interpreter.version": "the Python version", "torch.installed": "whether torch imports",
@@ -240,8 +219,8 @@ class Evaluator:
         return any(option in self.paste.known for option in requirement.split("|"))
 
     def missing(self, check_id: str) -> List[str]:
-        needs = REQUIRES.get(check_id)
-        if needs is None:
+        needs = REGISTRY[check_id].facts if check_id in REGISTRY else ()
+        if not needs:
             return ["its facts"]
         return [WORDS.get(r.split("|")[0], r.split("|")[0]) for r in needs if not self.has(r)]
 
@@ -296,7 +275,7 @@ class Evaluator:
         if check_id == "torch.mps-available" and outcome.status == Status.FAIL and outcome.remedy is not None \
                 and outcome.remedy.key == "mps-unavailable" and "macos.version" in self.undecided:
             remedy = replace(outcome.remedy, problem="torch.backends.mps.is_available() is False.",
-                             commands=("sw_vers", "python3 -m torch.utils.collect_env") + outcome.remedy.commands,
+                             actions=(run("sw_vers"), run(PASTED_PYTHON, "-m", "torch.utils.collect_env")) + outcome.remedy.actions,
                              why="Whether this macOS is new enough for this torch is not in the pasted text: the macOS and "
                                  "torch versions tell (collect_env prints both). " + outcome.remedy.why)
             return replace(outcome, summary="MPS is not available (the macOS and torch versions that would tell why are "
@@ -307,12 +286,13 @@ class Evaluator:
 def from_evidence(evidence: Evidence) -> Outcome:
     """A failing outcome from a message in the paste."""
     return Outcome(Status.FAIL, evidence.summary, ("pasted line %d (%s)" % (evidence.line, evidence.source),),
-                   Remedy(evidence.problem, evidence.why, evidence.commands, evidence.link, key="pasted-" + evidence.source))
+                   Remedy(evidence.problem, evidence.why, known_actions(evidence.commands), evidence.link,
+                          key="pasted-" + evidence.source))
 
 
 def with_lines(outcome: Outcome, check_id: str, paste: Paste) -> Outcome:
     """OUTCOME with the pasted lines of the facts it judged in its details."""
-    lines = sorted({n for r in REQUIRES.get(check_id, ()) for p in r.split("|") if p in paste.known
+    lines = sorted({n for r in (REGISTRY[check_id].facts if check_id in REGISTRY else ()) for p in r.split("|") if p in paste.known
                     for n in paste.known[p].lines})
     if not lines:
         return outcome
@@ -323,8 +303,8 @@ def with_lines(outcome: Outcome, check_id: str, paste: Paste) -> Outcome:
 def known_error_result(match: Match, is_root: bool, number: int) -> CheckResult:
     """A matched catalogue entry as a result: the root cause when no layer fails, else supporting evidence."""
     error = match.error
-    remedy = Remedy(one_line(match.text), error.cause + (" Fix: " + error.fix if error.fix else ""), error.commands,
-                    error.link, key="known-error")
+    remedy = Remedy(one_line(match.text), error.cause + (" Fix: " + error.fix if error.fix else ""),
+                    known_actions(error.commands), error.link, key="known-error")
     return CheckResult(error.id, "Known message: %s" % first_sentence(error.cause), None,
                        Status.FAIL if is_root else Status.WARN, "%s (pasted line %d)" % (first_sentence(error.cause), number),
                        ("pasted line %d: %s" % (number, one_line(match.text)),), remedy,
@@ -339,7 +319,7 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
                          "platform string or known error message)")
     device = infer_device(paste) if device == "auto" else device
     facts = build_facts(paste, device)
-    layers, _ = plan_for(device, facts.host.system)
+    layers = layers_for(device, facts.host.system)
     options = Options(device=device, requested_device=device)
     report = run_checks(facts, options, evaluate=Evaluator(paste, layers))
     results = list(report.results)

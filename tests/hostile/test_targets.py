@@ -6,7 +6,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mps_doctor.probe.target import MARK
+from mps_doctor.child.mpsd_frame import FRAME_MARK
 from tests.hostile.attack import TALLY, get, hostile_text, judge, odd_value, paths, put
 from tests.machines import load_machine
 
@@ -16,7 +16,7 @@ FRAMES = load_machine("linux-h200-cuda")["target"]["frames"]
 def fake_python(folder, frames, stderr="", code=0):
     """An executable `python` that prints FRAMES as the child would, then STDERR, and exits with CODE."""
     out = folder / "python.out"
-    out.write_text("".join(line + "\n" for line in ["stray output"] + [MARK + json.dumps(f) for f in frames]))
+    out.write_text("".join(line + "\n" for line in ["stray output"] + [FRAME_MARK + json.dumps(f) for f in frames]))
     (folder / "python.err").write_bytes(stderr.encode("utf-8", "surrogatepass"))
     script = folder / "python"
     script.write_text('#!/bin/sh\ncat "$0.out"\ncat "$0.err" >&2\nexit %d\n' % code)

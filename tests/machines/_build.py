@@ -136,11 +136,11 @@ machine(
         torch_stage(version="2.2.2", built=False, available=False, python="3.11",
                     site="/Users/alex/proj/.venv/lib/python3.11/site-packages"))),
     {"device": "mps", "state": "not-ready", "root_cause": "python.rosetta", "exit_code": 1,
-     "remedy_command": "uv python install cpython-3.12-macos-aarch64-none",
+     "remedy_command": "arch -arm64 /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 -m venv",
      "summary_contains": "Python runs under Rosetta (x86_64) on an arm64 Mac",
      "warnings": [],
      "skipped": ["macos.version", "python.version", "torch.import", "torch.mps-built", "torch.mps-available",
-                 "device.parity", "device.smoke", "cuda.unused-gpu"]},
+                 "device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "intel-mac-torch222", "Intel Mac (Core i7), macOS 13.6.9, Python 3.11, torch 2.2.2 (the last Intel-Mac wheel).",
@@ -157,7 +157,7 @@ machine(
      "remedy_command": "torch==2.2.2 torchvision==0.17.2",
      "warnings": [],
      "skipped": ["python.rosetta", "macos.version", "python.version", "torch.import", "torch.mps-built",
-                 "torch.mps-available", "device.parity", "device.smoke", "cuda.unused-gpu"]},
+                 "torch.mps-available", "device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m1-macos13-torch29", "M1 on macOS 13.6.7 with torch 2.9.1: torch imports but MPS needs macOS 14 from 2.9.",
@@ -168,17 +168,18 @@ machine(
      "remedy_command": "'torch==2.8.*' 'torchvision==0.23.*'",
      "warnings": [],
      "skipped": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity",
-                 "device.smoke", "cuda.unused-gpu"]},
+                 "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
-    "m1-macos126-torch24", "M1 on macOS 12.6 with torch 2.4.1: MPS needs 12.3 up to torch 2.4, so this is fine.",
+    "m1-macos126-torch24", "M1 on macOS 12.6 with torch 2.4.1: MPS needs 12.3 up to torch 2.4, so MPS runs; bfloat16, "
+    "complex and FFT on MPS need macOS 14 (a warning).",
     ["mps-facts.md 1.4 (1.12-2.4: 12.3)"],
     mac_host("12.6", "21G115", brand="Apple M1", memsize=16 * GIB, kernel="21.6.0"),
     target(PY, frames(interp(version=(3, 10, 14), mac_ver="12.6"),
                       torch_stage(version="2.4.1", vision="0.19.1", name=None, cores=None, rec=None),
                       parity(), smoke(cold=780.0, warm=14.2))),
-    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0,
-     "warnings": [],
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
+     "warnings": ["macos.mps-features"],
      "skipped": ["cuda.unused-gpu"]},
 )
 machine(
@@ -201,7 +202,7 @@ machine(
      "remedy_command": "uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.15.*' 'torchvision==0.29.*'",
      "warnings": [],
      "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "torch.companions",
-                 "python.numpy", "cuda.unused-gpu"]},
+                 "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m2-torchaudio-left-behind", "M2 Pro on macOS 15.1: `pip install -U torch torchvision` took a torch 2.10 venv to torch 2.13.0 "
@@ -228,7 +229,7 @@ machine(
      "summary_contains": "torch is not installed in /Users/alex/Thesis | ML/.venv/bin/python",
      "warnings": [],
      "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "torch.companions",
-                 "python.numpy", "cuda.unused-gpu"]},
+                 "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m2-torch-import-error", "M2 on macOS 15.1; torch 2.13.0 is installed but its dylib is missing (a half-finished install).",
@@ -244,7 +245,8 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
      "remedy_command": "--force-reinstall 'torch==2.13.*'",
      "warnings": ["python.numpy"],
-     "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "cuda.unused-gpu"]},
+     "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "cuda.unused-gpu",
+                 "macos.mps-features"]},
 )
 machine(
     "m1-torch-no-mps", "M1 on macOS 14.7 with a source build of torch 2.13 made without MPS (USE_MPS=0).",
@@ -254,7 +256,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-built", "exit_code": 1,
      "remedy_command": "--force-reinstall",
      "warnings": [],
-     "skipped": ["torch.mps-available", "device.parity", "device.smoke", "cuda.unused-gpu"]},
+     "skipped": ["torch.mps-available", "device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m1-hosted-runner-vm", "GitHub-hosted macos-14 arm64 runner (a VM): MPS is built but not available.",
@@ -268,8 +270,8 @@ machine(
         parity("cpu"), smoke("cpu", cold=95.0, warm=41.0, reference="cpu-float64")), device="cpu"),
     {"device": "cpu", "state": "ready", "root_cause": None, "exit_code": 0,
      "warnings": [],
-     "skipped": ["os.macos", "hardware.apple-silicon", "python.rosetta", "macos.version", "torch.mps-built",
-                 "torch.mps-available", "cuda.unused-gpu"]},
+     "skipped": ["os.macos", "hardware.apple-silicon", "macos.version", "torch.mps-built", "torch.mps-available",
+                 "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m1-hosted-runner-wrong-results", "GitHub-hosted macos-26 runner: MPS reports available but returns wrong numbers.",
@@ -299,7 +301,7 @@ machine(
      "remedy_command": "CONDA_SUBDIR=osx-arm64 conda create",
      "warnings": ["conda.platform"],
      "skipped": ["macos.version", "python.version", "torch.import", "torch.mps-built", "torch.mps-available",
-                 "device.parity", "device.smoke", "cuda.unused-gpu"]},
+                 "device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m4-torch-import-sigill", "M4 on macOS 15.3; importing torch dies with Illegal instruction (a wheel built for another CPU).",
@@ -310,7 +312,7 @@ machine(
      "summary_contains": "SIGILL", "remedy_command": "--force-reinstall",
      "warnings": [],
      "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "torch.companions",
-                 "python.numpy", "cuda.unused-gpu"]},
+                 "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m2-macos-vm-no-ci", "A macOS 15 virtual machine (UTM) on an M2, not in CI: MPS is built but not available.",
@@ -318,9 +320,9 @@ machine(
     mac_host("15.1", "24B83", vmm=True, brand="Apple M2 (Virtual)", memsize=8 * GIB),
     target(PY, frames(interp(), torch_stage(version="2.13.0", built=True, available=False))),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
-     "remedy_command": "mps-doctor check --device cpu", "summary_contains": "virtual machine",
+     "remedy_command": "check --python /Users/alex/proj/.venv/bin/python --device cpu", "summary_contains": "virtual machine",
      "warnings": [],
-     "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu"]},
+     "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m2-homebrew-python-no-venv", "M2, macOS 15.1, Homebrew's Python 3.13 used directly (no venv; PEP 668 "
@@ -337,7 +339,7 @@ machine(
      "remedy_command": "'torch==2.15.*' 'torchvision==0.29.*'",
      "warnings": [],
      "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "torch.companions",
-                 "python.numpy", "cuda.unused-gpu"]},
+                 "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m3-python316-no-torch", "M3 on macOS 15.2 with a uv venv on Python 3.16 (a pre-release), no torch: no torch "
@@ -350,10 +352,10 @@ machine(
                       {"installed": False, "packages": {"torch": None, "torchvision": None, "torchaudio": None,
                                                         "numpy": None}})),
     {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
-     "remedy_command": "uv python install 3.12",
+     "remedy_command": "uv python install cpython-3.12-macos-aarch64-none",
      "warnings": [],
      "skipped": ["torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke",
-                 "torch.companions", "python.numpy", "cuda.unused-gpu"]},
+                 "torch.companions", "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m4-tahoe-python-sees-16", "M4 on macOS 26.1 (Tahoe); a Python built with an older SDK reports macOS 16.0.",
@@ -376,7 +378,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
      "remedy_command": "system_profiler SPDisplaysDataType", "summary_contains": "on a new enough macOS",
      "warnings": [],
-     "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu"]},
+     "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m1-macos13-wants-mps", "M1 on macOS 13.6.7, a fresh venv with Python 3.12 and no torch, asking for MPS: an unpinned "
@@ -392,7 +394,22 @@ machine(
                      "here, which has no MPS on this macOS)",
      "warnings": [],
      "skipped": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity",
-                 "device.smoke", "torch.companions", "python.numpy", "cuda.unused-gpu"]},
+                 "device.smoke", "torch.companions", "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
+)
+machine(
+    "m1-macos13-torch27", "M1 on macOS 13.6.7 with torch 2.7.1: MPS runs (2.5-2.8 need macOS 13.0), but bfloat16, complex "
+    "tensors and torch.fft on MPS raise until macOS 14.",
+    ["torch 2.7.0 macOS arm64 wheel: MPSDevice.mm probes cumulativeSumWithTensor:axis:name: (macOS 13); "
+     "libtorch_cpu.dylib TORCH_CHECKs EmptyTensor.cpp:46 'MPS BFloat16 is only supported on MacOS 14 or newer', "
+     "OperationUtils.mm 'MPS complex types are only supported on MacOS 14.0 or newer.', FastFourierTransform.mm "
+     "'FFT operations are only supported on MacOS 14+' (all behind is_macos_13_or_newer(MACOS_VER_14_0_PLUS))"],
+    mac_host("13.6.7", "22G720", brand="Apple M1", memsize=16 * GIB, kernel="22.6.0"),
+    target(PY, frames(interp(mac_ver="13.6.7"), torch_stage(version="2.7.1", name="Apple M1", cores=8, vision="0.22.1",
+                                                            rec=11 * GIB),
+                      parity(), smoke())),
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
+     "warnings": ["macos.mps-features"],
+     "skipped": ["cuda.unused-gpu"]},
 )
 machine(
     "m1-macos12-torch211", "M1 on macOS 12.7.6 with torch 2.11.0: it installs (macosx_11_0_arm64) and imports, but its "
@@ -408,7 +425,7 @@ machine(
                      "for macOS 14.0",
      "warnings": [],
      "skipped": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity",
-                 "device.smoke", "cuda.unused-gpu"]},
+                 "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m2-python310-torch215", "M2 on macOS 15.1, Python 3.10 venv holding torch 2.15.0 files that do not import (2.15 has "
@@ -426,10 +443,10 @@ machine(
                        "warnings": []})),
     {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
      "summary_contains": "Python 3.10 is not supported by torch 2.15 (>=3.11,<3.16)",
-     "remedy_command": "uv venv --python 3.12",
+     "remedy_command": "/opt/homebrew/bin/python3.12 -m venv /Users/alex/proj/.venv-py312",
      "warnings": [],
      "skipped": ["torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke",
-                 "cuda.unused-gpu"]},
+                 "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m1-torch22-python312", "M1 on macOS 14.5, Python 3.12 with torch 2.2.2 and torchvision 0.17.2, MPS working: 2.2 "
@@ -463,7 +480,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
      "summary_contains": "inside a sandbox (CODEX_SANDBOX=seatbelt)", "remedy_command": "mps-doctor check --python",
      "warnings": [],
-     "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu"]},
+     "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 LINUX_ENV = {"HOME": "/home/dev", "USER": "dev", "SHELL": "/bin/bash"}
 LINUX_PY = "/home/dev/proj/.venv/bin/python"
@@ -494,7 +511,7 @@ machine(
                             smoke("cpu", cold=36.7, warm=37.6, reference="cpu-float64"))),
     {"device": "cpu", "state": "ready", "root_cause": None, "exit_code": 0,
      "warnings": [],
-     "skipped": ["conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu"]},
+     "skipped": ["conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
 )
 
 
@@ -543,7 +560,7 @@ machine(
     target("/home/dev/proj/.venv/bin/python3", H200_FRAMES),
     {"device": "cuda", "state": "ready", "root_cause": None, "exit_code": 0,
      "warnings": [],
-     "skipped": ["conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu"]},
+     "skipped": ["conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "linux-cpu-wheel-on-gpu", "Linux with an RTX 4090 (driver for CUDA 12.8) but torch 2.13.0+cpu installed.",
@@ -554,7 +571,8 @@ machine(
      "remedy_command": "--force-reinstall 'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126",
      "warnings": [],
      "skipped": ["cuda.driver-version", "cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity",
-                 "device.smoke", "conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu"]},
+                 "device.smoke", "conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu",
+                 "macos.mps-features"]},
 )
 # torch's warning on a driver that supports CUDA 12.8 only (CUDAFunctions.cpp; mps-facts.md 7.1).
 DRIVER_TOO_OLD_12080 = (
@@ -574,7 +592,7 @@ machine(
      "remedy_command": "--index-url https://download.pytorch.org/whl/cu126",
      "warnings": [],
      "skipped": ["cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke",
-                 "conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu"]},
+                 "conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "linux-p40-sm61-cu130", "A Tesla P40 (compute capability 6.1) with torch 2.13.0+cu130, built for sm_75 and newer.",
@@ -586,7 +604,7 @@ machine(
      "remedy_command": "--index-url https://download.pytorch.org/whl/cu126",
      "warnings": [],
      "skipped": ["device.parity", "device.smoke", "conda.platform", "brew.prefix", "macos.python-view",
-                 "cuda.unused-gpu"]},
+                 "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "linux-cuda-visible-empty", "The H200 host with CUDA_VISIBLE_DEVICES set to the empty string (seen for real there).",
@@ -597,7 +615,7 @@ machine(
      "remedy_command": "unset CUDA_VISIBLE_DEVICES",
      "warnings": [],
      "skipped": ["cuda.available", "cuda.capability", "device.parity", "device.smoke", "conda.platform",
-                 "brew.prefix", "macos.python-view", "cuda.unused-gpu"]},
+                 "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
 )
 
 machine(
@@ -614,7 +632,7 @@ machine(
      "why_contains": "A plain `pip install torch` on Linux x86_64 gets torch 2.13's CUDA 13.0 build from PyPI",
      "warnings": [],
      "skipped": ["cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke",
-                 "conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu"]},
+                 "conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
 )
 if __name__ == "__main__":
     for name, data in MACHINES.items():

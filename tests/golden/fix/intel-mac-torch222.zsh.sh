@@ -6,8 +6,8 @@
 # or deletes an environment.
 
 # 1/2 Install the last Intel-Mac torch for the CPU
-#   Intel Macs have no MPS in PyTorch wheels, and their last wheels are torch 2.2.2 with torchvision
-#   0.17.2 (PyTorch 2.2 release notes), for Python 3.8 to 3.11.
+#   Current PyTorch wheels use MPS on Apple Silicon only, and Intel-Mac wheels stopped at torch
+#   2.2.2 (PyTorch 2.2 release notes).
 /Users/alex/proj/.venv/bin/python -m pip install torch==2.2.2 torchvision==0.17.2
 
 # 2/2 Check again

@@ -9,6 +9,7 @@
 #   torch.cuda.is_available() False without any error.
 unset CUDA_VISIBLE_DEVICES
 # also remove the setting from your shell profile if it is there
+nvidia-smi -L
 
 # 2/2 Check again
 #   Confirms the fix and shows the next problem, if any.

@@ -5,10 +5,9 @@
 # setup: a conda environment, Python from conda, conda, zsh. Review before running: nothing here
 # uses sudo or deletes an environment.
 
-# 1/4 Create the conda environment torch-arm64 beside the current one
-#   /Users/alex/miniconda3/envs/ml/bin/python runs as x86_64 under Rosetta, so pip picks x86_64
-#   wheels, which stop at torch 2.2.2 and never use the Apple GPU. A native environment is created
-#   beside it; nothing is deleted.
+# 1/4 Create the conda environment torch-arm64 (native arm64 Python 3.12) beside the current one
+#   An x86_64 Python gets x86_64 torch wheels, which stop at 2.2.2 and never use the Apple GPU. A
+#   new environment is created beside the old one; nothing is deleted.
 CONDA_SUBDIR=osx-arm64 conda create -y -n torch-arm64 python=3.12
 conda config --file /Users/alex/miniconda3/envs/torch-arm64/.condarc --set subdir osx-arm64
 

@@ -6,7 +6,10 @@
 # deletes an environment.
 
 # 1/3 Upgrade macOS (the lasting fix)
-#   torch 2.15 needs a newer macOS for MPS; Software Update in System Settings installs it.
+#   torch.backends.mps.is_available() stays False; torch's own error message often names the wrong
+#   minimum (pytorch#139425, #164943). Either upgrade macOS, or pin torch 2.8, the newest whose MPS
+#   runs on macOS 13.6.7 (an unpinned `pip install torch` gets 2.11 here, which has no MPS on this
+#   macOS).
 softwareupdate --list
 
 # 2/3 Or keep this macOS and pin torch 2.8, the newest whose MPS runs on macOS 13.6.7

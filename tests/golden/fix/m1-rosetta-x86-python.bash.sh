@@ -11,9 +11,8 @@
 # a native shell for this session: arch -arm64 /bin/bash -l
 
 # 2/5 Create /Users/alex/proj/.venv-arm64 with a native arm64 Python 3.11
-#   /Users/alex/proj/.venv/bin/python runs as x86_64 under Rosetta, so pip picks x86_64 wheels,
-#   which stop at torch 2.2.2 and never use the Apple GPU. A native environment is created beside
-#   it; nothing is deleted.
+#   An x86_64 Python gets x86_64 torch wheels, which stop at 2.2.2 and never use the Apple GPU. A
+#   new environment is created beside the old one; nothing is deleted.
 # /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 is a universal2 build: `arch -arm64` runs it natively
 arch -arm64 /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 -m venv /Users/alex/proj/.venv-arm64
 

@@ -8,7 +8,7 @@
 # 1/2 Reinstall torch from PyPI, whose macOS arm64 wheel is the MPS build
 #   The default PyPI wheel for macOS arm64 is the MPS build; x86_64 wheels and custom builds have no
 #   MPS.
-/Users/alex/proj/.venv/bin/python -m pip install --force-reinstall 'torch==2.13.*' 'torchvision==0.28.*'
+/Users/alex/proj/.venv/bin/python -m pip install --force-reinstall 'torch==2.15.*' 'torchvision==0.29.*'
 
 # 2/2 Check again
 #   Confirms the fix and shows the next problem, if any.

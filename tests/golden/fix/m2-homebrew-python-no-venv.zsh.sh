@@ -14,7 +14,7 @@
 . .venv/bin/activate
 
 # 3/4 Install torch and torchvision, pinned together
-#   There is no torch in /opt/homebrew/bin/python3.
+#   Install torch and torchvision as a matching pair.
 .venv/bin/python -m pip install 'torch==2.15.*' 'torchvision==0.29.*'
 
 # 4/4 Check again

@@ -4,11 +4,6 @@
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.
 
-# 1/2 Use the CPU on this machine (gate MPS on a bare-metal Mac)
-#   Apple's Virtualization Framework exposes no MPS device (GitHub runner docs: 'Metal Performance
-#   Shaders (MPS) are not supported'). Use the CPU in CI, or a bare-metal Mac.
-mps-doctor check --device cpu --python /Users/alex/proj/.venv/bin/python
-
-# 2/2 Check again
+# 1/1 Check again
 #   Confirms the fix and shows the next problem, if any.
-mps-doctor check --python /Users/alex/proj/.venv/bin/python
+mps-doctor check --python /Users/alex/proj/.venv/bin/python --device cpu

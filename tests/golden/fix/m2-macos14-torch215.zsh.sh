@@ -10,6 +10,7 @@
 #   check Metal support.
 system_profiler SPDisplaysDataType
 # look for 'Metal Support' in the output above
+/Users/alex/proj/.venv/bin/python -c 'import torch; torch.ones(1, device="mps")'
 
 # 2/2 Check again
 #   Confirms the fix and shows the next problem, if any.

@@ -6,7 +6,7 @@
 # deletes an environment.
 
 # 1/4 Create /Users/alex/proj/.venv-py312 with a native arm64 Python 3.12
-#   Python 3.10.15 (arm64) is outside the Python range of torch; torch 2.15 supports >=3.11,<3.16.
+#   torch 2.15 supports Python >=3.11,<3.16. A new environment is created beside the old one.
 /opt/homebrew/bin/brew install python@3.12
 /opt/homebrew/bin/python3.12 -m venv /Users/alex/proj/.venv-py312
 

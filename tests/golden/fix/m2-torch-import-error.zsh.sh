@@ -6,8 +6,7 @@
 # deletes an environment.
 
 # 1/3 Reinstall torch and torchvision, pinned together
-#   The installed torch does not import (`import torch` fails: a shared library of torch is missing
-#   or broken).
+#   Reinstalling torch and torchvision as a matching pair restores a consistent install.
 /Users/alex/proj/.venv/bin/python -m pip install --force-reinstall 'torch==2.13.*' 'torchvision==0.28.*'
 
 # 2/3 Install numpy

@@ -6,7 +6,7 @@
 # deletes an environment.
 
 # 1/2 Install torch and torchvision, pinned together
-#   There is no torch in /Users/alex/proj/.venv/bin/python.
+#   Install torch and torchvision as a matching pair.
 uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.15.*' 'torchvision==0.29.*'
 
 # 2/2 Check again

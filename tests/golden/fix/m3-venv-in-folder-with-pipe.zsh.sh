@@ -6,7 +6,7 @@
 # deletes an environment.
 
 # 1/2 Install torch and torchvision, pinned together
-#   There is no torch in /Users/alex/Thesis | ML/.venv/bin/python.
+#   Install torch and torchvision as a matching pair.
 '/Users/alex/Thesis | ML/.venv/bin/python' -m pip install 'torch==2.15.*' 'torchvision==0.29.*'
 
 # 2/2 Check again

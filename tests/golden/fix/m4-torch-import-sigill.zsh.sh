@@ -6,7 +6,8 @@
 # deletes an environment.
 
 # 1/2 Reinstall torch and torchvision, pinned together
-#   The installed torch does not import (`import torch` crashed with SIGILL (Illegal instruction)).
+#   A crash or hang in the import leaves torch unusable. An Illegal instruction usually means a
+#   torch build for a newer CPU, or an x86_64 build under Rosetta.
 /Users/alex/proj/.venv/bin/python -m pip install --force-reinstall 'torch==2.15.*' 'torchvision==0.29.*'
 
 # 2/2 Check again

@@ -1,0 +1,100 @@
+"""Diagnose a target: probe it (or load a saved report's facts) and run the checks into a Report.
+
+The library behind `check`, `fix` and `policy init`: one DiagnosisRequest in, one Report out.
+"""
+
+import json
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from mps_doctor.checks.model import Options
+from mps_doctor.checks.registry import REGISTRY, all_checks, device_work_checks
+from mps_doctor.devices import check_replay_device
+from mps_doctor.errors import ReportFormatError, UsageError
+from mps_doctor.policy import Policy, load_policy
+from mps_doctor.probe.collect import collect_facts
+from mps_doctor.report import Report, facts_from_report, run_checks
+
+
+@dataclass(frozen=True)
+class DiagnosisRequest:
+    """What to diagnose and how; None for `device` or `quick` means "as the saved report was, else the default"."""
+
+    # auto, mps, cpu or cuda; None: the saved report's device with from_report, else auto.
+    device: Optional[str] = None
+    # The interpreter to probe; None: the user's environment (probe.target.default_python).
+    python: Optional[str] = None
+    # A saved JSON report whose facts are checked again instead of probing this machine.
+    from_report: Optional[str] = None
+    # Skip the training smoke step; None: the saved report's setting with from_report, else False.
+    quick: Optional[bool] = None
+    # Seconds the target interpreter may take (torch import, parity and smoke).
+    timeout: float = 180.0
+    # The policy file; None: the nearest pyproject.toml's [tool.mps-doctor], or the saved report's policy.
+    config: Optional[str] = None
+    # Run only these check ids (empty: all, or the saved report's selection).
+    select_ids: Tuple[str, ...] = ()
+    # Skip these check ids, on top of the policy's skips.
+    skip_ids: Tuple[str, ...] = ()
+    # Devices to insist on (--require-device), on top of the policy's.
+    required: Tuple[str, ...] = ()
+    # Unaccepted warnings make the verdict not ready.
+    strict: bool = False
+
+
+def diagnose(request: DiagnosisRequest) -> Report:
+    """The report for REQUEST: from a saved report's facts, or by probing; a bad request raises a UsageError."""
+    all_checks()
+    for check_id in tuple(request.select_ids) + tuple(request.skip_ids):
+        if check_id not in REGISTRY:
+            raise UsageError("%s: not a check id (see mps-doctor list-checks)" % check_id)
+    device = request.device if request.device is not None else "auto"
+    quick = bool(request.quick)
+    saved = {}
+    if request.from_report:
+        if request.python is not None:
+            raise UsageError("--from and --python cannot be combined: a report's facts are not re-probed")
+        facts, saved = load_report(request.from_report)
+        if request.device is None:
+            device = saved.get("requested_device", saved.get("device", "auto"))
+        else:
+            selected = set(request.select_ids)
+            check_replay_device(facts, device, not selected or bool(selected & set(device_work_checks())))
+        if request.quick is None:
+            quick = bool(saved.get("quick", False))
+    policy = load_policy(request.config) if request.config or not request.from_report else saved["policy"]
+    if request.skip_ids:
+        policy = Policy(**dict(policy.__dict__, skip=policy.skip + tuple((i, "--skip on the command line")
+                                                                         for i in request.skip_ids)))
+    select = tuple(request.select_ids) or saved.get("select", ())
+    required = tuple(request.required) or saved.get("required", ())
+    if not request.from_report:
+        facts = collect_facts(request.python, device, smoke=not quick, timeout=request.timeout,
+                              policy_devices=tuple(dict.fromkeys(required + policy.devices)))
+    return run_checks(facts, Options(device=device, requested_device=device, quick=quick, policy=policy, select=select,
+                                     required=required, strict=request.strict, replayed_from=request.from_report))
+
+
+def load_report(path: str):
+    """(facts, options) from a saved JSON report; every problem is a one-line ReportFormatError."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            doc = json.load(handle)
+    except FileNotFoundError:
+        raise ReportFormatError("--from %s: no such file" % path)
+    except IsADirectoryError:
+        raise ReportFormatError("--from %s: is a directory" % path)
+    except UnicodeDecodeError:
+        raise ReportFormatError("--from %s: not a text file" % path)
+    except ValueError as exc:
+        raise ReportFormatError("--from %s: not JSON (%s)" % (path, exc))
+    except RecursionError:
+        raise ReportFormatError("--from %s: nested too deeply to be a report" % path)
+    except OSError as exc:
+        raise ReportFormatError("--from %s: %s" % (path, exc.strerror or exc))
+    try:
+        return facts_from_report(doc)
+    except RecursionError:
+        raise ReportFormatError("--from %s: nested too deeply to be a report" % path)
+    except ReportFormatError as exc:
+        raise ReportFormatError("--from %s: %s" % (path, exc))

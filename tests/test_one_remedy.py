@@ -1,0 +1,79 @@
+"""One remedy model: what `check` shows for each result is what `fix` prints, for every recorded machine and shell;
+checks state their fixes as data and remedies/ alone knows package managers; nothing in remedies/ names a check."""
+
+import ast
+import dataclasses
+import glob
+import os
+import re
+
+import pytest
+
+from mps_doctor.checks.registry import all_checks
+from mps_doctor.remedies.plan import build_plan
+from mps_doctor.render.script import render_script
+from mps_doctor.render.text import render_text
+from tests.machines import machine_names
+from tests.test_machines import report_for
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHELLS = {"zsh": "/bin/zsh", "bash": "/bin/bash", "fish": "/opt/homebrew/bin/fish"}
+# Programs whose use depends on the user's setup: only remedies/ may start them.
+MANAGERS = ("pip", "pip3", "uv", "conda", "mamba", "brew")
+COMMAND = re.compile(r"^(%s) (install|create|config|venv|python|pip|run|activate)\b" % "|".join(MANAGERS))
+
+
+def in_shell(report, shell):
+    """REPORT as if its user's login shell were SHELL."""
+    host = report.facts.host
+    env = dict(host.env, SHELL=SHELLS[shell])
+    facts = dataclasses.replace(report.facts, host=dataclasses.replace(host, env=env))
+    return dataclasses.replace(report, facts=facts)
+
+
+def shown_by_check(text):
+    """The command lines of `check`'s text report (its `$ ` lines), without the prompt."""
+    return [line.strip()[2:] for line in text.splitlines() if line.strip().startswith("$ ")]
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+@pytest.mark.parametrize("name", machine_names())
+def test_every_command_check_shows_is_in_the_fix_script(name, shell):
+    _, report = report_for(name)
+    report = in_shell(report, shell)
+    shown = shown_by_check(render_text(report, verbose=True))
+    script = render_script(build_plan(report)).splitlines()
+    missing = [command for command in shown if command not in script]
+    assert not missing, "check shows commands that fix does not print: %s" % missing
+    problems = [r for r in report.results if r.status.value in ("fail", "warn")]
+    assert not problems or shown, "a failure or warning without a command in check's report"
+
+
+def strings_in(path):
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read(), path)
+    return tree, [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
+def test_checks_start_no_package_manager():
+    for path in glob.glob(os.path.join(ROOT, "mps_doctor", "checks", "*.py")):
+        tree, strings = strings_in(path)
+        runs = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "run"]
+        started = [node.args[0].value for node in runs if node.args and isinstance(node.args[0], ast.Constant)]
+        assert not set(started) & set(MANAGERS), (path, started)
+        commands = [s for s in strings if COMMAND.match(s) or "-m pip " in s]
+        assert not commands, (path, commands)
+
+
+def test_remedies_name_no_check_id():
+    ids = {spec.id for spec in all_checks()}
+    for path in glob.glob(os.path.join(ROOT, "mps_doctor", "remedies", "*.py")):
+        _, strings = strings_in(path)
+        assert not ids & set(strings), (path, ids & set(strings))
+
+
+def test_a_remedy_holds_no_shell_string():
+    from mps_doctor.checks import model
+
+    fields = {f.name: f.type for f in dataclasses.fields(model.Remedy)}
+    assert "commands" not in fields and "actions" in fields
