@@ -149,7 +149,8 @@ def test_a_memory_limit_too_low_for_the_parity_ops_is_named_with_its_variable(cl
     assert code == 1 and doc["verdict"]["root_cause"] == "device.parity"
     parity = next(r for r in doc["results"] if r["id"] == "device.parity")
     assert "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.00005" in parity["summary"]
-    assert parity["remedy"]["commands"] == ["unset PYTORCH_MPS_HIGH_WATERMARK_RATIO PYTORCH_MPS_LOW_WATERMARK_RATIO"]
+    assert parity["remedy"]["commands"] == ["unset PYTORCH_MPS_HIGH_WATERMARK_RATIO", "unset PYTORCH_MPS_LOW_WATERMARK_RATIO",
+                                            "# also remove them from your shell profile if they are set there"]
 
 
 @pytest.mark.parametrize(("release", "issue"), [("2.5.1", "issues/77764"), ("2.15.0", "issues/141287")])
@@ -255,7 +256,7 @@ def test_fallback_of_a_parity_operator_is_reported(cli, monkeypatch, tmp_path):
     assert code == 1
     parity = next(r for r in doc["results"] if r["id"] == "device.parity")
     assert parity["status"] == "warn" and "fell back to the CPU" in parity["summary"]
-    assert parity["remedy"]["commands"] == ["unset PYTORCH_ENABLE_MPS_FALLBACK"]
+    assert parity["remedy"]["commands"] == ["%s -m pip install 'torch==2.15.*' 'torchvision==0.29.*'" % sys.executable]
     assert "PYTORCH_ENABLE_MPS_FALLBACK=1 moved ops" in parity["remedy"]["problem"]
 
 

@@ -13,6 +13,7 @@ from mps_doctor.checks.registry import all_checks
 from mps_doctor.remedies.plan import build_plan
 from mps_doctor.render.script import render_script
 from mps_doctor.render.text import render_text
+from mps_doctor.report import run_checks
 from tests.machines import machine_names
 from tests.test_machines import report_for
 
@@ -36,10 +37,18 @@ def shown_by_check(text):
     return [line.strip()[2:] for line in text.splitlines() if line.strip().startswith("$ ")]
 
 
+def strict_report(name):
+    """The recorded machine NAME's report under --strict, where an unaccepted warning can be the root cause."""
+    machine, report = report_for(name)
+    options = dataclasses.replace(report.options, strict=True, device=report.options.requested_device)
+    return run_checks(report.facts, options)
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 @pytest.mark.parametrize("name", machine_names())
-def test_every_command_check_shows_is_in_the_fix_script(name, shell):
-    _, report = report_for(name)
+def test_every_command_check_shows_is_in_the_fix_script(name, shell, strict):
+    report = strict_report(name) if strict else report_for(name)[1]
     report = in_shell(report, shell)
     shown = shown_by_check(render_text(report, verbose=True))
     script = render_script(build_plan(report)).splitlines()

@@ -56,8 +56,10 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
     lines.append("")
     lines.append("Layers (%s):" % report.options.device)
     width = max(len(r.id) for r in report.results) if report.results else 10
+    # A failing root cause shows its remedy above; a warning that is the root cause under --strict shows it in place.
+    shown_above = root if root is not None and root.status == Status.FAIL else None
     for result in layers:
-        lines += result_lines(result, commands[result.id], mark, width, verbose, show_remedy=result is not root)
+        lines += result_lines(result, commands[result.id], mark, width, verbose, show_remedy=result is not shown_above)
     for title, group in (("Advisories", advisories), ("Policy (%s)" % (report.options.policy.source or "command line"),
                                                       policy)):
         shown = [r for r in group if verbose or r.status != Status.SKIP or r.summary.startswith(DELIBERATE_SKIPS)]
