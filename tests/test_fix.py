@@ -200,3 +200,28 @@ def test_accepted_warnings_are_not_in_the_plan():
     assert "macos.python-view" in plan_text(name, "bash") or "old macOS SDK" in plan_text(name, "bash")
     accepted = plan_under(name, policy_from_table({"accept": [{"id": "macos.python-view", "reason": "known"}]}))
     assert accepted.rstrip().endswith("# nothing to fix")
+
+
+def test_redacted_quoted_paths_still_run_in_every_shell(tmp_path):
+    """A home path inside quotes is redacted to ~/'rest', which bash, zsh and fish expand (a quoted ~ is not)."""
+    import subprocess
+
+    from mps_doctor.render.redact import redact
+
+    home = "/Users/alex"
+    text = redact("'%s/Thesis | ML/x' and $'%s/a\\tb'" % (home, home), home, "alex")
+    assert text == "~/'Thesis | ML/x' and ~/$'a\\tb'"
+    for shell in ("bash", "zsh", "fish"):
+        out = subprocess.run([shell, "-c", "echo ~/'Thesis | ML/x'"], capture_output=True, text=True,
+                             env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}, check=True).stdout
+        assert out == "%s/Thesis | ML/x\n" % tmp_path
+
+
+@pytest.mark.parametrize(("torch", "expected"), [("2.10", "torchaudio==2.10.*"), ("2.13", "torchaudio>=2.11,<2.14"),
+                                                 ("1.12", "torchaudio==0.12.*")])
+def test_torchaudio_requirement_follows_the_table(torch, expected):
+    from mps_doctor.versions import load_releases
+
+    table = load_releases()
+    release, _ = table.row_for(torch)
+    assert release.torchaudio_requirement(table.torchaudio_stable_abi_from) == expected
