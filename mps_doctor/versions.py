@@ -51,6 +51,14 @@ class Release:
         """The torch and torchvision requirements, pinned together."""
         return "torch==%s" % self.torch_pin, "torchvision==%s" % self.torchvision_pin
 
+    def torchaudio_requirement(self, stable_abi_from: str) -> str:
+        """torchaudio for this release: its own minor, or, from the stable ABI on (torchaudio STABLE_ABI_FROM and later
+        serve that torch and later ones), any torchaudio from the table's minor up to this torch's."""
+        if self.torchaudio == self.torch or minor_of(self.torchaudio) < minor_of(stable_abi_from):
+            return "torchaudio==%s.*" % self.torchaudio
+        major, minor = minor_of(self.torch)
+        return "torchaudio>=%s,<%d.%d" % (self.torchaudio, major, minor + 1)
+
 
 @dataclass(frozen=True)
 class ReleaseTable:

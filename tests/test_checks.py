@@ -279,3 +279,17 @@ def test_a_torch_newer_than_the_table_on_linux_cpu_warns_once_and_stays_ready():
     report = run_checks(facts, Options(device="cpu", requested_device="cpu"))
     assert report.exit_code() == 0 and report.exit_code(strict=True) == 1
     assert [r.id for r in report.results if r.status == Status.WARN] == ["python.version"]
+
+
+@pytest.mark.parametrize(("version", "macos", "status"), [
+    ("2.7.1", "13.6.7", Status.WARN), ("2.3.0", "12.6", Status.WARN), ("2.8.0", "13.0", Status.WARN),
+    ("2.9.0", "13.6.7", Status.PASS), ("2.2.2", "13.6.7", Status.PASS), ("2.7.1", "14.0", Status.PASS),
+    ("not-a-version", "13.6.7", Status.SKIP)])
+def test_mps_features_advisory_covers_exactly_torch_2_3_to_2_8_below_macos_14(version, macos, status):
+    facts = replay_facts(load_machine("m1-macos13-torch27"))
+    facts = dataclasses.replace(facts, host=dataclasses.replace(facts.host, macos_version=macos))
+    facts = with_torch(facts, version=version)
+    outcome = result(facts, "macos.mps-features", device="mps")
+    assert outcome.status == status, outcome.summary
+    if status == Status.WARN:
+        assert "MPS BFloat16 is only supported on MacOS 14 or newer" in outcome.remedy.problem

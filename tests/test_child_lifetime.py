@@ -49,10 +49,16 @@ def wait_for(predicate, seconds):
     return predicate()
 
 
+def default_hangup():
+    """SIGHUP as a terminal session has it: a test run under nohup (or as a background job) inherits it ignored, and
+    the doctor rightly keeps an ignored SIGHUP ignored."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def start_doctor(*args):
     env = dict(os.environ, NO_COLOR="1")
     return subprocess.Popen([sys.executable, "-m", "mps_doctor"] + list(args), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
+                            stderr=subprocess.PIPE, env=env, preexec_fn=default_hangup)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])

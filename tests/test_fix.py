@@ -13,10 +13,10 @@ from mps_doctor.remedies.plan import build_plan
 from mps_doctor.remedies.setup import python_source
 from mps_doctor.render.script import fish_quote, render_script
 from mps_doctor.report import run_checks
+from tests.goldens import CHECKOUT, assert_golden, assert_no_golden, golden_path
 from tests.helpers import TARGET_PYTHON, doctor, make_venv
 from tests.machines import load_machine, machine_names, replay_facts
 
-GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden", "fix")
 SHELLS = ("zsh", "bash", "fish")
 FORBIDDEN = [r"\bsudo\b", r"\brm\b", r"\bcurl\b", r"\bwget\b", r"\|\s*(sh|bash|zsh)\b", r"conda (env )?remove",
              r"\buninstall\b", r"--clear\b", r"\bmv\b"]
@@ -29,8 +29,8 @@ def plan_text(name, shell):
     return render_script(build_plan(report, shell=shell, doctor=("mps-doctor",)))
 
 
-def golden_path(name, shell):
-    return os.path.join(GOLDEN, "%s.%s" % (name, "fish" if shell == "fish" else shell + ".sh"))
+def plan_golden(name, shell):
+    return golden_path("fix", "%s.%s" % (name, "fish" if shell == "fish" else shell + ".sh"))
 
 
 def body(text):
@@ -44,20 +44,11 @@ def test_golden_plans(name):
     zsh = plan_text(name, "zsh")
     for shell in SHELLS:
         text = plan_text(name, shell)
-        path = golden_path(name, shell)
-        needed = shell == "zsh" or body(text) != body(zsh)
-        if os.environ.get("UPDATE_GOLDEN"):
-            if needed:
-                with open(path, "w") as handle:
-                    handle.write(text)
-            elif os.path.exists(path):
-                os.unlink(path)
-            continue
-        if needed:
-            with open(path) as handle:
-                assert text == handle.read(), "%s differs from its golden file (UPDATE_GOLDEN=1 to accept)" % path
+        path = plan_golden(name, shell)
+        if shell == "zsh" or body(text) != body(zsh):
+            assert_golden(path, text)
         else:
-            assert not os.path.exists(path)
+            assert_no_golden(path)
 
 
 def commands_of(text):
@@ -137,7 +128,7 @@ def test_python_source_heuristics(real, source):
 
 
 def test_fix_explains_in_words_by_default():
-    example = os.path.join(os.path.dirname(GOLDEN), "..", "..", "docs", "examples", "mac-rosetta.json")
+    example = os.path.join(CHECKOUT, "docs", "examples", "mac-rosetta.json")
     code, out, _ = doctor("fix", "--from", example, "--shell", "zsh")
     assert code == 0
     assert out.startswith("mps-doctor fix: not ready: Python runs under Rosetta")
@@ -206,3 +197,28 @@ def test_accepted_warnings_are_not_in_the_plan():
     assert "macos.python-view" in plan_text(name, "bash") or "old macOS SDK" in plan_text(name, "bash")
     accepted = plan_under(name, policy_from_table({"accept": [{"id": "macos.python-view", "reason": "known"}]}))
     assert accepted.rstrip().endswith("# nothing to fix")
+
+
+def test_redacted_quoted_paths_still_run_in_every_shell(tmp_path):
+    """A home path inside quotes is redacted to ~/'rest', which bash, zsh and fish expand (a quoted ~ is not)."""
+    import subprocess
+
+    from mps_doctor.render.redact import redact
+
+    home = "/Users/alex"
+    text = redact("'%s/Thesis | ML/x' and $'%s/a\\tb'" % (home, home), home, "alex")
+    assert text == "~/'Thesis | ML/x' and ~/$'a\\tb'"
+    for shell in ("bash", "zsh", "fish"):
+        out = subprocess.run([shell, "-c", "echo ~/'Thesis | ML/x'"], capture_output=True, text=True,
+                             env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}, check=True).stdout
+        assert out == "%s/Thesis | ML/x\n" % tmp_path
+
+
+@pytest.mark.parametrize(("torch", "expected"), [("2.10", "torchaudio==2.10.*"), ("2.13", "torchaudio>=2.11,<2.14"),
+                                                 ("1.12", "torchaudio==0.12.*")])
+def test_torchaudio_requirement_follows_the_table(torch, expected):
+    from mps_doctor.versions import load_releases
+
+    table = load_releases()
+    release, _ = table.row_for(torch)
+    assert release.torchaudio_requirement(table.torchaudio_stable_abi_from) == expected

@@ -66,7 +66,7 @@ def install_requests(name, manager):
     for step in plan.steps:
         for cmd in step.commands:
             argv = list(cmd.argv)
-            pins = tuple(a for a in argv if a.startswith(("torch==", "torchvision==")))
+            pins = tuple(a for a in argv if a.startswith(("torch==", "torchvision==", "torchaudio")))
             if cmd.kind != "run" or "install" not in argv or not pins:
                 continue
             if argv[:2] == ["arch", "-arm64"]:
@@ -131,21 +131,22 @@ def resolve_all(keys):
 
 
 def problems(resolved, pins):
-    """What is wrong with a resolution of PINS: pip's error, a pin without a wheel, torchvision refusing the torch."""
+    """What is wrong with a resolution of PINS: pip's error, a pin without a wheel, a companion refusing the torch."""
     if "error" in resolved:
         return [resolved["error"]]
     found = []
     for pin in pins:
-        name = pin.split("==")[0]
+        name = Requirement(pin).name
         if name not in resolved:
             found.append("%s resolved to nothing" % pin)
         elif not resolved[name][1].endswith(".whl") or not Requirement(pin).specifier.contains(resolved[name][0], True):
             found.append("%s resolved to %s" % (pin, resolved[name][1]))
-    if "torch" in resolved and "torchvision" in resolved:
-        wants = [Requirement(r) for r in resolved["torchvision"][2] if Requirement(r).name == "torch"]
-        torch_version = Version(resolved["torch"][0])
-        if any(not w.specifier.contains(torch_version, True) for w in wants if w.marker is None):
-            found.append("torchvision %s requires %s, not torch %s" % (resolved["torchvision"][0], wants, torch_version))
+    for companion in ("torchvision", "torchaudio"):
+        if "torch" in resolved and companion in resolved:
+            wants = [Requirement(r) for r in resolved[companion][2] if Requirement(r).name == "torch"]
+            torch_version = Version(resolved["torch"][0])
+            if any(not w.specifier.contains(torch_version, True) for w in wants if w.marker is None):
+                found.append("%s %s requires %s, not torch %s" % (companion, resolved[companion][0], wants, torch_version))
     return found
 
 

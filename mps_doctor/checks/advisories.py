@@ -132,8 +132,9 @@ def torch_companions(ctx: Context) -> Outcome:
             Remedy("Companion packages from another release than torch %s." % torch_version,
                    "An unpinned `pip install torchvision` can pull in another torch, and mismatched builds fail at import "
                    "or at the first operator ('operator torchvision::nms does not exist').",
-                   (InstallTorch(release.torch),), GET_STARTED, key="pin-companions",
-                   title="Reinstall torchvision pinned to torch's release"),
+                   (InstallTorch(release.torch, audio=bool(audio)),), GET_STARTED, key="pin-companions",
+                   title="Reinstall %s pinned to torch's release" % " and ".join(
+                       name for name in ("torchvision", "torchaudio") if info.packages.get(name) or name == "torchvision")),
             rule=release.label,
         )
     present = ", ".join("%s %s" % (n, info.packages[n]) for n in ("torchvision", "torchaudio") if info.packages.get(n))

@@ -34,7 +34,10 @@ def macos_mps_features(ctx: Context) -> Outcome:
     if at_least(macos, FEATURES_MACOS):
         return passed("macOS %s >= %s: bfloat16, complex and FFT run on MPS" % (macos, FEATURES_MACOS))
     first, last = (minor_of(v) for v in GATED_RELEASES)
-    if not first <= minor_of(version) <= last:
+    minor = minor_of(version)
+    if minor is None:
+        return skipped("torch's version %s is not a release number" % version)
+    if not first <= minor <= last:
         return passed("torch %s is outside %s-%s, whose MPS gates these on macOS 14" % (version, *GATED_RELEASES))
     return warned(
         "torch %s runs MPS on macOS %s, but bfloat16, complex tensors and torch.fft on MPS need macOS %s"

@@ -61,12 +61,14 @@ class InstallTorch:
     """Install torch and torchvision pinned together into the environment the plan is working on.
 
     torch: the release table row to install (its `torch`, such as "2.8"); None is the release for this machine.
-    cuda: a CUDA build such as "12.6", installed from its index. The manager and index are chosen in remedies/.
+    cuda: a CUDA build such as "12.6", installed from its index. audio: pin torchaudio to the release too. The manager
+    and index are chosen in remedies/.
     """
 
     torch: Optional[str] = None
     force: bool = False
     cuda: Optional[str] = None
+    audio: bool = False
 
 
 @dataclass(frozen=True)

@@ -87,12 +87,15 @@ class Planner:
     def has(self, key: str) -> bool:
         return any(step.key == key for step in self.steps)
 
-    def pins(self, release: Optional[Release]) -> Tuple[str, ...]:
-        """torch and torchvision requirements, pinned together (an explicit --torch wins)."""
+    def pins(self, release: Optional[Release], audio: bool = False) -> Tuple[str, ...]:
+        """torch and torchvision requirements, pinned together, and torchaudio with AUDIO (an explicit --torch wins)."""
         if self.pinned is not None:
-            return "torch==%s" % self.torch_pin, "torchvision==%s" % self.pinned.torchvision_pin
-        release = release or self.ctx.release_to_install() or self.releases.current
-        return release.pip_args()
+            pins = ("torch==%s" % self.torch_pin, "torchvision==%s" % self.pinned.torchvision_pin)
+            release = self.pinned
+        else:
+            release = release or self.ctx.release_to_install() or self.releases.current
+            pins = release.pip_args()
+        return pins + ((release.torchaudio_requirement(self.releases.torchaudio_stable_abi_from),) if audio else ())
 
     def index_args(self, cuda_build: Optional[str] = None) -> Tuple[str, ...]:
         """--index-url for this platform (cpu or cuXYZ on Linux, PyPI on macOS), unless --index-url/--pypi said otherwise."""
@@ -138,7 +141,7 @@ class Planner:
         self.install_title = ("Reinstall torch %s from the CUDA %s index, pinned with torchvision" % (torch, cuda) if cuda
                               else "%s torch %s and torchvision, pinned together" % (
                                   "Reinstall" if action.force else "Install", torch))
-        return self.pip(*self.pins(release), *self.index_args(cuda), force=action.force)
+        return self.pip(*self.pins(release, action.audio), *self.index_args(cuda), force=action.force)
 
     def commands(self, action) -> Tuple[Cmd, ...]:
         """The commands that carry out one action inside a step."""

@@ -29,6 +29,9 @@ def redact(text: str, home: Optional[str], user: Optional[str]) -> str:
     """TEXT with HOME replaced by ~ and the user name (USER, else the home's last component) by <user>."""
     home = (home or "").rstrip("/")
     if home:
+        # A quoted path keeps working as a command: '/Users/alex/a b' becomes ~/'a b', since a ~ between quotes
+        # is not expanded (bash and zsh expand a leading ~/ before the quoted rest; fish likewise).
+        text = re.sub(r"(\$?')%s/" % re.escape(home), lambda m: "~/" + m.group(1), text)
         text = replace_whole(text, home, "~")
     user = user or (os.path.basename(home) if home else None)
     if user and len(user) > 1 and user not in SYSTEM_USERS:

@@ -3,7 +3,9 @@
 Each machine is what the probes would have recorded on that kind of machine: the raw command output of
 the host probe (sw_vers, sysctl, nvidia-smi), the environment, and the framed lines of the child probe.
 Every value comes from reference/mps-facts.md (cited per machine) or, for this Linux box and the H200,
-from a real run. Run `python tests/machines/_build.py` after changing a machine; the tests replay the files.
+from a real run. Run `python tests/machines/_build.py` after changing a machine; the tests replay the files. Each
+machine's `expect` states its verdict and every warning and skip; its reports and fix plans are golden files
+(tests/golden/, regenerated as tests/goldens.py says).
 """
 
 import json
@@ -56,11 +58,12 @@ def interp(version=(3, 12, 7), machine="arm64", python="/Users/alex/proj/.venv/b
 
 
 def torch_stage(version="2.13.0", built=True, available=True, name="Apple M2 Pro", cores=19, vision=None, numpy="2.3.4",
-                python="3.12", site="/Users/alex/proj/.venv/lib/python3.12/site-packages", rec=22 * GIB, warnings=()):
+                python="3.12", site="/Users/alex/proj/.venv/lib/python3.12/site-packages", rec=22 * GIB, warnings=(),
+                audio=None):
     mps = {"built": built, "available": available}
     if available:
         mps.update(name=name, core_count=cores, recommended_max_memory=rec)
-    return {"installed": True, "packages": {"torch": version, "torchvision": vision, "torchaudio": None, "numpy": numpy},
+    return {"installed": True, "packages": {"torch": version, "torchvision": vision, "torchaudio": audio, "numpy": numpy},
             "import_seconds": 1.21, "version": version, "file": site + "/torch/__init__.py", "num_threads": 10,
             "mps": mps, "cuda": {"version": None, "available": False, "arch_list": [], "devices": []},
             "warnings": list(warnings)}
@@ -111,13 +114,16 @@ def machine(name, about, sources, host, tgt, expect):
 
 
 PY = "/Users/alex/proj/.venv/bin/python"
+PIPE_PY = "/Users/alex/Thesis | ML/.venv/bin/python"
 
 machine(
     "m2-native-torch213", "Apple Silicon (M2 Pro), macOS 15.1, native arm64 Python 3.12 venv, torch 2.13.0 with MPS working.",
     ["mps-facts.md 1.1 (is_built/is_available), 1.4 (14.0 minimum from 2.9), 3 (sysctl keys)"],
     mac_host("15.1", "24B83"),
     target(PY, frames(interp(), torch_stage(vision="0.28.0"), parity(), smoke())),
-    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0},
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0,
+     "warnings": [],
+     "skipped": ["cuda.unused-gpu"]},
 )
 machine(
     "m1-rosetta-x86-python", "M1 Mac, x86_64 python.org Python 3.11 run by Rosetta, torch 2.2.2 (the last x86_64 wheel, no MPS).",
@@ -131,7 +137,10 @@ machine(
                     site="/Users/alex/proj/.venv/lib/python3.11/site-packages"))),
     {"device": "mps", "state": "not-ready", "root_cause": "python.rosetta", "exit_code": 1,
      "remedy_command": "arch -arm64 /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 -m venv",
-     "summary_contains": "Python runs under Rosetta (x86_64) on an arm64 Mac"},
+     "summary_contains": "Python runs under Rosetta (x86_64) on an arm64 Mac",
+     "warnings": [],
+     "skipped": ["macos.version", "python.version", "torch.import", "torch.mps-built", "torch.mps-available",
+                 "device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "intel-mac-torch222", "Intel Mac (Core i7), macOS 13.6.9, Python 3.11, torch 2.2.2 (the last Intel-Mac wheel).",
@@ -145,7 +154,10 @@ machine(
                base="/usr/local/opt/python@3.11/Frameworks/Python.framework/Versions/3.11"),
         torch_stage(version="2.2.2", built=False, available=False, vision="0.17.2", python="3.11"))),
     {"device": "mps", "state": "not-ready", "root_cause": "hardware.apple-silicon", "exit_code": 1,
-     "remedy_command": "torch==2.2.2 torchvision==0.17.2"},
+     "remedy_command": "torch==2.2.2 torchvision==0.17.2",
+     "warnings": [],
+     "skipped": ["python.rosetta", "macos.version", "python.version", "torch.import", "torch.mps-built",
+                 "torch.mps-available", "device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m1-macos13-torch29", "M1 on macOS 13.6.7 with torch 2.9.1: torch imports but MPS needs macOS 14 from 2.9.",
@@ -153,7 +165,10 @@ machine(
     mac_host("13.6.7", "22G720", brand="Apple M1", memsize=8 * GIB, kernel="22.6.0"),
     target(PY, frames(interp(mac_ver="13.6.7"), torch_stage(version="2.9.1", built=True, available=False, vision="0.24.1"))),
     {"device": "mps", "state": "not-ready", "root_cause": "macos.version", "exit_code": 1,
-     "remedy_command": "'torch==2.8.*' 'torchvision==0.23.*'"},
+     "remedy_command": "'torch==2.8.*' 'torchvision==0.23.*'",
+     "warnings": [],
+     "skipped": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity",
+                 "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m1-macos126-torch24", "M1 on macOS 12.6 with torch 2.4.1: MPS needs 12.3 up to torch 2.4, so MPS runs; bfloat16, "
@@ -164,7 +179,8 @@ machine(
                       torch_stage(version="2.4.1", vision="0.19.1", name=None, cores=None, rec=None),
                       parity(), smoke(cold=780.0, warm=14.2))),
     {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
-     "warnings": ["macos.mps-features"]},
+     "warnings": ["macos.mps-features"],
+     "skipped": ["cuda.unused-gpu"]},
 )
 machine(
     "m2-python-reports-1016", "M2 on macOS 14.5; an old Python build reports platform.mac_ver() 10.16 while sw_vers says 14.5.",
@@ -173,7 +189,8 @@ machine(
     target(PY, frames(interp(version=(3, 10, 4), mac_ver="10.16"), torch_stage(version="2.13.0", name="Apple M2", cores=10),
                       parity(), smoke())),
     {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
-     "warnings": ["macos.python-view"]},
+     "warnings": ["macos.python-view"],
+     "skipped": ["cuda.unused-gpu"]},
 )
 machine(
     "m3-torch-missing", "M3 on macOS 15.2, a fresh uv venv with Python 3.12 and no torch.",
@@ -182,7 +199,37 @@ machine(
     target(PY, frames(interp(uv=True), {"installed": False, "packages": {"torch": None, "torchvision": None,
                                                                          "torchaudio": None, "numpy": None}})),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
-     "remedy_command": "uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.15.*' 'torchvision==0.29.*'"},
+     "remedy_command": "uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.15.*' 'torchvision==0.29.*'",
+     "warnings": [],
+     "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "torch.companions",
+                 "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
+)
+machine(
+    "m2-torchaudio-left-behind", "M2 Pro on macOS 15.1: `pip install -U torch torchvision` took a torch 2.10 venv to torch 2.13.0 "
+    "and torchvision 0.28.0 and left torchaudio 2.10.0, which pins torch==2.10.0; MPS itself works.",
+    ["mps-facts.md 2.3 (torchaudio pairs by minor up to 2.10; 2.11 serves later torch)",
+     "pip's resolver only reports such a pair ('torchaudio 2.3.1 requires torch==2.3.1, but you have torch 2.0.1 which is "
+     "incompatible', MyNiuuu/MOFA-Video#20) and installs anyway"],
+    mac_host("15.1", "24B83"),
+    target(PY, frames(interp(), torch_stage(vision="0.28.0", audio="2.10.0"), parity(), smoke())),
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
+     "warnings": ["torch.companions"],
+     "skipped": ["cuda.unused-gpu"]},
+)
+machine(
+    "m3-venv-in-folder-with-pipe", "M3 on macOS 15.2, a venv without torch in a project folder named 'Thesis | ML' (macOS "
+    "file names may hold spaces and |): every command must quote the path, every Markdown cell escape the |.",
+    ["mps-facts.md 8.1 (pip install torch torchvision from PyPI is the MPS build)",
+     "POSIX path names may hold any byte but / and NUL (POSIX.1-2017 Base Definitions, definition of Filename)"],
+    mac_host("15.2", "24C101", brand="Apple M3", memsize=24 * GIB),
+    target(PIPE_PY, frames(interp(python=PIPE_PY), {"installed": False, "packages": {
+        "torch": None, "torchvision": None, "torchaudio": None, "numpy": None}})),
+    {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
+     "remedy_command": "'/Users/alex/Thesis | ML/.venv/bin/python' -m pip install 'torch==2.15.*' 'torchvision==0.29.*'",
+     "summary_contains": "torch is not installed in /Users/alex/Thesis | ML/.venv/bin/python",
+     "warnings": [],
+     "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "torch.companions",
+                 "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m2-torch-import-error", "M2 on macOS 15.1; torch 2.13.0 is installed but its dylib is missing (a half-finished install).",
@@ -196,7 +243,10 @@ machine(
                                      "traceback": "Traceback (most recent call last):\n  File \"<probe>\", line 1\nImportError: dlopen(...)"},
                                  "warnings": []})),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
-     "remedy_command": "--force-reinstall 'torch==2.13.*'"},
+     "remedy_command": "--force-reinstall 'torch==2.13.*'",
+     "warnings": ["python.numpy"],
+     "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "cuda.unused-gpu",
+                 "macos.mps-features"]},
 )
 machine(
     "m1-torch-no-mps", "M1 on macOS 14.7 with a source build of torch 2.13 made without MPS (USE_MPS=0).",
@@ -204,7 +254,9 @@ machine(
     mac_host("14.7", "23H124", brand="Apple M1", memsize=16 * GIB, kernel="23.6.0"),
     target(PY, frames(interp(mac_ver="14.7"), torch_stage(version="2.13.0a0+git4c1d5e2", built=False, available=False))),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-built", "exit_code": 1,
-     "remedy_command": "--force-reinstall"},
+     "remedy_command": "--force-reinstall",
+     "warnings": [],
+     "skipped": ["torch.mps-available", "device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m1-hosted-runner-vm", "GitHub-hosted macos-14 arm64 runner (a VM): MPS is built but not available.",
@@ -217,7 +269,9 @@ machine(
         torch_stage(version="2.13.0", built=True, available=False, site="/Users/runner/work/proj/proj/.venv/lib/python3.12/site-packages"),
         parity("cpu"), smoke("cpu", cold=95.0, warm=41.0, reference="cpu-float64")), device="cpu"),
     {"device": "cpu", "state": "ready", "root_cause": None, "exit_code": 0,
-     "skipped": ["hardware.apple-silicon", "torch.mps-available"]},
+     "warnings": [],
+     "skipped": ["os.macos", "hardware.apple-silicon", "macos.version", "torch.mps-built", "torch.mps-available",
+                 "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m1-hosted-runner-wrong-results", "GitHub-hosted macos-26 runner: MPS reports available but returns wrong numbers.",
@@ -230,7 +284,8 @@ machine(
         torch_stage(version="2.13.0", name="Apple Paravirtual device", cores=None), parity(wrong=True), smoke()),
            device="mps"),
     {"device": "mps", "state": "not-ready", "root_cause": "device.parity", "exit_code": 1, "requested": "mps",
-     "warnings": ["torch.mps-available", "host.memory", "ci.hosted-runner"]},
+     "warnings": ["torch.mps-available", "host.memory", "ci.hosted-runner"],
+     "skipped": ["device.smoke", "cuda.unused-gpu"]},
 )
 machine(
     "m1-conda-osx64", "M1 on macOS 14.4 with an Intel (osx-64) conda environment: Python 3.11 x86_64 under Rosetta, torch 2.2.2.",
@@ -243,7 +298,10 @@ machine(
         torch_stage(version="2.2.2", built=False, available=False, python="3.11",
                     site="/Users/alex/miniconda3/envs/ml/lib/python3.11/site-packages"))),
     {"device": "mps", "state": "not-ready", "root_cause": "python.rosetta", "exit_code": 1,
-     "remedy_command": "CONDA_SUBDIR=osx-arm64 conda create", "warnings": ["conda.platform"]},
+     "remedy_command": "CONDA_SUBDIR=osx-arm64 conda create",
+     "warnings": ["conda.platform"],
+     "skipped": ["macos.version", "python.version", "torch.import", "torch.mps-built", "torch.mps-available",
+                 "device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m4-torch-import-sigill", "M4 on macOS 15.3; importing torch dies with Illegal instruction (a wheel built for another CPU).",
@@ -251,7 +309,10 @@ machine(
     mac_host("15.3", "24D60", brand="Apple M4", memsize=16 * GIB),
     target(PY, frames(interp(mac_ver="15.3"), crash_in="torch"), returncode=-4, stderr="zsh: illegal hardware instruction"),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
-     "summary_contains": "SIGILL", "remedy_command": "--force-reinstall"},
+     "summary_contains": "SIGILL", "remedy_command": "--force-reinstall",
+     "warnings": [],
+     "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "torch.companions",
+                 "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m2-macos-vm-no-ci", "A macOS 15 virtual machine (UTM) on an M2, not in CI: MPS is built but not available.",
@@ -259,7 +320,9 @@ machine(
     mac_host("15.1", "24B83", vmm=True, brand="Apple M2 (Virtual)", memsize=8 * GIB),
     target(PY, frames(interp(), torch_stage(version="2.13.0", built=True, available=False))),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
-     "remedy_command": "check --python /Users/alex/proj/.venv/bin/python --device cpu", "summary_contains": "virtual machine"},
+     "remedy_command": "check --python /Users/alex/proj/.venv/bin/python --device cpu", "summary_contains": "virtual machine",
+     "warnings": [],
+     "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m2-homebrew-python-no-venv", "M2, macOS 15.1, Homebrew's Python 3.13 used directly (no venv; PEP 668 "
@@ -273,7 +336,10 @@ machine(
              base_prefix="/opt/homebrew/opt/python@3.13/Frameworks/Python.framework/Versions/3.13"),
         {"installed": False, "packages": {"torch": None, "torchvision": None, "torchaudio": None, "numpy": None}})),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
-     "remedy_command": "'torch==2.15.*' 'torchvision==0.29.*'"},
+     "remedy_command": "'torch==2.15.*' 'torchvision==0.29.*'",
+     "warnings": [],
+     "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "torch.companions",
+                 "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m3-python316-no-torch", "M3 on macOS 15.2 with a uv venv on Python 3.16 (a pre-release), no torch: no torch "
@@ -286,7 +352,10 @@ machine(
                       {"installed": False, "packages": {"torch": None, "torchvision": None, "torchaudio": None,
                                                         "numpy": None}})),
     {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
-     "remedy_command": "uv python install cpython-3.12-macos-aarch64-none"},
+     "remedy_command": "uv python install cpython-3.12-macos-aarch64-none",
+     "warnings": [],
+     "skipped": ["torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke",
+                 "torch.companions", "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m4-tahoe-python-sees-16", "M4 on macOS 26.1 (Tahoe); a Python built with an older SDK reports macOS 16.0.",
@@ -295,7 +364,8 @@ machine(
     target(PY, frames(interp(version=(3, 12, 4), mac_ver="16.0"), torch_stage(version="2.14.1", name="Apple M4", cores=10),
                       parity(), smoke())),
     {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
-     "warnings": ["macos.python-view"]},
+     "warnings": ["macos.python-view"],
+     "skipped": ["cuda.unused-gpu"]},
 )
 machine(
     "m2-macos14-torch215", "M2 on macOS 14.7 with torch 2.15.0 and MPS unavailable. The 2.15 wheels install on macOS 14 "
@@ -306,7 +376,9 @@ machine(
     mac_host("14.7", "23H124", brand="Apple M2", memsize=16 * GIB, kernel="23.6.0"),
     target(PY, frames(interp(mac_ver="14.7"), torch_stage(version="2.15.0", built=True, available=False))),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
-     "remedy_command": "system_profiler SPDisplaysDataType", "summary_contains": "on a new enough macOS"},
+     "remedy_command": "system_profiler SPDisplaysDataType", "summary_contains": "on a new enough macOS",
+     "warnings": [],
+     "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m1-macos13-wants-mps", "M1 on macOS 13.6.7, a fresh venv with Python 3.12 and no torch, asking for MPS: an unpinned "
@@ -319,7 +391,10 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "macos.version", "exit_code": 1,
      "remedy_command": "'torch==2.8.*' 'torchvision==0.23.*'",
      "why_contains": "pin torch 2.8, the newest whose MPS runs on macOS 13.6.7 (an unpinned `pip install torch` gets 2.11 "
-                     "here, which has no MPS on this macOS)"},
+                     "here, which has no MPS on this macOS)",
+     "warnings": [],
+     "skipped": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity",
+                 "device.smoke", "torch.companions", "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m1-macos13-torch27", "M1 on macOS 13.6.7 with torch 2.7.1: MPS runs (2.5-2.8 need macOS 13.0), but bfloat16, complex "
@@ -333,7 +408,8 @@ machine(
                                                             rec=11 * GIB),
                       parity(), smoke())),
     {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
-     "warnings": ["macos.mps-features"]},
+     "warnings": ["macos.mps-features"],
+     "skipped": ["cuda.unused-gpu"]},
 )
 machine(
     "m1-macos12-torch211", "M1 on macOS 12.7.6 with torch 2.11.0: it installs (macosx_11_0_arm64) and imports, but its "
@@ -346,7 +422,10 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "macos.version", "exit_code": 1,
      "remedy_command": "'torch==2.4.*' 'torchvision==0.19.*'",
      "why_contains": "torch 2.11 installs on macOS 11.0 and later and runs on the CPU there, but its MPS backend checks "
-                     "for macOS 14.0"},
+                     "for macOS 14.0",
+     "warnings": [],
+     "skipped": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity",
+                 "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m2-python310-torch215", "M2 on macOS 15.1, Python 3.10 venv holding torch 2.15.0 files that do not import (2.15 has "
@@ -364,7 +443,10 @@ machine(
                        "warnings": []})),
     {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
      "summary_contains": "Python 3.10 is not supported by torch 2.15 (>=3.11,<3.16)",
-     "remedy_command": "/opt/homebrew/bin/python3.12 -m venv /Users/alex/proj/.venv-py312"},
+     "remedy_command": "/opt/homebrew/bin/python3.12 -m venv /Users/alex/proj/.venv-py312",
+     "warnings": [],
+     "skipped": ["torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke",
+                 "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "m1-torch22-python312", "M1 on macOS 14.5, Python 3.12 with torch 2.2.2 and torchvision 0.17.2, MPS working: 2.2 "
@@ -374,7 +456,9 @@ machine(
     target(PY, frames(interp(mac_ver="14.5"), torch_stage(version="2.2.2", vision="0.17.2", name="Apple M1", cores=8,
                                                           numpy="1.26.4"),
                       parity(), smoke(cold=650.0, warm=9.1))),
-    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0},
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0,
+     "warnings": [],
+     "skipped": ["cuda.unused-gpu"]},
 )
 machine(
     "m3-torch216-newer-than-table", "M3 on macOS 15.3 with torch 2.16.0, newer than every row of the release table; MPS "
@@ -383,8 +467,9 @@ machine(
     mac_host("15.3", "24D60", brand="Apple M3", memsize=24 * GIB),
     target(PY, frames(interp(mac_ver="15.3"), torch_stage(version="2.16.0", vision="0.30.0", name="Apple M3", cores=10),
                       parity(), smoke())),
-    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
-     "warnings": ["python.version"], "summary_contains": "1 warning"},
+    {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1, "summary_contains": "1 warning",
+     "warnings": ["python.version"],
+     "skipped": ["torch.companions", "cuda.unused-gpu"]},
 )
 machine(
     "m3-codex-sandbox", "M3 Max on macOS 26.2, torch 2.13 run by an agent under Seatbelt: MPS built, not available.",
@@ -393,7 +478,9 @@ machine(
     mac_host("26.2", "25C56", brand="Apple M3 Max", memsize=64 * GIB, kernel="25.2.0", env={"CODEX_SANDBOX": "seatbelt"}),
     target(PY, frames(interp(mac_ver="26.2"), torch_stage(version="2.13.0", built=True, available=False))),
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
-     "summary_contains": "inside a sandbox (CODEX_SANDBOX=seatbelt)", "remedy_command": "mps-doctor check --python"},
+     "summary_contains": "inside a sandbox (CODEX_SANDBOX=seatbelt)", "remedy_command": "mps-doctor check --python",
+     "warnings": [],
+     "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
 LINUX_ENV = {"HOME": "/home/dev", "USER": "dev", "SHELL": "/bin/bash"}
 LINUX_PY = "/home/dev/proj/.venv/bin/python"
@@ -422,7 +509,9 @@ machine(
      "distro": {"id": "debian", "version": "12", "name": "Debian GNU/Linux 12 (bookworm)"}, "which": {}, "commands": {}},
     target(LINUX_PY, frames(linux_interp(), linux_torch(), parity("cpu"),
                             smoke("cpu", cold=36.7, warm=37.6, reference="cpu-float64"))),
-    {"device": "cpu", "state": "ready", "root_cause": None, "exit_code": 0},
+    {"device": "cpu", "state": "ready", "root_cause": None, "exit_code": 0,
+     "warnings": [],
+     "skipped": ["conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
 )
 
 
@@ -469,7 +558,9 @@ machine(
     ["recorded from a real H200 run, docs/measurements.md"],
     linux_gpu_host(smi()),
     target("/home/dev/proj/.venv/bin/python3", H200_FRAMES),
-    {"device": "cuda", "state": "ready", "root_cause": None, "exit_code": 0},
+    {"device": "cuda", "state": "ready", "root_cause": None, "exit_code": 0,
+     "warnings": [],
+     "skipped": ["conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "linux-cpu-wheel-on-gpu", "Linux with an RTX 4090 (driver for CUDA 12.8) but torch 2.13.0+cpu installed.",
@@ -477,7 +568,11 @@ machine(
     linux_gpu_host(smi(driver="570.86.10", cuda="12.8", name="NVIDIA GeForce RTX 4090")),
     target(LINUX_PY, frames(linux_interp(), linux_torch()), device="cuda"),
     {"device": "cuda", "state": "not-ready", "root_cause": "torch.cuda-built", "exit_code": 1, "requested": "cuda",
-     "remedy_command": "--force-reinstall 'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126"},
+     "remedy_command": "--force-reinstall 'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126",
+     "warnings": [],
+     "skipped": ["cuda.driver-version", "cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity",
+                 "device.smoke", "conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu",
+                 "macos.mps-features"]},
 )
 # torch's warning on a driver that supports CUDA 12.8 only (CUDAFunctions.cpp; mps-facts.md 7.1).
 DRIVER_TOO_OLD_12080 = (
@@ -494,7 +589,10 @@ machine(
     target(LINUX_PY, frames(linux_interp(), dict(linux_torch("2.13.0+cu130", cuda_facts(available=False)), warnings=[
         DRIVER_TOO_OLD_12080])), device="cuda"),
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.driver-version", "exit_code": 1, "requested": "cuda",
-     "remedy_command": "--index-url https://download.pytorch.org/whl/cu126"},
+     "remedy_command": "--index-url https://download.pytorch.org/whl/cu126",
+     "warnings": [],
+     "skipped": ["cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke",
+                 "conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "linux-p40-sm61-cu130", "A Tesla P40 (compute capability 6.1) with torch 2.13.0+cu130, built for sm_75 and newer.",
@@ -503,7 +601,10 @@ machine(
     target(LINUX_PY, frames(linux_interp(), linux_torch("2.13.0+cu130", cuda_facts(name="Tesla P40", cap=(6, 1),
                                                                                        memory=24 * GIB))), device="cuda"),
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.capability", "exit_code": 1, "requested": "cuda",
-     "remedy_command": "--index-url https://download.pytorch.org/whl/cu126"},
+     "remedy_command": "--index-url https://download.pytorch.org/whl/cu126",
+     "warnings": [],
+     "skipped": ["device.parity", "device.smoke", "conda.platform", "brew.prefix", "macos.python-view",
+                 "cuda.unused-gpu", "macos.mps-features"]},
 )
 machine(
     "linux-cuda-visible-empty", "The H200 host with CUDA_VISIBLE_DEVICES set to the empty string (seen for real there).",
@@ -511,7 +612,10 @@ machine(
     linux_gpu_host(smi(), env={"CUDA_VISIBLE_DEVICES": ""}),
     target(LINUX_PY, frames(linux_interp(), linux_torch("2.11.0+cu130", cuda_facts(available=False))), device="cuda"),
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.visible-devices", "exit_code": 1, "requested": "cuda",
-     "remedy_command": "unset CUDA_VISIBLE_DEVICES"},
+     "remedy_command": "unset CUDA_VISIBLE_DEVICES",
+     "warnings": [],
+     "skipped": ["cuda.available", "cuda.capability", "device.parity", "device.smoke", "conda.platform",
+                 "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
 )
 
 machine(
@@ -525,7 +629,10 @@ machine(
         DRIVER_TOO_OLD_12080])), device="cuda"),
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.driver-version", "exit_code": 1, "requested": "cuda",
      "remedy_command": "'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126",
-     "why_contains": "A plain `pip install torch` on Linux x86_64 gets torch 2.13's CUDA 13.0 build from PyPI"},
+     "why_contains": "A plain `pip install torch` on Linux x86_64 gets torch 2.13's CUDA 13.0 build from PyPI",
+     "warnings": [],
+     "skipped": ["cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke",
+                 "conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
 )
 if __name__ == "__main__":
     for name, data in MACHINES.items():

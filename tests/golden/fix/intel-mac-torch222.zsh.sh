@@ -1,5 +1,5 @@
 #!/usr/bin/env zsh
-# mps-doctor 0.1.0 fix plan for /Users/alex/proj/.venv/bin/python
+# mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
 # not ready: Intel Mac (Intel(R) Core(TM) i7-9750H CPU @ 2.60GHz): PyTorch's MPS backend needs Apple
 # Silicon; 1 failure, 0 warnings, 9 passed
 # setup: a venv, Python from homebrew-intel, pip, zsh. Review before running: nothing here uses sudo

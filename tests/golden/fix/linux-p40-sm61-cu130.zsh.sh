@@ -1,5 +1,5 @@
 #!/usr/bin/env zsh
-# mps-doctor 0.1.0 fix plan for /home/dev/proj/.venv/bin/python
+# mps-doctor <version> fix plan for /home/dev/proj/.venv/bin/python
 # not ready: no kernels for GPU0 Tesla P40 (6.1) in this wheel (built for sm_75 sm_80 sm_86 sm_90
 # sm_100 sm_120); 1 failure, 0 warnings, 13 passed
 # setup: a venv, Python from system, pip, zsh. Review before running: nothing here uses sudo or

@@ -1,5 +1,5 @@
 #!/usr/bin/env zsh
-# mps-doctor 0.1.0 fix plan for /Users/alex/miniconda3/envs/ml/bin/python
+# mps-doctor <version> fix plan for /Users/alex/miniconda3/envs/ml/bin/python
 # not ready: Python runs under Rosetta (x86_64) on an arm64 Mac (Intel conda, osx-64); 1 failure, 1
 # warning, 9 passed
 # setup: a conda environment, Python from conda, conda, zsh. Review before running: nothing here

@@ -1,5 +1,5 @@
 #!/usr/bin/env zsh
-# mps-doctor 0.1.0 fix plan for /Users/runner/work/proj/proj/.venv/bin/python
+# mps-doctor <version> fix plan for /Users/runner/work/proj/proj/.venv/bin/python
 # not ready: an operation gives wrong results on mps: matmul-batch16; 1 failure, 3 warnings, 14
 # passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or

@@ -1,5 +1,5 @@
 #!/usr/bin/env zsh
-# mps-doctor 0.1.0 fix plan for /Users/alex/proj/.venv/bin/python
+# mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
 # not ready: macOS 13.6.7 is too old for torch 2.9.1's MPS (needs 14.0+); 1 failure, 0 warnings, 11
 # passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or

@@ -1,5 +1,5 @@
 #!/usr/bin/env zsh
-# mps-doctor 0.1.0 fix plan for /Users/alex/proj/.venv/bin/python
+# mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
 # not ready: macOS 13.6.7 is too old for current torch 2.15 (not installed yet)'s MPS (needs 14.0+);
 # 1 failure, 0 warnings, 9 passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or

@@ -1,5 +1,5 @@
 #!/usr/bin/env fish
-# mps-doctor 0.1.0 fix plan for /Users/alex/proj/.venv/bin/python
+# mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
 # not ready: Python runs under Rosetta (x86_64) on an arm64 Mac; 1 failure, 0 warnings, 10 passed
 # setup: a venv, Python from python.org, pip, fish. Review before running: nothing here uses sudo or
 # deletes an environment.

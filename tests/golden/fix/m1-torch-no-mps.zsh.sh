@@ -1,5 +1,5 @@
 #!/usr/bin/env zsh
-# mps-doctor 0.1.0 fix plan for /Users/alex/proj/.venv/bin/python
+# mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
 # not ready: this torch was built without MPS (a git4c1d5e2 build, not the macOS arm64 wheel from
 # PyPI); 1 failure, 0 warnings, 14 passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or

@@ -1,5 +1,5 @@
 #!/usr/bin/env zsh
-# mps-doctor 0.1.0 fix plan for /Users/alex/proj/.venv/bin/python
+# mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
 # not ready: `import torch` fails: a shared library of torch is missing or broken; 1 failure, 1
 # warning, 12 passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or

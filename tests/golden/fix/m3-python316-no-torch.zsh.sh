@@ -1,5 +1,5 @@
 #!/usr/bin/env zsh
-# mps-doctor 0.1.0 fix plan for /Users/alex/proj/.venv/bin/python
+# mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
 # not ready: Python 3.16 is not supported by current torch 2.15 (>=3.11,<3.16): pip will find no
 # wheel; 1 failure, 0 warnings, 10 passed
 # setup: a uv venv, Python from uv, uv, zsh. Review before running: nothing here uses sudo or

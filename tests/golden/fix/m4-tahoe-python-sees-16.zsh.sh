@@ -1,5 +1,5 @@
 #!/usr/bin/env zsh
-# mps-doctor 0.1.0 fix plan for /Users/alex/proj/.venv/bin/python
+# mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
 # ready to train on mps; 0 failures, 1 warning, 18 passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.

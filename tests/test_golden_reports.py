@@ -1,0 +1,70 @@
+"""What a user sees: `mps-doctor check` (text, text -v, Markdown) on every recorded machine, against golden files.
+
+The CLI runs in-process with the probes replaced by the recorded machine's facts (no probing); colour is off and
+the width fixed (tests/conftest.py). Regenerate with the command in tests/goldens.py.
+"""
+
+import os
+import sys
+
+import pytest
+
+from mps_doctor import __version__
+from tests.goldens import CHECKOUT, GOLDEN_DIR, assert_golden, golden_path, normalized, updating
+from tests.machines import load_machine, machine_names, replay_facts
+
+NAMES = machine_names()
+# Output variant: (golden file suffix, extra command-line arguments).
+VARIANTS = {"text": (".txt", ()), "verbose": (".verbose.txt", ("-v",)), "markdown": (".md", ("--format", "markdown"))}
+
+
+def check_output(cli, monkeypatch, tmp_path, name, *args):
+    """(exit code, stdout) of `mps-doctor check ARGS` on machine NAME, run in an empty folder without a policy."""
+    machine = load_machine(name)
+    facts = replay_facts(machine)
+
+    probed = []
+
+    def recorded_facts(python, device, **_):
+        probed.append((python, device))
+        return facts
+
+    monkeypatch.setattr("mps_doctor.diagnosis.collect_facts", recorded_facts)
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    device = machine["expect"].get("requested", "auto")
+    result = cli("check", "--device", device, *args)
+    assert probed == [(None, device)], "the recorded facts replaced the probe"
+    return result.exit_code, result.stdout
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("name", NAMES)
+def test_check_report_matches_its_golden_file(cli, monkeypatch, tmp_path, name, variant):
+    suffix, args = VARIANTS[variant]
+    code, out = check_output(cli, monkeypatch, tmp_path, name, *args)
+    assert code == load_machine(name)["expect"]["exit_code"]
+    assert_golden(golden_path("check", name + suffix), out, working_directory=str(tmp_path))
+
+
+def test_every_golden_file_belongs_to_a_recorded_machine():
+    """A golden file of a machine that was renamed or removed fails here instead of lingering unchecked."""
+    if updating():
+        for folder in ("check", "fix"):
+            for file_name in os.listdir(os.path.join(GOLDEN_DIR, folder)):
+                if file_name.split(".", 1)[0] not in NAMES:
+                    os.unlink(os.path.join(GOLDEN_DIR, folder, file_name))
+    orphans = [os.path.join(folder, file_name) for folder in ("check", "fix")
+               for file_name in sorted(os.listdir(os.path.join(GOLDEN_DIR, folder)))
+               if file_name.split(".", 1)[0] not in NAMES]
+    assert orphans == []
+
+
+def test_normalization_replaces_what_varies_and_keeps_recorded_paths():
+    text = ('"created": "2026-11-30T09:06:36+00:00", mps-doctor %s: %s -m mps_doctor --from /w/report.json; '
+            'data %s/mps_doctor/data; recorded %s.11 and /usr/bin/python3 and /Users/alex/proj/.venv/bin/python'
+            % (__version__, sys.executable, CHECKOUT, sys.executable))
+    assert normalized(text, "/w") == (
+        '"created": "<created>", mps-doctor <version>: <doctor-python> -m mps_doctor --from <cwd>/report.json; '
+        'data <checkout>/mps_doctor/data; recorded %s.11 and /usr/bin/python3 and /Users/alex/proj/.venv/bin/python'
+        % sys.executable)
