@@ -49,16 +49,17 @@ def wait_for(predicate, seconds):
     return predicate()
 
 
-def default_hangup():
-    """SIGHUP as a terminal session has it: a test run under nohup (or as a background job) inherits it ignored, and
-    the doctor rightly keeps an ignored SIGHUP ignored."""
+def default_signals():
+    """SIGINT and SIGHUP as a terminal session has them: a test run under nohup, or as a background job of a shell,
+    inherits them ignored, and the doctor rightly keeps an ignored signal ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def start_doctor(*args):
     env = dict(os.environ, NO_COLOR="1")
     return subprocess.Popen([sys.executable, "-m", "mps_doctor"] + list(args), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, preexec_fn=default_hangup)
+                            stderr=subprocess.PIPE, env=env, preexec_fn=default_signals)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
