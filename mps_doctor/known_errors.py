@@ -28,6 +28,7 @@ class KnownError:
     devices: Tuple[str, ...]
     sources: Tuple[str, ...]
     example: str = ""
+    torch_libraries_only: bool = False
 
     @property
     def commands(self) -> Tuple[str, ...]:
@@ -77,7 +78,7 @@ def parse_catalogue(doc: Any) -> Tuple[KnownError, ...]:
                               tuple(d for d in (devices if isinstance(devices, list) else [devices]) if isinstance(d, str)),
                               tuple(s if isinstance(s, str) else text_of(s.get("url") if isinstance(s, dict) else s)
                                     for s in (sources if isinstance(sources, list) else [sources])),
-                              text_of(entry.get("example"))))
+                              text_of(entry.get("example")), entry.get("torch_libraries_only") is True))
     return tuple(out)
 
 

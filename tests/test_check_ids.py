@@ -137,3 +137,35 @@ def test_docs_checks_md_table_is_the_registry():
         text = handle.read()
     block = text[text.index(BEGIN):text.index(END) + len(END)] + "\n"
     assert block == checks_table(), "docs/checks.md is stale: regenerate its table with mps-doctor list-checks --format markdown"
+
+
+def test_no_check_id_is_written_in_the_package_outside_its_registration(ids):
+    """Layer order, fixes, policy, triage and rendering read the registry; the only place an id is written in the
+    package is its @check (data files that name layers, such as the known-error catalogue, are checked above)."""
+    known, _, _ = ids
+    written = []
+    for path in glob.glob(os.path.join(ROOT, "mps_doctor", "**", "*.py"), recursive=True):
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read(), path)
+        registrations = {id(node.args[0]) for node in ast.walk(tree) if isinstance(node, ast.Call)
+                         and getattr(node.func, "id", None) == "check" and node.args}
+        written += ["%s:%d: %s" % (os.path.relpath(path, ROOT), node.lineno, node.value) for node in ast.walk(tree)
+                    if isinstance(node, ast.Constant) and node.value in known and id(node) not in registrations]
+    assert not written, written
+
+
+def test_every_kind_of_pasted_message_implicates_a_registered_layer():
+    from mps_doctor.checks.registry import implicated_by
+
+    with open(os.path.join(ROOT, "mps_doctor", "triage", "parsers.py"), encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    constants = {node.targets[0].id: node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Constant)}
+    kinds = set()
+    for node in ast.walk(tree):
+        for keyword in getattr(node, "keywords", ()):
+            if keyword.arg == "kind":
+                value = keyword.value
+                kinds.add(value.value if isinstance(value, ast.Constant) else constants[value.id])
+    assert kinds >= {"container-on-mac", "x86_64-python-on-mac", "cuda-build-off-linux", "no-wheel-for-python"}
+    assert all(implicated_by(kind) for kind in kinds), [k for k in kinds if not implicated_by(k)]

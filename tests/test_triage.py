@@ -9,7 +9,7 @@ import pytest
 from mps_doctor.checks.model import Status
 from mps_doctor.errors import UsageError
 from mps_doctor.triage import parsers
-from mps_doctor.triage.engine import NOT_IN_PASTE, read_paste, triage
+from mps_doctor.triage.engine import NOT_IN_PASTE, implicated, read_paste, triage
 from mps_doctor.triage.text import clean
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -115,13 +115,13 @@ def test_nvidia_smi_reuses_the_host_probe_parser():
 def test_pip_from_versions_ending_at_2_2_2_is_an_x86_64_python_on_macos():
     paste = read_paste(pasted("pytorch-161614-pip-intel-mac-from-versions-222"))
     evidence = [e for e in paste.evidence if e.source == "pip"]
-    assert evidence and evidence[0].checks == ("hardware.apple-silicon", "python.rosetta")
+    assert evidence and implicated(evidence[0]) == ("hardware.apple-silicon", "python.rosetta")
     assert evidence[0].line == 5
 
 
 def test_pip_offering_only_newer_releases_means_the_python_is_too_new():
     paste = read_paste(pasted("pytorch-170293-python313-old-cuda-wheels"))
-    assert any(e.checks == ("python.version",) and e.source == "pip" for e in paste.evidence)
+    assert any(implicated(e) == ("python.version",) and e.source == "pip" for e in paste.evidence)
     assert known(paste, "interpreter.version")[:2] == (3, 13)
 
 

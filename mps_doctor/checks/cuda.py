@@ -19,6 +19,7 @@ from mps_doctor.checks.model import (
     unset,
     warned,
 )
+from mps_doctor.checks.pasted import cuda_outside_linux
 from mps_doctor.checks.registry import check
 from mps_doctor.versions import Release, is_number, version_tuple
 
@@ -114,7 +115,7 @@ def cuda_reinstall_title(ctx: Context) -> str:
 
 
 @check("os.linux", "Operating system supports CUDA",
-       layer=15, devices=("cuda",), facts=("host.system",))
+       layer=15, devices=("cuda",), facts=("host.system",), evidence=("cuda-build-off-linux",), pasted=cuda_outside_linux)
 def os_linux(ctx: Context) -> Outcome:
     """CUDA is diagnosed on Linux (macOS wheels have no CUDA)."""
     if ctx.host.system == "Linux":

@@ -33,6 +33,15 @@ from mps_doctor.checks.model import (
     unset,
     warned,
 )
+from mps_doctor.checks.pasted import (
+    MACOS_VERSION,
+    chip_decides_x86_64,
+    installed_torch_version,
+    macos_seen_by_python,
+    mps_unavailable_versions_unknown,
+    torch_before_mps,
+    torch_seen_at_work,
+)
 from mps_doctor.checks.registry import DEVICE_RUN, check
 from mps_doctor.devices import hosted_runner
 
@@ -55,7 +64,7 @@ WATERMARK_RATIOS = ("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMA
 
 
 @check("os.macos", "Operating system is macOS",
-       layer=10, devices=("mps",), facts=("host.system",))
+       layer=10, devices=("mps",), facts=("host.system",), evidence=("container-on-mac",), pasted=macos_seen_by_python)
 def os_macos(ctx: Context) -> Outcome:
     """MPS is Metal: macOS only (docs/notes/mps.rst)."""
     if ctx.is_mac:
@@ -73,7 +82,7 @@ def os_macos(ctx: Context) -> Outcome:
 
 
 @check("hardware.apple-silicon", "Mac has Apple Silicon",
-       layer=20, devices=("mps",), facts=("host.hw_arm64",))
+       layer=20, devices=("mps",), facts=("host.hw_arm64",), evidence=("x86_64-python-on-mac",))
 def hardware_apple_silicon(ctx: Context) -> Outcome:
     """`sysctl -n hw.optional.arm64` (1 on Apple Silicon, also to an x86_64 process; missing on Intel). Intel-Mac
     wheels stopped at 2.2.2 (PyTorch 2.2 release notes, pytorch#114602).
@@ -102,7 +111,8 @@ def hardware_apple_silicon(ctx: Context) -> Outcome:
 
 
 @check("python.rosetta", "Python runs natively (arm64), not under Rosetta",
-       layer=30, devices=("mps", "cpu:Darwin"), facts=("interpreter.machine",))
+       layer=30, devices=("mps", "cpu:Darwin"), facts=("interpreter.machine",), facts_when=chip_decides_x86_64,
+       evidence=("x86_64-python-on-mac",))
 def python_rosetta(ctx: Context) -> Outcome:
     """`platform.machine()` and `sysctl.proc_translated` of the target interpreter (Apple, "About the Rosetta
     Translation Environment"; Apple forum 659846).
@@ -148,7 +158,7 @@ def rosetta_remedy(ctx: Context, conda: bool) -> Remedy:
 
 
 @check("macos.version", "macOS is new enough for this torch's MPS",
-       layer=40, devices=("mps",), facts=("host.macos_version|interpreter.mac_ver",))
+       layer=40, devices=("mps",), facts=(MACOS_VERSION,), facts_when=installed_torch_version)
 def macos_version(ctx: Context) -> Outcome:
     """`sw_vers` with `SYSTEM_VERSION_COMPAT=0` against `macos_min_mps` of the installed torch's row, read from the
     wheels (docs/checks.md, "The release table"): 12.3 up to 2.4, 13.0 for 2.5-2.8, 14.0 from 2.9. When the wheel installs
@@ -265,7 +275,8 @@ def unknown_release(ctx: Context, version: str, consequence: str) -> Outcome:
 
 
 @check("python.version", "Python version is supported by torch",
-       layer=50, devices=("mps", "cuda", "cpu"), facts=("interpreter.version",))
+       layer=50, devices=("mps", "cuda", "cpu"), facts=("interpreter.version",), facts_when=installed_torch_version,
+       evidence=("no-wheel-for-python",))
 def python_version(ctx: Context) -> Outcome:
     """the row's Python range, read from the wheel tags (regular CPython builds on both macOS arm64 and Linux x86_64)
     and `Requires-Python` of torch_releases.json; with no torch installed, a Python that only older releases support
@@ -368,7 +379,8 @@ def shadowed(ctx: Context, shadow) -> Outcome:
 
 
 @check("torch.import", "torch imports",
-       layer=60, devices=("mps", "cuda", "cpu"), facts=("torch.installed|torch.import_failed",))
+       layer=60, devices=("mps", "cuda", "cpu"), facts=("torch.installed|torch.import_failed",),
+       pasted=torch_seen_at_work)
 def torch_import(ctx: Context) -> Outcome:
     """`import torch` in the child; first, a `torch/` package, `torch.py` or `torch.*.so` in the working directory or
     on PYTHONPATH with no torch distribution metadata beside it is a shadow: the check names its path (a PYTHONPATH
@@ -448,7 +460,7 @@ def reinstall_torch(ctx: Context) -> InstallTorch:
 
 
 @check("torch.mps-built", "torch was built with MPS",
-       layer=70, devices=("mps",), facts=("torch.mps_built",))
+       layer=70, devices=("mps",), facts=("torch.mps_built",), pasted=torch_before_mps)
 def torch_mps_built(ctx: Context) -> Outcome:
     """`torch.backends.mps.is_built()` (= `torch._C._has_mps`, a build flag)."""
     if ctx.torch.mps_built:
@@ -486,7 +498,7 @@ def vm_remedy(problem: str, why: str) -> Remedy:
 
 
 @check("torch.mps-available", "MPS is available",
-       layer=80, devices=("mps",), facts=("torch.mps_available",))
+       layer=80, devices=("mps",), facts=("torch.mps_available",), pasted=mps_unavailable_versions_unknown)
 def torch_mps_available(ctx: Context) -> Outcome:
     """`torch.backends.mps.is_available()`; VM from `kern.hv_vmm_present`, hosted runner from `GITHUB_ACTIONS` +
     `RUNNER_ENVIRONMENT`/`ImageOS` (GitHub runner docs; pytorch#125197); sandboxes from `CODEX_SANDBOX`
@@ -621,7 +633,7 @@ def unprobed(ctx: Context, summary: str) -> Outcome:
 
 
 @check("device.parity", "A tensor operation on the device matches the CPU",
-       layer=90, devices=("mps", "cuda", "cpu"), facts=(DEVICE_RUN,))
+       layer=90, devices=("mps", "cuda", "cpu"), facts=(DEVICE_RUN,), evidence=("wrong-results",))
 def device_parity(ctx: Context) -> Outcome:
     """matmul at batch 16 (pytorch#109457) and `addcdiv_` on a transposed tensor (pytorch#118115) against float64 on
     the CPU; tolerance 1e-3 of the reference's largest magnitude; an operator without an MPS kernel fails with the

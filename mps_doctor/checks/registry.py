@@ -25,7 +25,10 @@ class CheckSpec:
     skipped, DESIGN.md "The MPS verdict is layered"), advisory (warns, never fails) or policy (runs when `applies`
     says the team's policy asks for it). position: a layer's rank, one order shared by every device. devices: where a
     layer runs, a device optionally qualified by the platform.system() it runs on ("cpu:Darwin"). facts: the facts it
-    judges ("a|b": either will do), so that triage can tell a layer a paste cannot decide.
+    judges ("a|b": either will do), so that triage can tell a layer a paste cannot decide; facts_when(ctx): the facts
+    it also judges in that case. evidence: the kinds of pasted messages (triage/parsers.py) that implicate it.
+    pasted(outcome, ctx, paste): its outcome on pasted facts, without claims the paste cannot back (paste.has(fact),
+    paste.value(fact)).
     """
 
     id: str
@@ -36,6 +39,9 @@ class CheckSpec:
     devices: Tuple[str, ...] = ()
     facts: Tuple[str, ...] = ()
     applies: Optional[Callable[[Options], bool]] = None
+    evidence: Tuple[str, ...] = ()
+    facts_when: Optional[Callable[..., Tuple[str, ...]]] = None
+    pasted: Optional[Callable[..., Outcome]] = None
 
     @property
     def advisory(self) -> bool:
@@ -58,9 +64,11 @@ REGISTRY: Dict[str, CheckSpec] = {}
 
 
 def check(check_id: str, title: str, *, layer: Optional[int] = None, devices: Tuple[str, ...] = (),
-          advisory: bool = False, policy: Optional[Callable[[Options], bool]] = None, facts: Tuple[str, ...] = ()):
+          advisory: bool = False, policy: Optional[Callable[[Options], bool]] = None, facts: Tuple[str, ...] = (),
+          evidence: Tuple[str, ...] = (), facts_when: Optional[Callable[..., Tuple[str, ...]]] = None,
+          pasted: Optional[Callable[..., Outcome]] = None):
     """Register the decorated function as the check CHECK_ID: a layer at rank LAYER on DEVICES, an advisory, or a
-    policy check that runs when POLICY(options) is true."""
+    policy check that runs when POLICY(options) is true (CheckSpec says what the other fields mean)."""
     kind = "policy" if policy is not None else "advisory" if advisory else "layer"
     if kind == "layer" and (layer is None or not devices):
         raise ValueError("layer %s needs a position and its devices" % check_id)
@@ -73,7 +81,8 @@ def check(check_id: str, title: str, *, layer: Optional[int] = None, devices: Tu
         clash = [s.id for s in REGISTRY.values() if layer is not None and s.position == layer]
         if clash:
             raise ValueError("%s: layer position %d is taken by %s" % (check_id, layer, clash[0]))
-        REGISTRY[check_id] = CheckSpec(check_id, title, fn, kind, layer, tuple(devices), tuple(facts), policy)
+        REGISTRY[check_id] = CheckSpec(check_id, title, fn, kind, layer, tuple(devices), tuple(facts), policy,
+                                       tuple(evidence), facts_when, pasted)
         return fn
 
     return register
@@ -118,6 +127,11 @@ def check_rows() -> List[dict]:
     return [{"id": s.id, "title": s.title, "kind": s.kind,
              "layers": {device: ids.index(s.id) + 1 for device, ids in numbered.items() if s.id in ids}}
             for s in all_checks()]
+
+
+def implicated_by(kind: str) -> Tuple[str, ...]:
+    """The layers a pasted message of KIND implicates, in layer order."""
+    return tuple(s.id for s in all_checks() if kind in s.evidence)
 
 
 def device_work_checks() -> Tuple[str, ...]:

@@ -11,8 +11,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mps_doctor import exit_codes
 from mps_doctor.checks.context import Context, known_actions
-from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status, run
-from mps_doctor.checks.registry import REGISTRY, all_checks, layers_for
+from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
+from mps_doctor.checks.pasted import PASTED_PYTHON
+from mps_doctor.checks.registry import REGISTRY, all_checks, implicated_by, layers_for
 from mps_doctor.errors import UsageError
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
 from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
@@ -22,7 +23,6 @@ from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.text import Line, clean
 
 NOT_IN_PASTE = "not in the pasted text"
-PASTED_PYTHON = "python3"
 WORDS = {
     "host.system": "the operating system", "host.hw_arm64": "the Mac's chip", "interpreter.machine": "the Python's architecture",
     "host.macos_version": "the macOS version", "interpreter.version": "the Python version", "torch.installed": "whether torch imports",
@@ -30,7 +30,7 @@ WORDS = {
     "torch.cuda_version": "torch's CUDA version", "nvidia_smi.driver_version": "the NVIDIA driver",
     "nvidia_smi.cuda_version": "the driver's CUDA version", "env.CUDA_VISIBLE_DEVICES": "CUDA_VISIBLE_DEVICES",
     "torch.cuda_available": "torch.cuda.is_available()", "torch.cuda_arch_list": "the wheel's CUDA architectures",
-    "device run": "a run on the device (mps-doctor check does it)",
+    "device run": "a run on the device (mps-doctor check does it)", "torch.version": "the installed torch's version",
 }
 
 
@@ -92,10 +92,11 @@ def derive(known: Dict[str, Known]) -> Dict[str, Known]:
 
 
 def about_the_layer(match: Match, lines: Sequence[Line]) -> bool:
-    """Whether a match speaks of what its layer checks: a library that fails to load implicates torch.import only
-    when it is torch's own (an extension such as torch_scatter built for another architecture is not torch)."""
+    """Whether a match speaks of what its layer checks: for an entry marked torch_libraries_only, a library that fails
+    to load implicates its layer only when it is torch's own (an extension such as torch_scatter built for another
+    architecture is not torch)."""
     context = " ".join(line.text for line in lines[max(0, match.line - 5):match.line])
-    if match.error.layer != "torch.import" or not re.search(r"\.(so|dylib|pyd|dll)\b", context):
+    if not match.error.torch_libraries_only or not re.search(r"\.(so|dylib|pyd|dll)\b", context):
         return True
     return bool(re.search(r"[/\\]torch[/\\]|libtorch|libc10|libshm", context))
 
@@ -209,7 +210,8 @@ def infer_device(paste: Paste) -> str:
 
 class Evaluator:
     """Runs one check on a paste's facts: a layer whose facts the paste lacks says so instead of passing, and
-    evidence (a message in the paste) fails the first layer it implicates that the facts do not clear."""
+    evidence (a message in the paste) fails the first layer it implicates that the facts do not clear. It is also the
+    view of the paste that a check's `pasted` rule reads (checks/pasted.py)."""
 
     def __init__(self, paste: Paste, layers: Sequence[str]):
         self.paste, self.layers = paste, tuple(layers)
@@ -218,34 +220,36 @@ class Evaluator:
     def has(self, requirement: str) -> bool:
         return any(option in self.paste.known for option in requirement.split("|"))
 
-    def missing(self, check_id: str) -> List[str]:
-        needs = REGISTRY[check_id].facts if check_id in REGISTRY else ()
+    def value(self, path: str) -> Any:
+        return value(self.paste, path)
+
+    def parser(self, path: str) -> Optional[str]:
+        known = self.paste.known.get(path)
+        return known.parser if known is not None else None
+
+    def missing(self, spec, ctx: Context) -> List[str]:
+        needs = spec.facts + (spec.facts_when(ctx) if spec.facts_when else ())
         if not needs:
             return ["its facts"]
         return [WORDS.get(r.split("|")[0], r.split("|")[0]) for r in needs if not self.has(r)]
 
     def evidence_for(self, check_id: str) -> Optional[Evidence]:
-        return next((e for e in self.paste.evidence if check_id in e.checks), None)
+        return next((e for e in self.paste.evidence if check_id in implicated(e)), None)
 
     def last_candidate(self, evidence: Evidence, check_id: str) -> bool:
-        candidates = [c for c in evidence.checks if c in self.layers] or list(evidence.checks)
+        candidates = [c for c in implicated(evidence) if c in self.layers] or list(implicated(evidence))
         return candidates[-1] == check_id
 
     def __call__(self, spec, ctx: Context) -> Outcome:
         if spec.advisory:
             return Outcome(Status.SKIP, "%s: advisories need the machine itself" % NOT_IN_PASTE)
         evidence = self.evidence_for(spec.id)
-        if spec.id == "os.linux" and ctx.host.system == "Windows":
-            return Outcome(Status.SKIP, "Windows: CUDA works there too; mps-doctor's own CUDA checks run on Linux")
-        missing = self.missing(spec.id)
-        if spec.id == "python.rosetta" and not missing and ctx.interp.machine == "x86_64" and ctx.host.hw_arm64 is None:
-            missing = [WORDS["host.hw_arm64"]]
-        if spec.id in ("macos.version", "python.version") and not missing and self.has("torch.installed") \
-                and not self.has("torch.version|packages.torch"):
-            # The check would judge the newest torch; this machine has one installed, of a version not pasted.
-            missing = ["the installed torch's version"]
+        missing = self.missing(spec, ctx)
         if not missing:
-            outcome = self.qualified(spec.id, guarded(spec, ctx))
+            judged = guarded(spec, ctx)
+            outcome = spec.pasted(judged, ctx, self) if spec.pasted and judged.status != Status.ERROR else judged
+            if outcome.status == Status.SKIP and judged.status != Status.SKIP:
+                return outcome
             if outcome.status != Status.ERROR:
                 if evidence is not None and evidence.overrides:
                     return from_evidence(evidence)
@@ -257,30 +261,10 @@ class Evaluator:
         self.undecided.append(spec.id)
         return Outcome(Status.SKIP, "%s: %s" % (NOT_IN_PASTE, ", ".join(missing) or "facts this check needs"))
 
-    def qualified(self, check_id: str, outcome: Outcome) -> Outcome:
-        """OUTCOME without the claims a check makes about earlier layers that the paste left undecided."""
-        if check_id == "os.macos" and outcome.status == Status.PASS and not self.has("host.macos_version"):
-            seen = value(self.paste, "interpreter.mac_ver")
-            where = "Python reports %s" % seen if seen else "its version is not in the pasted text"
-            return replace(outcome, summary="macOS (%s)" % where)
-        if check_id == "torch.mps-built" and outcome.status == Status.FAIL and self.paste.known["torch.mps_built"].parser == "derived":
-            version = value(self.paste, "packages.torch")
-            return replace(outcome, summary="torch %s predates MPS (it arrived in torch 1.12)" % version,
-                           remedy=replace(outcome.remedy, problem="torch %s has no MPS backend: MPS arrived in torch 1.12." % version))
-        if check_id == "os.linux" and outcome.status == Status.FAIL and value(self.paste, "request.cuda_build"):
-            return replace(outcome, remedy=replace(outcome.remedy, problem="The paste asks for a CUDA build of torch (%s) on %s." % (
-                value(self.paste, "request.cuda_build"), "macOS" if value(self.paste, "host.system") == "Darwin" else "this platform")))
-        if check_id == "torch.import" and outcome.status == Status.PASS and not self.has("torch.version"):
-            return replace(outcome, summary="torch imports (the paste shows it at work; its version is not in the pasted text)")
-        if check_id == "torch.mps-available" and outcome.status == Status.FAIL and outcome.remedy is not None \
-                and outcome.remedy.key == "mps-unavailable" and "macos.version" in self.undecided:
-            remedy = replace(outcome.remedy, problem="torch.backends.mps.is_available() is False.",
-                             actions=(run("sw_vers"), run(PASTED_PYTHON, "-m", "torch.utils.collect_env")) + outcome.remedy.actions,
-                             why="Whether this macOS is new enough for this torch is not in the pasted text: the macOS and "
-                                 "torch versions tell (collect_env prints both). " + outcome.remedy.why)
-            return replace(outcome, summary="MPS is not available (the macOS and torch versions that would tell why are "
-                                            "not in the pasted text)", remedy=remedy)
-        return outcome
+
+def implicated(evidence: Evidence) -> Tuple[str, ...]:
+    """The layers EVIDENCE implicates: those registered for its kind of message, else its catalogue entry's layer."""
+    return implicated_by(evidence.kind) if evidence.kind else evidence.checks
 
 
 def from_evidence(evidence: Evidence) -> Outcome:

@@ -16,7 +16,9 @@ class Finding:
 
 @dataclass(frozen=True)
 class Evidence:
-    """A message in the paste that implicates a layer: the first of CHECKS that the facts do not clear fails with it.
+    """A message in the paste that implicates a layer: the first of the layers it implicates that the facts do not
+    clear fails with it. KIND names the kind of message, and the checks that register it are implicated; a known-error
+    catalogue entry implicates the layer it names in CHECKS instead.
 
     OVERRIDES: the evidence is more specific than the check's own finding and replaces a failing outcome too.
     """
@@ -31,3 +33,4 @@ class Evidence:
     source: str = ""
     overrides: bool = False
     devices: Tuple[str, ...] = ()
+    kind: str = ""

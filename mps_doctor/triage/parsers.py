@@ -75,11 +75,11 @@ def parse_platform(lines: Sequence[Line]) -> Result:
                     Finding("interpreter.machine", uname.group(3), line.number, "uname")]
         if re.search(r"-linuxkit\b|linuxkit-aarch64", text):
             evidence.append(Evidence(
-                ("os.macos",), "a Linux container on a Mac (Docker Desktop's linuxkit VM): no Metal, so no MPS",
+                (), "a Linux container on a Mac (Docker Desktop's linuxkit VM): no Metal, so no MPS",
                 "The code runs in Linux (linuxkit) inside Docker on the Mac.",
                 "Containers on macOS run in a Linux VM that exposes no Metal device; MPS exists only in macOS itself.",
                 ("python3 -m venv .venv  # on the Mac, outside Docker",), "https://docs.pytorch.org/docs/stable/notes/mps.html",
-                line.number, "platform", overrides=True, devices=("mps",)))
+                line.number, "platform", overrides=True, devices=("mps",), kind="container-on-mac"))
     return out, evidence
 
 
@@ -437,15 +437,17 @@ def conda_plan(lines: Sequence[Line]) -> List[Finding]:
 # nothing newer to this Python is answering an x86_64 macOS interpreter.
 LAST_INTEL_MAC = (2, 2)  # 2.2.2
 RELEASE_MATRIX = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
+# The kind of message that says no torch wheel fits this interpreter (checks register the kinds that implicate them).
+NO_WHEEL = "no-wheel-for-python"
 INTEL_OR_ROSETTA = Evidence(
-    ("hardware.apple-silicon", "python.rosetta"),
+    (),
     "pip sees only torch wheels up to 2.2.2: an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
     "The package index offers this Python nothing newer than torch 2.2.2.",
     "2.2.2 is the last torch with macOS x86_64 wheels (PyTorch 2.2 release notes). On an Intel Mac that is the "
     "newest torch there is (and MPS needs Apple Silicon); on Apple Silicon `sysctl -n hw.optional.arm64` prints 1 and "
     "the Python runs under Rosetta: install a native arm64 Python.",
     ("sysctl -n hw.optional.arm64", "python3 -c 'import platform; print(platform.machine())'"),
-    "https://github.com/pytorch/pytorch/issues/114602", source="pip", devices=("mps",))
+    "https://github.com/pytorch/pytorch/issues/114602", source="pip", devices=("mps",), kind="x86_64-python-on-mac")
 
 
 def vt(version: str) -> Tuple[int, ...]:
@@ -501,21 +503,21 @@ def parse_install(lines: Sequence[Line]) -> Result:
 def cuda_build_evidence(requested: str, number: int) -> Evidence:
     """A +cuXYZ torch asked for where the index has only plain builds of that release."""
     return Evidence(
-        ("os.linux",), "torch %s is a CUDA build: CUDA wheels exist for Linux and Windows, not for this platform" % requested,
+        (), "torch %s is a CUDA build: CUDA wheels exist for Linux and Windows, not for this platform" % requested,
         "The requirement pins a CUDA build (+%s) that this platform's index does not have." % requested.split("+", 1)[1],
         "PyTorch publishes CUDA builds for Linux and Windows only; on macOS use the plain release (MPS on Apple Silicon).",
         ("python3 -m pip install torch==%s" % re.sub(r"[^\w.]", "", requested.split("+")[0]),), GET_STARTED, number, "pip",
-        devices=("cuda",))
+        devices=("cuda",), kind="cuda-build-off-linux")
 
 
 def no_wheel_evidence(number: int, source: str) -> Evidence:
     """No torch wheel for this interpreter: usually a Python newer (or older) than the release supports."""
     return Evidence(
-        ("python.version",), "no torch wheel for this Python: a Python version (or platform) that release does not support",
+        (), "no torch wheel for this Python: a Python version (or platform) that release does not support",
         "The index has no torch wheel that this interpreter can install.",
         "torch publishes wheels per Python minor version; a Python newer than the release (e.g. 3.13 for torch 2.5 "
         "on macOS and Windows), or 32-bit, gets none. Use a Python in the release's range.",
-        ("uv python install 3.12", "uv venv --python 3.12 .venv"), RELEASE_MATRIX, number, source)
+        ("uv python install 3.12", "uv venv --python 3.12 .venv"), RELEASE_MATRIX, number, source, kind=NO_WHEEL)
 
 
 def pip_versions(requirement: Optional[str], listing: str, number: int) -> List[Evidence]:
@@ -529,17 +531,17 @@ def pip_versions(requirement: Optional[str], listing: str, number: int) -> List[
     requested = re.search(r"==\s*(\d[\w.]*)", requirement or "")
     if requested and all(vt(v) > vt(requested.group(1)) for v in versions):
         return [Evidence(
-            ("python.version",), "torch %s has no wheel for this Python: the index offers only %s and newer"
+            (), "torch %s has no wheel for this Python: the index offers only %s and newer"
             % (requested.group(1), min(versions, key=vt)),
             "Only torch releases newer than %s have wheels for this Python." % requested.group(1),
             "The Python is newer than torch %s supports; use a Python in its range, or a newer torch." % requested.group(1),
-            ("uv python install 3.12", "uv venv --python 3.12 .venv"), RELEASE_MATRIX, number, "pip")]
+            ("uv python install 3.12", "uv venv --python 3.12 .venv"), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
     if requested and all(vt(v) < vt(requested.group(1)) for v in versions):
         return [Evidence(
-            ("python.version",), "torch %s has no wheel for this Python: the newest offered is %s" % (requested.group(1), newest),
+            (), "torch %s has no wheel for this Python: the newest offered is %s" % (requested.group(1), newest),
             "This Python gets torch up to %s only." % newest,
             "torch %s needs a newer Python than this one (or another platform)." % requested.group(1),
-            ("uv python install 3.12", "uv venv --python 3.12 .venv"), RELEASE_MATRIX, number, "pip")]
+            ("uv python install 3.12", "uv venv --python 3.12 .venv"), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
     return []
 
 
@@ -660,12 +662,12 @@ def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
     if device is None or claim is None:
         return []
     return [Evidence(
-        ("device.parity",), "the paste reports wrong results on %s: a silent correctness bug" % device,
+        (), "the paste reports wrong results on %s: a silent correctness bug" % device,
         "Results computed on %s differ from what the CPU gives." % device,
         "Silent correctness bugs of this kind shipped in torch releases (pytorch#109457, #118115) and are fixed in "
         "later ones: upgrade torch (and macOS), compare with the CPU, and until then compute that operation on the CPU.",
         ("python3 -m pip install --upgrade torch torchvision", "mps-doctor check --device %s" % device),
-        "https://docs.pytorch.org/docs/stable/notes/mps.html", claim.number, "prose", devices=(device,))]
+        "https://docs.pytorch.org/docs/stable/notes/mps.html", claim.number, "prose", devices=(device,), kind="wrong-results")]
 
 
 PARSERS = (parse_collect_env, parse_lightning, parse_hf_env, parse_conda_info, parse_sw_vers, parse_platform,

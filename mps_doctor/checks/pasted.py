@@ -1,0 +1,75 @@
+"""How checks read facts from pasted text (`triage`): the facts a case also needs, and the claims a paste cannot back.
+
+Each function is named in its check's registration; triage/engine.py calls them with a view of the paste that answers
+`has(fact)` ("a|b": either), `value(fact)` and `parser(fact)` (which parser read it; "derived" when inferred).
+"""
+
+from dataclasses import replace
+from typing import Tuple
+
+from mps_doctor.checks.model import Outcome, Status, run
+
+# How a command for the pasted machine names its Python: the user's own, whatever its path.
+PASTED_PYTHON = "python3"
+MACOS_VERSION = "host.macos_version|interpreter.mac_ver"
+TORCH_VERSION = "torch.version|packages.torch"
+
+
+def chip_decides_x86_64(ctx) -> Tuple[str, ...]:
+    """An x86_64 Python on macOS is an Intel Mac's or Rosetta's: the chip (hw.optional.arm64) tells which."""
+    return ("host.hw_arm64",) if ctx.interp is not None and ctx.interp.machine == "x86_64" else ()
+
+
+def installed_torch_version(ctx) -> Tuple[str, ...]:
+    """An installed torch is judged by its own version; without it the check would judge the newest release."""
+    return (TORCH_VERSION,) if ctx.torch is not None and ctx.torch.installed else ()
+
+
+def macos_seen_by_python(outcome: Outcome, ctx, paste) -> Outcome:
+    """A pass that says where the macOS was read when sw_vers is not in the paste."""
+    if outcome.status != Status.PASS or paste.has("host.macos_version"):
+        return outcome
+    seen = paste.value("interpreter.mac_ver")
+    return replace(outcome, summary="macOS (%s)" % ("Python reports %s" % seen if seen else
+                                                    "its version is not in the pasted text"))
+
+
+def cuda_outside_linux(outcome: Outcome, ctx, paste) -> Outcome:
+    """Windows has CUDA too (mps-doctor's CUDA layers are for Linux); a CUDA build asked for elsewhere is named."""
+    if ctx.host.system == "Windows":
+        return Outcome(Status.SKIP, "Windows: CUDA works there too; mps-doctor's own CUDA checks run on Linux")
+    build = paste.value("request.cuda_build")
+    if outcome.status != Status.FAIL or not build:
+        return outcome
+    where = "macOS" if paste.value("host.system") == "Darwin" else "this platform"
+    return replace(outcome, remedy=replace(outcome.remedy, problem="The paste asks for a CUDA build of torch (%s) on %s."
+                                           % (build, where)))
+
+
+def torch_seen_at_work(outcome: Outcome, ctx, paste) -> Outcome:
+    """A pass from a paste that shows torch running but not its version."""
+    if outcome.status != Status.PASS or paste.has("torch.version"):
+        return outcome
+    return replace(outcome, summary="torch imports (the paste shows it at work; its version is not in the pasted text)")
+
+
+def torch_before_mps(outcome: Outcome, ctx, paste) -> Outcome:
+    """A torch older than 1.12, from its package version alone: it predates MPS."""
+    if outcome.status != Status.FAIL or paste.parser("torch.mps_built") != "derived":
+        return outcome
+    version = paste.value("packages.torch")
+    return replace(outcome, summary="torch %s predates MPS (it arrived in torch 1.12)" % version,
+                   remedy=replace(outcome.remedy, problem="torch %s has no MPS backend: MPS arrived in torch 1.12." % version))
+
+
+def mps_unavailable_versions_unknown(outcome: Outcome, ctx, paste) -> Outcome:
+    """MPS unavailable while the paste lacks the macOS or torch version that would say why: ask for them first."""
+    if outcome.status != Status.FAIL or outcome.remedy is None or outcome.remedy.key != "mps-unavailable" \
+            or (paste.has(MACOS_VERSION) and paste.has(TORCH_VERSION)):
+        return outcome
+    remedy = replace(outcome.remedy, problem="torch.backends.mps.is_available() is False.",
+                     actions=(run("sw_vers"), run(PASTED_PYTHON, "-m", "torch.utils.collect_env")) + outcome.remedy.actions,
+                     why="Whether this macOS is new enough for this torch is not in the pasted text: the macOS and "
+                         "torch versions tell (collect_env prints both). " + outcome.remedy.why)
+    return replace(outcome, summary="MPS is not available (the macOS and torch versions that would tell why are not in "
+                                    "the pasted text)", remedy=remedy)
