@@ -222,3 +222,12 @@ def test_torchaudio_requirement_follows_the_table(torch, expected):
     table = load_releases()
     release, _ = table.row_for(torch)
     assert release.torchaudio_requirement(table.torchaudio_stable_abi_from) == expected
+
+
+def test_a_pinned_alternative_is_titled_by_the_release_it_installs():
+    machine = load_machine("m1-macos13-wants-mps")
+    report = run_checks(replay_facts(machine), Options(device="mps", requested_device="mps"))
+    plan = build_plan(report, shell="zsh", torch_pin="2.5")
+    task = next(step for step in plan.steps if step.key == "pin-torch")
+    assert task.title == "Or: install torch 2.5 and torchvision, pinned together (--torch)"
+    assert [a for a in task.commands[0].argv if a.startswith("torch")] == ["torch==2.5", "torchvision==0.20.*"]

@@ -184,8 +184,12 @@ class Planner:
             if isinstance(action, Task):
                 flush()
                 commands = [command for inner in action.actions for command in self.commands(inner)]
+                # Under --torch the task installs the pinned release, whatever release its title names.
+                pinned = self.pinned is not None and any(isinstance(inner, InstallTorch) for inner in action.actions)
+                title = "Or: %s%s (--torch)" % (self.install_title[:1].lower(), self.install_title[1:]) if pinned else action.title
                 if commands:
-                    self.add(action.key, action.title, action.reason or remedy.why, *commands)
+                    self.add(action.key, title, action.reason or remedy.why, *commands)
+                self.install_title = ""
             elif isinstance(action, NewEnvironment):
                 flush()
                 create_env(self, action, remedy.why)
