@@ -382,3 +382,17 @@ def test_a_real_cuda_collect_env_triages_without_a_problem(cli, fmt, verbose):
     assert "2.11.0+cu130" in result.output
     if fmt == "text" and verbose:
         assert "NVIDIA H200" in result.output
+
+
+def test_the_reply_keeps_its_fix_block_closed_whatever_the_commands_hold(monkeypatch):
+    """A path read from a paste may hold backticks (spelled commands hold no raw newline: spell writes $'\\n'); the
+    reply's fence outgrows any backtick run."""
+    from mps_doctor.render import triage as reply
+
+    report = triage(pasted("pytorch-161614-pip-intel-mac-from-versions-222"))
+    hostile = ("python3 -m pip install $'/x/```\\nrm -rf ~'",)
+    monkeypatch.setattr(reply, "remedy_commands", lambda *args: {report.verdict.root_cause: hostile})
+    text = reply.render_reply(report)
+    fix = text.split("**Fix:**\n\n", 1)[1].split("\n")
+    assert fix[0] == "````sh" and fix[2] == "````"
+    assert fix[1] == hostile[0]

@@ -6,6 +6,7 @@ from typing import List
 
 from mps_doctor.checks.model import Status
 from mps_doctor.render.commands import remedy_commands, report_document
+from mps_doctor.render.safe import code_fence, one_line
 from mps_doctor.report import Report
 
 FULL_CHECK = ("mps-doctor check --format markdown",)
@@ -75,7 +76,8 @@ def render_reply(report: Report) -> str:
             out += ["", root.remedy.why]
             commands = remedy_commands(report, "bash", PASTED_MACHINE_DOCTOR)[root.id]
             if commands:
-                out += ["", "**Fix:**", "", "```sh"] + list(commands) + ["```"]
+                out += ["", "**Fix:**", ""] + code_fence(
+                    "\n".join(one_line(line) for command in commands for line in command.split("\n")), "sh")
             if root.remedy.link:
                 out += ["", "More: %s" % root.remedy.link]
     else:
