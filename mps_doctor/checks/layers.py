@@ -419,7 +419,8 @@ def torch_import(ctx: Context) -> Outcome:
         return failed(
             "torch is not installed in %s" % ctx.target.python,
             Remedy("torch is not installed for %s (%s)." % (ctx.python_label(), ctx.target.python),
-                   "Install torch and torchvision as a matching pair.", (InstallTorch(),), GET_STARTED,
+                   "There is no torch in this environment. torch and torchvision from different releases fail at "
+                   "import, so both are installed, pinned to one release.", (InstallTorch(),), GET_STARTED,
                    key="install-torch", title="Install torch and torchvision, pinned together"),
         )
     if info.import_error is not None:

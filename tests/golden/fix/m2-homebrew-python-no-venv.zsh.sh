@@ -14,7 +14,8 @@
 . .venv/bin/activate
 
 # 3/4 Install torch and torchvision, pinned together
-#   Install torch and torchvision as a matching pair.
+#   There is no torch in this environment. torch and torchvision from different releases fail at
+#   import, so both are installed, pinned to one release.
 .venv/bin/python -m pip install 'torch==2.15.*' 'torchvision==0.29.*'
 
 # 4/4 Check again

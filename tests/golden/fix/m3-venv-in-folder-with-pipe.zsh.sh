@@ -6,7 +6,8 @@
 # deletes an environment.
 
 # 1/2 Install torch and torchvision, pinned together
-#   Install torch and torchvision as a matching pair.
+#   There is no torch in this environment. torch and torchvision from different releases fail at
+#   import, so both are installed, pinned to one release.
 '/Users/alex/Thesis | ML/.venv/bin/python' -m pip install 'torch==2.15.*' 'torchvision==0.29.*'
 
 # 2/2 Check again
