@@ -56,6 +56,16 @@ def note(text: str) -> Cmd:
     return Cmd("note", value=text)
 
 
+def activate_venv(folder: str) -> Cmd:
+    """Activate the venv in FOLDER in this shell."""
+    return Cmd("activate", value=folder)
+
+
+def activate_conda(name: str) -> Cmd:
+    """Activate the conda environment NAME in this shell."""
+    return Cmd("activate", name=name)
+
+
 @dataclass(frozen=True)
 class InstallTorch:
     """Install torch and torchvision pinned together into the environment the plan is working on.

@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from mps_doctor.checks.model import Cmd, run
+from mps_doctor.checks.model import Cmd, activate_conda, activate_venv, run
 
 __all__ = ["Cmd", "InCondaBase", "Plan", "Step", "activate_conda", "activate_venv", "run"]
 
@@ -18,16 +18,6 @@ class InCondaBase(str):
         word = super().__new__(cls, "$(conda info --base)/" + relative)
         word.relative = relative
         return word
-
-
-def activate_venv(folder: str) -> Cmd:
-    """Activate the venv in FOLDER in this shell."""
-    return Cmd("activate", value=folder)
-
-
-def activate_conda(name: str) -> Cmd:
-    """Activate the conda environment NAME in this shell."""
-    return Cmd("activate", name=name)
 
 
 @dataclass(frozen=True)
