@@ -53,7 +53,8 @@ class Release:
 
     def torchaudio_requirement(self, stable_abi_from: str) -> str:
         """torchaudio for this release: its own minor, or, from the stable ABI on (torchaudio STABLE_ABI_FROM and later
-        serve that torch and later ones), any torchaudio from the table's minor up to this torch's."""
+        serve that torch and later ones), any torchaudio from the table's minor up to this torch's (torchaudio 2.11.1's
+        METADATA: `Requires-Dist: torch>=2.11`, "including all future releases")."""
         if self.torchaudio == self.torch or minor_of(self.torchaudio) < minor_of(stable_abi_from):
             return "torchaudio==%s.*" % self.torchaudio
         major, minor = minor_of(self.torch)

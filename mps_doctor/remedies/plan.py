@@ -54,7 +54,6 @@ class Planner:
         self.steps: List[Step] = []
         self.arch_prefix: Tuple[str, ...] = ()
         self.fixing = ""
-        self.install_title = ""
         self.verify_device = report.options.requested_device
         self.verify_device_chosen = False
         self.verify_timeout: Optional[float] = None
@@ -130,18 +129,30 @@ class Planner:
         return run(*self.arch_prefix, self.python, "-m", "pip", "install", *(("--force-reinstall",) if force else ()),
                    *args)
 
-    def install_torch(self, action: InstallTorch) -> Cmd:
-        """The install command of ACTION: its table row (or the release for this machine), from its index; under
-        --torch the pinned release, from the CUDA build that covers this GPU and driver for that release."""
+    def resolved(self, action: InstallTorch) -> Tuple[Optional[Release], Optional[str], str]:
+        """(table row or None for the release for this machine, CUDA build, torch version named) that ACTION installs:
+        under --torch the pinned release, from the CUDA build that covers this GPU and driver for that release."""
         release = self.releases.row_for(action.torch)[0] if action.torch else None
         cuda = action.cuda
         if cuda and self.pinned is not None:
             cuda = best_build(self.pinned, gpu_capabilities(self.ctx), driver_cuda(self.ctx)) or cuda
         torch = self.torch_pin or (release or self.ctx.release_to_install() or self.releases.current).torch
-        self.install_title = ("Reinstall torch %s from the CUDA %s index, pinned with torchvision" % (torch, cuda) if cuda
-                              else "%s torch %s and torchvision, pinned together" % (
-                                  "Reinstall" if action.force else "Install", torch))
+        return release, cuda, torch
+
+    def install_torch(self, action: InstallTorch) -> Cmd:
+        """The install command of ACTION, from its index."""
+        release, cuda, _ = self.resolved(action)
         return self.pip(*self.pins(release, action.audio), *self.index_args(cuda), force=action.force)
+
+    def install_title(self, actions) -> str:
+        """The title of a step that installs the first InstallTorch of ACTIONS, naming what it installs; '' if none."""
+        action = next((a for a in actions if isinstance(a, InstallTorch)), None)
+        if action is None:
+            return ""
+        _, cuda, torch = self.resolved(action)
+        if cuda:
+            return "Reinstall torch %s from the CUDA %s index, pinned with torchvision" % (torch, cuda)
+        return "%s torch %s and torchvision, pinned together" % ("Reinstall" if action.force else "Install", torch)
 
     def commands(self, action) -> Tuple[Cmd, ...]:
         """The commands that carry out one action inside a step."""
@@ -172,24 +183,22 @@ class Planner:
             return
         self.fixing = result.id
         pending: List[Cmd] = []
+        title = remedy.title or self.install_title(remedy.actions) or remedy.problem
 
         def flush() -> None:
             if pending:
-                self.add(remedy.key or result.id, remedy.title or self.install_title or remedy.problem, remedy.why,
-                         *pending)
+                self.add(remedy.key or result.id, title, remedy.why, *pending)
                 pending.clear()
-            self.install_title = ""
 
         for action in remedy.actions:
             if isinstance(action, Task):
                 flush()
                 commands = [command for inner in action.actions for command in self.commands(inner)]
                 # Under --torch the task installs the pinned release, whatever release its title names.
-                pinned = self.pinned is not None and any(isinstance(inner, InstallTorch) for inner in action.actions)
-                title = "Or: %s%s (--torch)" % (self.install_title[:1].lower(), self.install_title[1:]) if pinned else action.title
+                installs = self.install_title(action.actions) if self.pinned is not None else ""
                 if commands:
-                    self.add(action.key, title, action.reason or remedy.why, *commands)
-                self.install_title = ""
+                    self.add(action.key, "Or: %s%s (--torch)" % (installs[:1].lower(), installs[1:]) if installs
+                             else action.title, action.reason or remedy.why, *commands)
             elif isinstance(action, NewEnvironment):
                 flush()
                 create_env(self, action, remedy.why)
