@@ -175,8 +175,8 @@ def main() -> None:
               "(python3 on PATH when that is pipx's or uv's private one).")
 @click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text", show_default=True)
 @click.option("--output", "-o", metavar="FILE", help=OUTPUT_HELP)
-@click.option("--from", "from_report", metavar="REPORT.json", help="Re-run every check on a saved JSON report's "
-              "facts, without probing this machine.")
+@click.option("--from", "from_report", metavar="REPORT.json|FILE|-", help="Re-run every check on a saved JSON report's "
+              "facts, without probing this machine; or diagnose pasted text as `triage` does (- for stdin).")
 @click.option("--quick", is_flag=True, help="Skip the training smoke step (the last layer).")
 @click.option("--strict", is_flag=True, help="Warnings make the exit code 1 too.")
 @click.option("--timeout", type=Seconds(1, 3600), default=180.0, show_default=True, metavar="SECONDS",
@@ -192,9 +192,17 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
     from mps_doctor.diagnosis import diagnose
 
     try:
-        report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report, quick=quick,
-                                            timeout=timeout, config=config, select_ids=select_ids, skip_ids=skip_ids,
-                                            required=required, strict=strict))
+        pasted, data = read_from(from_report, python, device)
+        if pasted is not None:
+            from mps_doctor.render.triage import render_triage
+            from mps_doctor.triage.engine import exit_code
+
+            write_output(render_triage(pasted, fmt, verbose, output is None and use_color(no_color), stdout_is_unicode(),
+                                       not no_redact), output)
+            sys.exit(exit_code(pasted))
+        report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report, from_data=data,
+                                            quick=quick, timeout=timeout, config=config, select_ids=select_ids,
+                                            skip_ids=skip_ids, required=required, strict=strict))
         write_output(render(report, fmt, verbose, output is None and use_color(no_color), not no_redact), output)
     except DoctorError as error:
         fail(error)
@@ -337,11 +345,11 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_
             raise UsageError("--index-url and --pypi cannot be combined")
         if torch_pin is not None:
             pinned_release(torch_pin)
-        report = pasted_fix_report(from_report, python, device)
+        report, data = read_from(from_report, python, device)
         if report is None:
-            report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report, quick=quick,
-                                                timeout=timeout, config=config, select_ids=select_ids,
-                                                skip_ids=skip_ids, required=required))
+            report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report,
+                                                from_data=data, quick=quick, timeout=timeout, config=config,
+                                                select_ids=select_ids, skip_ids=skip_ids, required=required))
         plan = build_plan(report, manager=manager, shell=shell, torch_pin=torch_pin,
                           index="" if pypi else index_url)
         write_output(render_script(plan) if print_commands else render_explained(plan), output)
@@ -350,13 +358,19 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_
     sys.exit(exit_codes.READY)
 
 
-def pasted_fix_report(from_report, python, device):
-    """The triage report when fix --from names pasted text rather than a JSON report, else None."""
+def read_from(from_report, python, device):
+    """(the triage report, None) when --from names pasted text, (None, the bytes read) when it names a JSON report
+    (stdin, '-', is read once, here), (None, None) without --from or with --python (which --from excludes)."""
     if not from_report or python:
-        return None
-    from mps_doctor.triage.engine import pasted_report
+        return None, None
+    from mps_doctor.inputs import is_json_document, read_input
 
-    return pasted_report(from_report, sys.stdin, device)
+    data = read_input(from_report, sys.stdin, "--from %s" % from_report)
+    if is_json_document(data):
+        return None, data
+    from mps_doctor.triage.engine import triage
+
+    return triage(data.decode("utf-8", errors="replace"), device), None
 
 
 @main.command("triage", context_settings=CONTEXT, epilog="\b\nExit codes: 0 no problem found in the text, 1 a problem "
@@ -376,12 +390,12 @@ def triage_command(file, device, fmt, output, verbose, no_color, no_redact):
     Reads FILE, or stdin with - or no argument (a GitHub issue body as it is: Markdown, <details>, prompts).
     """
     from mps_doctor.render.triage import render_triage
-    from mps_doctor.triage.engine import exit_code, read_input, triage
+    from mps_doctor.triage.engine import exit_code, read_text, triage
 
     try:
         if file in (None, "-") and sys.stdin.isatty():
             click.echo("mps-doctor: reading pasted text from stdin (end with Ctrl-D)", err=True)
-        report = triage(read_input(file, sys.stdin), device)
+        report = triage(read_text(file, sys.stdin), device)
         write_output(render_triage(report, fmt, verbose, use_color(no_color) and output is None, stdout_is_unicode(),
                                    not no_redact), output)
     except DoctorError as error:

@@ -4,6 +4,7 @@ The library behind `check`, `fix` and `policy init`: one DiagnosisRequest in, on
 """
 
 import json
+import sys
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -11,6 +12,7 @@ from mps_doctor.checks.model import Options
 from mps_doctor.checks.registry import REGISTRY, all_checks, device_work_checks
 from mps_doctor.devices import check_replay_device
 from mps_doctor.errors import ReportFormatError, UsageError
+from mps_doctor.inputs import read_input
 from mps_doctor.policy import Policy, load_policy
 from mps_doctor.probe.collect import collect_facts
 from mps_doctor.report import Report, facts_from_report, run_checks
@@ -24,8 +26,10 @@ class DiagnosisRequest:
     device: Optional[str] = None
     # The interpreter to probe; None: the user's environment (probe.target.default_python).
     python: Optional[str] = None
-    # A saved JSON report whose facts are checked again instead of probing this machine.
+    # A saved JSON report whose facts are checked again instead of probing this machine ('-': stdin).
     from_report: Optional[str] = None
+    # The bytes of from_report when the caller has read them already (stdin can be read once).
+    from_data: Optional[bytes] = None
     # Skip the training smoke step; None: the saved report's setting with from_report, else False.
     quick: Optional[bool] = None
     # Seconds the target interpreter may take (torch import, parity and smoke).
@@ -54,7 +58,7 @@ def diagnose(request: DiagnosisRequest) -> Report:
     if request.from_report:
         if request.python is not None:
             raise UsageError("--from and --python cannot be combined: a report's facts are not re-probed")
-        facts, saved = load_report(request.from_report)
+        facts, saved = load_report(request.from_report, request.from_data)
         if request.device is None:
             device = saved.get("requested_device", saved.get("device", "auto"))
         else:
@@ -75,23 +79,23 @@ def diagnose(request: DiagnosisRequest) -> Report:
                                      required=required, strict=request.strict, replayed_from=request.from_report))
 
 
-def load_report(path: str):
-    """(facts, options) from a saved JSON report; every problem is a one-line ReportFormatError."""
+def load_report(path: str, data: Optional[bytes] = None):
+    """(facts, options) from a saved JSON report at PATH ('-': stdin), or from DATA already read from it; every
+    problem is a one-line ReportFormatError."""
+    label = "--from %s" % path
+    if data is None:
+        try:
+            data = read_input(path, sys.stdin, label)
+        except UsageError as exc:
+            raise ReportFormatError(str(exc))
     try:
-        with open(path, encoding="utf-8") as handle:
-            doc = json.load(handle)
-    except FileNotFoundError:
-        raise ReportFormatError("--from %s: no such file" % path)
-    except IsADirectoryError:
-        raise ReportFormatError("--from %s: is a directory" % path)
+        doc = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
-        raise ReportFormatError("--from %s: not a text file" % path)
+        raise ReportFormatError("%s: not a text file" % label)
     except ValueError as exc:
-        raise ReportFormatError("--from %s: not JSON (%s)" % (path, exc))
+        raise ReportFormatError("%s: not JSON (%s)" % (label, exc))
     except RecursionError:
-        raise ReportFormatError("--from %s: nested too deeply to be a report" % path)
-    except OSError as exc:
-        raise ReportFormatError("--from %s: %s" % (path, exc.strerror or exc))
+        raise ReportFormatError("%s: nested too deeply to be a report" % label)
     try:
         return facts_from_report(doc)
     except RecursionError:

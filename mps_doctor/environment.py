@@ -1,7 +1,8 @@
 """Which environment variables a report may hold: an allowlist by name, no credentials, no URL passwords."""
 
-import re
 from typing import Mapping
+
+from mps_doctor.secrets import CREDENTIAL_NAME, without_userinfo
 
 # Environment variables recorded in a report, by name: each is read by a check, a fix plan or the CI detection
 # (docs/report-format.md lists them). Nothing else from the environment is kept, never a whole prefix: a report is
@@ -19,24 +20,6 @@ ENV_NAMES = (
     # Sandboxes that hide the GPU (checks/layers.sandbox_marker).
     "MPS_DOCTOR_SANDBOX", "APP_SANDBOX_CONTAINER_ID", "CODEX_SANDBOX",
 )
-# A name that looks like a credential is never recorded, even if a later edit adds it to ENV_NAMES.
-CREDENTIAL_NAME = re.compile(r"TOKEN|PASSW|SECRET|_KEY$|^KEY$|KEY_|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|_PAT$|APIKEY",
-                             re.IGNORECASE)
-# user:password@ (or a bare token@) in a URL, as in https://user:token@index.example/simple (RFC 3986 userinfo).
-# Up to the last @ of the word: a token pasted unencoded may hold / # ? (base64 has /), and so may what precedes @.
-URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)\S*@")
-# A query parameter whose name looks like a credential (?token=, &api_key=, &sig= of a signed URL).
-URL_QUERY_SECRET = re.compile(r"([?&;]([^=&#\s]+)=)([^&#\s]*)")
-SIGNATURE = re.compile(r"^(SIG|SIGNATURE|X-AMZ-SIGNATURE|X-AMZ-CREDENTIAL)$", re.IGNORECASE)
-
-
-def without_userinfo(value: str) -> str:
-    """VALUE with the user:password@ part of every URL in it removed, and credential-named query values blanked."""
-    value = URL_USERINFO.sub(r"\1", value)
-    return URL_QUERY_SECRET.sub(lambda m: m.group(1) + ("REDACTED" if CREDENTIAL_NAME.search(m.group(2)) or
-                                                         SIGNATURE.match(m.group(2)) else m.group(3)), value)
-
-
 def relevant_env(environ: Mapping[str, str]) -> dict:
     """The allowlisted variables of ENVIRON that diagnoses depend on, without credentials (also applied to a
     loaded report, so that a report carrying secrets does not pass them on)."""

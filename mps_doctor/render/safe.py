@@ -8,7 +8,7 @@ escapes (`\\x1b`), never emitted; JSON output keeps the exact values instead.
 import dataclasses
 import enum
 import re
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 # Characters that are invisible or reorder what a reader sees: every Unicode format character (category Cf: soft
 # hyphen, zero-width space and joiners, the bidirectional marks, overrides and isolates of CVE-2021-42574 "Trojan
@@ -49,37 +49,25 @@ def has_unsafe(text: str) -> bool:
     return UNSAFE.search(text) is not None
 
 
-def displayable(value: Any) -> Any:
-    """VALUE (a report, plan or any dataclass tree) with visible() applied to every string in it."""
+def map_strings(value: Any, function: Callable[[str], str]) -> Any:
+    """VALUE (a report, plan or any dataclass tree) with FUNCTION applied to every string in it, keys included."""
     if isinstance(value, enum.Enum):
         return value
     if isinstance(value, str):
-        return visible(value)
+        return function(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: displayable(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
+        changes = {f.name: map_strings(getattr(value, f.name), function) for f in dataclasses.fields(value) if f.init}
         return dataclasses.replace(value, **changes)
     if isinstance(value, Mapping):
-        return type(value)({displayable(k): displayable(v) for k, v in value.items()}) if isinstance(value, dict) \
-            else {displayable(k): displayable(v) for k, v in value.items()}
+        items = {map_strings(k, function): map_strings(v, function) for k, v in value.items()}
+        return type(value)(items) if isinstance(value, dict) else items
     if isinstance(value, tuple):
-        return tuple(displayable(v) for v in value)
+        return tuple(map_strings(v, function) for v in value)
     if isinstance(value, list):
-        return [displayable(v) for v in value]
+        return [map_strings(v, function) for v in value]
     return value
 
 
-# Enough to keep a value inside its table cell and out of HTML, links and images (GitHub Flavored Markdown).
-MARKDOWN_SPECIAL = re.compile(r"([\\`|\[\]<>])")
-
-
-def markdown_cell(text: str) -> str:
-    """TEXT for a Markdown table cell or a line of prose: one line, Markdown and HTML syntax escaped."""
-    text = one_line(text).replace("&", "&amp;")
-    return MARKDOWN_SPECIAL.sub(lambda m: {"<": "&lt;", ">": "&gt;"}.get(m.group(1), "\\" + m.group(1)), text)
-
-
-def code_fence(body: str, info: str = "") -> list:
-    """BODY in a fenced code block whose fence is longer than any backtick run inside it (CommonMark 4.5)."""
-    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [fence + info, body, fence]
+def displayable(value: Any) -> Any:
+    """VALUE (a report, plan or any dataclass tree) with visible() applied to every string in it."""
+    return map_strings(value, visible)

@@ -5,20 +5,35 @@ import re
 from typing import List
 
 from mps_doctor.checks.model import Status
+from mps_doctor.render import md
 from mps_doctor.render.commands import remedy_commands, report_document
-from mps_doctor.render.safe import code_fence, one_line
+from mps_doctor.render.redact import home_user_names, redact_names
+from mps_doctor.render.safe import map_strings, one_line
 from mps_doctor.report import Report
+from mps_doctor.secrets import scrub
 
 FULL_CHECK = ("mps-doctor check --format markdown",)
 # How the commands for the pasted machine start mps-doctor: by name, since it runs there, not here.
 PASTED_MACHINE_DOCTOR = ("mps-doctor",)
-# Home folders in pasted paths: /Users/NAME, /home/NAME, C:\Users\NAME or C:/Users/NAME (redacted in the reply).
-HOME_PATHS = re.compile(r"(/Users/|/home/|[A-Za-z]:[\\/]{1,2}Users[\\/]{1,2})([^/\\\s'\"]+)")
+# GitHub rejects a comment over 65,536 characters (REST API "Create an issue comment": body too long); counted here in
+# UTF-8 bytes, never fewer than characters, with room for the workflow's marker line and the notice of what was left out.
+MAX_REPLY = 64000
+# A link the reply may make live: one of the doctor's own, to a documentation or tracker page.
+OWN_LINK = re.compile(r"https://[A-Za-z0-9.-]+/[A-Za-z0-9._~/#%?=&+-]*")
+# Line numbers listed per fact: enough to find it, not a list as long as the paste.
+SHOWN_LINES = 5
 
 
-def redact_paths(text: str) -> str:
-    """TEXT with the user name in home-folder paths replaced by <user>."""
-    return HOME_PATHS.sub(lambda m: m.group(1) + "<user>", text)
+def utf8_length(text: str) -> int:
+    """The length of TEXT in UTF-8 bytes."""
+    return len(text.encode("utf-8", errors="surrogatepass"))
+
+
+def shown_lines(lines) -> str:
+    """The first SHOWN_LINES line numbers of LINES, and how many more there are."""
+    lines = list(lines)
+    more = len(lines) - SHOWN_LINES
+    return ", ".join(map(str, lines[:SHOWN_LINES])) + (" and %d more" % more if more > 0 else "")
 
 
 def fact_rows(report: Report) -> List[str]:
@@ -28,18 +43,22 @@ def fact_rows(report: Report) -> List[str]:
         value = fact["value"]
         shown = ", ".join(map(str, value)) if isinstance(value, list) and fact["fact"] != "interpreter.version" else \
             ".".join(map(str, value)) if fact["fact"] == "interpreter.version" else value
-        rows.append((fact["fact"], str(shown), ", ".join(map(str, fact["lines"])), fact["parser"]))
+        rows.append((fact["fact"], str(shown), shown_lines(fact["lines"]), fact["parser"]))
     return rows
 
 
 def render_triage(report: Report, fmt: str, verbose: bool = False, color: bool = False, unicode: bool = True,
                   redacted: bool = True) -> str:
-    """The triage report in FMT (text, json or markdown)."""
+    """The triage report in FMT (text, json or markdown), without a secret in any of them (each string of the report
+    passes the filter before it is placed; the paste itself was filtered before it was read)."""
+    report = map_strings(report, scrub)
     if fmt == "json":
         return json.dumps(report_document(report, doctor=PASTED_MACHINE_DOCTOR), indent=2) + "\n"
     if fmt == "markdown":
-        text = render_reply(report)
-        return redact_paths(text) if redacted else text
+        if redacted:
+            names = home_user_names(json.dumps(report_document(report, doctor=PASTED_MACHINE_DOCTOR), ensure_ascii=False))
+            report = map_strings(report, lambda text: redact_names(text, names))
+        return render_reply(report)
     return render_triage_text(report, verbose, color, unicode)
 
 
@@ -66,38 +85,51 @@ def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool
 
 
 def render_reply(report: Report) -> str:
-    """A reply to post on the issue: the cause, the fix commands, the facts read, and how to run a full check."""
+    """A reply to post on the issue: the verdict, the cause, the fix commands, then as much of what was read from the
+    paste as fits one comment (MAX_REPLY). Every value from the paste is literal text (render/md.py)."""
     verdict = report.verdict
     root = report.result(verdict.root_cause) if verdict.root_cause else None
-    out = ["**mps-doctor triage** (%s): %s" % (report.options.device, verdict.summary), ""]
+    head = ["**mps-doctor triage** (%s): %s" % (md.code(report.options.device), md.prose(verdict.summary)), ""]
     if root is not None:
-        out.append("**Cause** (`%s`): %s" % (root.id, root.summary))
+        head.append("**Cause** (%s): %s" % (md.code(root.id), md.prose(root.summary)))
         if root.remedy is not None:
-            out += ["", root.remedy.why]
+            head += ["", md.prose(root.remedy.why, line_start=True)]
             commands = remedy_commands(report, "bash", PASTED_MACHINE_DOCTOR)[root.id]
             if commands:
-                out += ["", "**Fix:**", ""] + code_fence(
+                head += ["", "**Fix:**", ""] + md.fence(
                     "\n".join(one_line(line) for command in commands for line in command.split("\n")), "sh")
             if root.remedy.link:
-                out += ["", "More: %s" % root.remedy.link]
+                link = root.remedy.link
+                head += ["", "More: %s" % (link if OWN_LINK.fullmatch(link) else md.code(link))]
     else:
-        out.append("Nothing in the paste shows a problem; the layers it does not cover are listed below.")
-    out += ["", "<details><summary>What mps-doctor read from the paste</summary>", ""]
+        head.append("Nothing in the paste shows a problem; the layers it does not cover are listed below.")
+    layers = ["", "| layer | check | status | summary |", "| --- | --- | --- | --- |"]
+    layers += ["| %d | %s | %s | %s |" % (result.layer, md.code(result.id, table=True), result.status.value,
+                                          md.prose(result.summary, table=True))
+               for result in report.results if result.layer is not None]
+    tail = ["", "</details>", "", "For a full check on the machine itself (it also runs a training step on the device), "
+            "with mps-doctor installed as its README says:", ""] + md.fence("\n".join(FULL_CHECK), "sh") + [""]
+    evidence = []
     rows = fact_rows(report)
     if rows:
-        out += ["| fact | value | line | from |", "| --- | --- | --- | --- |"]
-        out += ["| %s | %s | %s | %s |" % tuple(cell.replace("|", "\\|") for cell in row) for row in rows]
-    for error in (report.source or {}).get("known_errors", []):
-        out.append("- known message `%s` (line %d)" % (error["id"], error["line"]))
-    out += ["", "| layer | check | status | summary |", "| --- | --- | --- | --- |"]
-    for result in report.results:
-        if result.layer is not None:
-            out.append("| %d | `%s` | %s | %s |" % (result.layer, result.id, result.status.value,
-                                                  result.summary.replace("|", "\\|")))
-    out += ["", "</details>", "", "For a full check on the machine itself (it also runs a training step on the device), with mps-doctor "
-            "installed as its README says:",
-            "", "```sh"] + list(FULL_CHECK) + ["```", ""]
-    return "\n".join(out)
+        evidence += ["| fact | value | line | from |", "| --- | --- | --- | --- |"]
+        evidence += ["| %s | %s | %s | %s |" % (md.code(name, table=True), md.code(value, table=True), where,
+                                                md.code(parser, table=True)) for name, value, where, parser in rows]
+    for index, error in enumerate((report.source or {}).get("known_errors", [])):
+        evidence += [""] if index == 0 else []
+        evidence.append("- known message %s (line %d)" % (md.code(error["id"]), error["line"]))
+    opening = ["", "<details><summary>What mps-doctor read from the paste</summary>", ""]
+    budget = MAX_REPLY - utf8_length("\n".join(head + opening + layers + tail)) - 200
+    kept = []
+    for line in evidence:
+        if utf8_length(line) + 1 > budget:
+            break
+        kept.append(line)
+        budget -= utf8_length(line) + 1
+    if len(kept) < len(evidence):
+        kept += ["", "%d more lines of evidence are left out to fit one comment; `mps-doctor triage` on the text shows "
+                 "them all." % (len(evidence) - len(kept))]
+    return "\n".join(head + opening + kept + layers + tail)
 
 
 def undecided(report: Report) -> List[str]:

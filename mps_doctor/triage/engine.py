@@ -16,8 +16,10 @@ from mps_doctor.checks.pasted import PASTED_PYTHON
 from mps_doctor.checks.registry import REGISTRY, all_checks, implicated_by, layers_for
 from mps_doctor.errors import UsageError
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
+from mps_doctor.inputs import read_input
 from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
 from mps_doctor.report import Report, Verdict, guarded, run_checks
+from mps_doctor.secrets import scrub
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.text import Line, clean
@@ -296,8 +298,9 @@ def known_error_result(match: Match, is_root: bool, number: int) -> CheckResult:
 
 
 def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError, ...]] = None) -> Report:
-    """The report for pasted text RAW; raise UsageError when it holds nothing recognizable."""
-    paste = read_paste(raw, catalogue)
+    """The report for pasted text RAW; raise UsageError when it holds nothing recognizable. Secrets in RAW are
+    replaced before it is read, so that no fact, message or output can hold one."""
+    paste = read_paste(scrub(raw), catalogue)
     if not paste.recognized:
         raise UsageError("nothing recognizable in the pasted text (no collect_env, environment dump, install log, "
                          "platform string or known error message)")
@@ -348,58 +351,9 @@ def source_of(paste: Paste, device: str) -> Dict[str, Any]:
     }
 
 
-def is_report_json(text: str) -> bool:
-    """Whether TEXT is a saved mps-doctor JSON report rather than pasted text."""
-    import json
-
-    stripped = text.lstrip()
-    if not stripped.startswith("{"):
-        return False
-    try:
-        doc = json.loads(stripped)
-    except ValueError:
-        return False
-    return isinstance(doc, dict) and doc.get("format") == "mps-doctor-report"
+def read_text(path: Optional[str], stdin) -> str:
+    """The text of PATH, or of STDIN for '-' or no path (inputs.read_input); undecodable bytes are replaced."""
+    return read_input(path, stdin).decode("utf-8", errors="replace")
 
 
-def read_input(path: Optional[str], stdin) -> str:
-    """The text of PATH, or of STDIN for '-' or no path; undecodable bytes are replaced, never fatal."""
-    if path in (None, "-"):
-        data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
-    else:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except FileNotFoundError:
-            raise UsageError("%s: no such file" % path)
-        except IsADirectoryError:
-            raise UsageError("%s: is a directory" % path)
-        except OSError as exc:
-            raise UsageError("%s: %s" % (path, exc.strerror or exc))
-    if len(data) > MAX_INPUT:
-        raise UsageError("the input is larger than %d MiB: paste the environment dump and the error only" % (MAX_INPUT >> 20))
-    if isinstance(data, bytes):
-        data = data.decode("utf-8", errors="replace")
-    return data
-
-
-__all__ = ["triage", "read_paste", "exit_code", "is_report_json", "read_input", "NOT_IN_PASTE", "load_catalogue"]
-
-
-MAX_INPUT = 5 * 1024 * 1024
-
-
-def pasted_report(path: str, stdin, device: str = "auto") -> Optional[Report]:
-    """The triage report of PATH (or stdin for '-') when it is pasted text; None when it is JSON or starts like it
-    (a saved report, read by `check --from` as before)."""
-    import json
-
-    text = read_input(path, stdin)
-    if path != "-":
-        try:
-            json.loads(text)
-            return None
-        except ValueError:
-            if text.lstrip().startswith("{"):
-                return None  # a damaged report: `check --from` names the JSON error
-    return triage(text, device)
+__all__ = ["triage", "read_paste", "exit_code", "read_text", "NOT_IN_PASTE", "load_catalogue"]

@@ -263,6 +263,9 @@ def gpu_block(block: Sequence[Line]) -> List[Finding]:
 def package_finding(name: str, version: str, number: int, parser: str) -> List[Finding]:
     """A package version (torch, pytorch, torchvision, numpy...) from a listing."""
     name = name.lower().replace("_", "-")
+    # A distribution name as PEP 508 spells it: anything else in a listing is not a package, and never a fact's name.
+    if not re.fullmatch(r"[a-z0-9](?:[a-z0-9._-]{0,98}[a-z0-9])?", name):
+        return []
     if name == "pytorch":
         name = "torch"
     if not re.match(r"^\d+\.\d+", version):

@@ -34,11 +34,12 @@ class Line(NamedTuple):
 
 def clean_line(raw: str) -> Tuple[str, str]:
     """(text, prompt kind) of one raw line."""
-    text = ANSI.sub("", raw[:MAX_LINE])
+    # Entities first, so that an escaped tag (&lt;pre&gt;) is a tag like any other, never one that cleaning revives.
+    text = ANSI.sub("", html.unescape(raw[:MAX_LINE]))
     text = CONTROL.sub("", text.replace("\t", "    "))
     if FENCE.match(text):
         return "", ""
-    text = html.unescape(TAGS.sub("", text))
+    text = TAGS.sub("", text)
     # A message quoted from a Python repr: 'The operator \\'aten::roll\\' is not ...'.
     text = text.replace("\\'", "'").replace('\\"', '"')
     text = QUOTE.sub("", text)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from mps_doctor.checks.model import Options
 from mps_doctor.report import report_to_dict, run_checks
 from tests.machines import load_machine, machine_names, replay_facts
+from tests.rendered import live_problems
 
 # How many generated and corpus cases ran, by target; printed at the end of the run (tests/conftest.py).
 TALLY = collections.Counter()
@@ -28,6 +29,9 @@ PAYLOADS = (
     "\"; touch PWNED #", "(touch PWNED)", "\\", "'", "\"", "|", "&&", ";", "#", "$HOME", "~", "*", "{a,b}",
     "<script>alert(1)</script>", "```", "</details>", "[x](https://example.invalid)", "![p](https://example.invalid/p.png)",
     "jöhn", "日本語", "\ud800", "-rf", "--index-url", " ", "\t", "\u200b", "\u061c", "\ufeff", "\U000e0041", "=ls", "%self",
+    # What GitHub turns live in a comment (issue 19): mentions, references, autolinks, emoji, entities, SHAs.
+    "@octocat", "@pytorch/team", "owner/repo#3", " #4", "GH-7", "https://example.invalid/t.gif", "www.example.invalid",
+    ":smile:", "~~s~~", "__b__", "&lt;img src=x&gt;", "&#60;h1&#62;", "deadbeef1234", "<h3>x</h3>", "$x$",
 )
 # Planted in credential-named variables and URLs: none of these may appear in any output.
 SECRETS = ("s3cr3t-token-0", "s3cr3t-pass-1", "s3cr3t-pat-2", "s3cr3t-key-3")
@@ -125,8 +129,9 @@ def hostile_reports(draw):
     return name, doc
 
 
-def judge(result, text_output=True, what=""):
-    """Assert the contract on one CliRunner result; return its output."""
+def judge(result, text_output=True, what="", markdown=False):
+    """Assert the contract on one CliRunner result (and, for MARKDOWN output, that nothing in it renders live that
+    the doctor did not write); return its output."""
     output = result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), (what, repr(result.exception))
     assert result.exit_code in (0, 1, 2), (what, result.exit_code, output[-2000:])
@@ -138,4 +143,7 @@ def judge(result, text_output=True, what=""):
         assert bad is None, (what, repr(bad.group()), output[max(0, bad.start() - 200):bad.end() + 200])
     for secret in SECRETS:
         assert secret not in output, (what, secret)
+    if markdown and result.exit_code in (0, 1):
+        problems = live_problems(output)
+        assert not problems, (what, problems[:5])
     return output

@@ -22,7 +22,7 @@ def test_hostile_reports(cli, tmp_path_factory):
         path = folder / "report.json"
         path.write_text(json.dumps(doc))
         judge(cli("check", "--from", str(path), "--format", fmt, *(("-v",) if verbose else ()),
-                  catch_exceptions=True), what=(name, "check", fmt))
+                  catch_exceptions=True), what=(name, "check", fmt), markdown=fmt == "markdown")
         judge(cli("fix", "--from", str(path), "--print-commands", "--shell", shell, catch_exceptions=True),
               what=(name, "fix", shell))
         judge(cli("fix", "--from", str(path), catch_exceptions=True), what=(name, "fix explained"))

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from mps_doctor.render.markdown import json_block
-from mps_doctor.render.safe import code_fence, displayable, markdown_cell, one_line, visible
+from mps_doctor.render.md import code, fence, prose
+from mps_doctor.render.safe import displayable, one_line, visible
 from mps_doctor.render.script import comment, fish_quote, posix_quote
 from tests.hostile.attack import ESCAPE_BYTES, PAYLOADS
 
@@ -31,15 +32,15 @@ def test_displayable_reaches_every_string_of_a_dataclass_tree():
     assert displayable(Status.PASS) is Status.PASS
 
 
-def test_markdown_cells_cannot_leave_their_cell_or_open_html():
-    cell = markdown_cell("a | b `c` <img src=x> [l](http://e) \n& \\")
-    assert "|" not in cell.replace("\\|", "") and "<" not in cell and "\n" not in cell
-    assert cell == "a \\| b \\`c\\` &lt;img src=x&gt; \\[l\\](http://e) \\\\n&amp; \\\\"
+def test_markdown_values_cannot_leave_their_cell_or_open_html():
+    cell = prose("a | b `c` <img src=x> [l](http://e) \n& \\", table=True)
+    assert cell == "a `\\|` b `` `c` <img src=x> [l](http://e) \\n& \\ ``"
+    assert code("a|b", table=True) == "`a\\|b`" and code("`x`") == "`` `x` ``" and code("") == "(empty)"
 
 
 def test_a_code_fence_is_longer_than_any_backtick_run_inside():
-    fence = code_fence("x ```` y", "sh")
-    assert fence[0] == "`````sh" and fence[2] == "`````"
+    lines = fence("x ```` y", "sh")
+    assert lines[0] == "`````sh" and lines[2] == "`````"
 
 
 def test_markdown_json_replays_exactly_and_escapes_controls():

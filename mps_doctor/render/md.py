@@ -1,0 +1,95 @@
+"""The one Markdown builder of every reply and report: text from outside is shown literally, never as markup.
+
+GitHub renders a comment in two passes: cmark-gfm turns the Markdown into HTML (raw HTML, links, autolinks,
+emphasis, strikethrough, tables), then filters rewrite the text nodes outside `code`, `pre` and `a` (mentions
+`@user` and `@org/team`, references `#3`, `GH-7` and `owner/repo#3`, commit SHAs, `:emoji:` shortcodes). A
+backslash escape survives the first pass only, so escaping alone cannot stop a mention; a code span stops both.
+So every value from outside (pasted text, facts, package names, versions, messages) is either a plain word that
+neither pass changes, or goes inside an inline code span; the doctor's own words and links are the only live
+markup. Sources: CommonMark 0.31 (code spans 6.1, backslash escapes 2.4, HTML blocks 4.6), GitHub Flavored Markdown
+0.29 (tables 4.10, strikethrough 6.5, autolinks 6.9), GitHub's "Autolinked references and URLs" and "Basic writing
+and formatting syntax" (mentions, emoji) documentation.
+"""
+
+import html
+import re
+from typing import Callable, Iterable, List
+
+from mps_doctor.render.safe import one_line
+
+# A word that neither pass changes: letters and digits of any script, and punctuation that starts no Markdown or
+# GitHub construct, with at most one colon, at the end ("error:"). Not `_ * ~ $`, emphasis, strikethrough and
+# GitHub's math; not `< > & \\ [ ] ! \``, HTML, entities, escapes, links and images; not `@ #`, mentions and
+# references; not `|`, a table cell's end; not `/`, so that a path (where a redacted <user> may stand) is one span.
+PLAIN_WORD = re.compile(r"(?:[^\W_]|[.,;()'\"+=%?-])+:?")
+# Plain by their characters, but autolinked or referenced by GitHub: www. links, GH-7, and a hexadecimal word of 7
+# or more characters that holds a letter and a digit (a commit SHA, linked when the repository has that commit).
+LINKED_WORD = re.compile(r"(?i)www\.|^gh-\d|^(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}$")
+# A line that starts with one of these would open a block (list item, setext heading underline, ordered list).
+BLOCK_START = re.compile(r"^(?:[-+=]|\d+[.)])")
+
+
+def is_plain(word: str) -> bool:
+    """Whether WORD renders as itself on GitHub, outside a code span."""
+    return PLAIN_WORD.fullmatch(word) is not None and LINKED_WORD.search(word) is None
+
+
+def code(value: str, table: bool = False) -> str:
+    """VALUE as one inline code span, whose delimiters are longer than any backtick run inside it (CommonMark 6.1);
+    in a table cell (TABLE) every `|` is escaped, which GFM removes before the span is parsed (GFM 4.10)."""
+    text = " ".join(one_line(str(value)).split(" "))
+    if not text:
+        return "(empty)"
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    # One space each side is stripped when both are there: pad a value that starts or ends with ` or a space.
+    if text[0] in "` " or text[-1] in "` ":
+        text = " %s " % text
+    if table:
+        text = text.replace("|", "\\|")
+    return ticks + text + ticks
+
+
+def prose(value: str, table: bool = False, line_start: bool = False) -> str:
+    """VALUE as a line of prose: plain words as they are, every other run of words in one code span, whitespace
+    collapsed; LINE_START when the text begins a line (a leading `-` or `1.` would open a list)."""
+    return " ".join(literal_runs(value, lambda run: code(run, table), line_start))
+
+
+def html_prose(value: str) -> str:
+    """VALUE as prose inside an HTML block (a <summary>), where Markdown is not parsed: plain words as they are,
+    every other run of words HTML-escaped in a <code> element, which GitHub's mention and reference filters skip."""
+    return " ".join(literal_runs(value, lambda run: "<code>%s</code>" % html.escape(run, quote=True)))
+
+
+def literal_runs(value: str, wrap: Callable[[str], str], line_start: bool = False) -> List[str]:
+    """The words of VALUE (one line, control characters escaped): plain ones as they are, each run of the others
+    joined by spaces and passed to WRAP."""
+    out: List[str] = []
+    pending: List[str] = []
+    for index, word in enumerate(one_line(str(value)).split()):
+        if is_plain(word) and not (index == 0 and line_start and BLOCK_START.match(word)):
+            if pending:
+                out.append(wrap(" ".join(pending)))
+                pending = []
+            out.append(word)
+        else:
+            pending.append(word)
+    if pending:
+        out.append(wrap(" ".join(pending)))
+    return out
+
+
+def fence(body: str, info: str = "") -> List[str]:
+    """BODY in a fenced code block whose fence is longer than any backtick run inside it (CommonMark 4.5): the
+    lines of a block that no line of BODY can end."""
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return [ticks + info, body, ticks]
+
+
+def table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> List[str]:
+    """A GFM table: HEADER (the doctor's words) and ROWS of cells already built with code() or prose(table=True)."""
+    header = list(header)
+    return ["| %s |" % " | ".join(header), "|%s" % " --- |" * len(header)] + \
+        ["| %s |" % " | ".join(row) for row in rows]
