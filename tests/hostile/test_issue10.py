@@ -206,7 +206,7 @@ def test_markdown_keeps_report_text_out_of_html_and_out_of_its_code_fences(cli, 
     result = cli("check", "--from", write(tmp_path, doc), "--format", "markdown", catch_exceptions=True)
     assert result.exit_code == 1, result.output
     _, _, block = result.output.partition("Report (save as report.json")
-    assert live_problems(result.output) == [] and "<img src=https://example.invalid/p.png>" not in result.output
+    assert live_problems(result.output) == [] and "````<img src=https://example.invalid/p.png>" in result.output
     assert result.output.rstrip().endswith("</details>")
     fence = block.splitlines()[2]
     assert fence.startswith("````") and fence.endswith("json"), fence
