@@ -5,8 +5,19 @@ Reads the event from $GITHUB_EVENT_PATH. The issue body goes from the event file
 `mps-doctor triage` reads: it is never part of a command line or of the workflow's script. The comment carries a
 hidden marker, so an edited issue updates the same comment instead of adding one.
 
-Posts when triage finds a problem (exit 1); when it finds none (exit 0) it only updates an earlier comment, and
-text with nothing recognizable (exit 2) is left alone. Exit 0 when done, 1 on a failure (a message on stderr).
+Posts when triage finds a problem (exit 1); when it finds none (exit 0) it only updates an earlier comment. Text with
+nothing recognizable (exit 2) gets no comment, but when an edit leaves the issue so, the earlier comment is replaced
+by a short note that quotes nothing: the reporter may have edited the issue to remove what they pasted (a token, a
+path), they cannot edit the bot's comment, and a stale quote must not outlive the edit. The comment is updated
+rather than deleted, so the maintainer still sees that the issue was triaged and changed, and a later edit with a
+paste updates the same comment again.
+
+GitHub refuses a body over 65,536 characters (the issue's own body is capped there too). The issue body is cut at
+that length before triage reads it, and a reply over it (measured in UTF-8 bytes, never fewer than the characters
+GitHub counts, whether code points or UTF-16 units) is replaced by a short note to run mps-doctor triage locally,
+so an edit never leaves the old comment in place because its update was refused.
+
+Exit 0 when done, 1 on a failure (a message on stderr).
 Environment: GH_TOKEN (for gh), MPS_DOCTOR (the command, default: this Python's `-m mps_doctor`), TRIAGE_BOT_LOGIN
 (whose comment to update, default github-actions[bot]).
 """
@@ -21,6 +32,13 @@ import tempfile
 
 MARKER = "<!-- mps-doctor-triage -->"
 REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+LIMIT = 65536  # GitHub's limit on an issue body and on a comment body
+# The replies that carry nothing from the issue.
+CLEARED = ("**mps-doctor triage**: the issue text, as edited, no longer shows anything mps-doctor recognizes (an "
+           "error message, `python -m torch.utils.collect_env` output, an install log), so the earlier diagnosis "
+           "was removed. Paste one of those into the issue for a new one.\n")
+TOO_LONG = ("**mps-doctor triage**: the diagnosis is too long to post; run mps-doctor triage locally on the issue "
+            "text saved to a file: `mps-doctor triage --format markdown FILE`.\n")
 
 
 def gh(*args):
@@ -54,11 +72,16 @@ def our_comment(repo, number, bot):
     return None
 
 
+def fits(body):
+    """Whether GitHub takes BODY as a comment: its UTF-8 bytes, at least as many as any count of its characters."""
+    return len(body.encode("utf-8", "surrogatepass")) <= LIMIT
+
+
 def triage(body, workdir):
-    """(exit code, Markdown) of `mps-doctor triage` on BODY."""
+    """(exit code, Markdown, errors) of `mps-doctor triage` on BODY, cut at GitHub's limit."""
     paste = os.path.join(workdir, "issue-body.md")
-    with open(paste, "w", encoding="utf-8") as handle:
-        handle.write(body)
+    with open(paste, "w", encoding="utf-8", errors="replace") as handle:
+        handle.write(body[:LIMIT])
     command = shlex.split(os.environ.get("MPS_DOCTOR", "")) or [sys.executable, "-m", "mps_doctor"]
     result = subprocess.run(command + ["triage", "--format", "markdown", paste], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, timeout=300)
@@ -78,21 +101,25 @@ def main():
         print("triage: the event has no valid issue number or repository", file=sys.stderr)
         return 1
     bot = os.environ.get("TRIAGE_BOT_LOGIN", "github-actions[bot]")
+    body = issue.get("body")
     with tempfile.TemporaryDirectory() as workdir:
-        code, markdown, errors = triage(issue.get("body") or "", workdir)
-        if code == 2:
-            print("triage: nothing recognizable in issue #%d; no comment" % number)
-            return 0
-        if code not in (0, 1):
+        code, markdown, errors = triage(body if isinstance(body, str) else "", workdir)
+        if code not in (0, 1, 2):
             print("triage: mps-doctor failed (exit %d): %s" % (code, errors.strip()[:300]), file=sys.stderr)
             return 1
-        existing = our_comment(repo, number, bot)
-        if code == 0 and existing is None:
-            print("triage: no problem found in issue #%d; no comment" % number)
+        # A new issue has no comment of ours yet: text with nothing recognizable needs no call at all.
+        existing = None if code == 2 and event.get("action") == "opened" else our_comment(repo, number, bot)
+        if code != 1 and existing is None:
+            print("triage: %s in issue #%d; no comment" % (
+                "nothing recognizable" if code == 2 else "no problem found", number))
             return 0
+        reply = MARKER + "\n" + (CLEARED if code == 2 else markdown)
+        if not fits(reply):
+            print("triage: the diagnosis of issue #%d is too long for a comment; posting a note" % number)
+            reply = MARKER + "\n" + TOO_LONG
         payload = os.path.join(workdir, "comment.json")
         with open(payload, "w", encoding="utf-8") as handle:
-            json.dump({"body": MARKER + "\n" + markdown}, handle)
+            json.dump({"body": reply}, handle)
         if existing is None:
             gh("api", "--method", "POST", "repos/%s/issues/%d/comments" % (repo, number), "--input", payload)
             print("triage: commented on issue #%d" % number)
