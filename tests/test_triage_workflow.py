@@ -77,7 +77,7 @@ def triage_markdown(text, tmp_path):
 def facts(markdown):
     """{fact: value} of the table of what mps-doctor read from the paste."""
     rows = [line.split(" | ") for line in markdown.splitlines() if line.startswith("| ") and line.count(" | ") == 3]
-    return {row[0][2:]: row[1] for row in rows if row[0] not in ("| fact", "| ---")}
+    return {row[0][2:].strip("`"): row[1].strip("`") for row in rows if row[0] not in ("| fact", "| ---")}
 
 
 def carried_over(old, new):
