@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from mps_doctor.checks.model import Options
+from mps_doctor.checks.model import COMMAND_LINE_SKIP, Options
 from mps_doctor.checks.registry import REGISTRY, all_checks, device_work_checks
 from mps_doctor.devices import check_replay_device
 from mps_doctor.errors import ReportFormatError, UsageError
@@ -68,8 +68,7 @@ def diagnose(request: DiagnosisRequest) -> Report:
             quick = bool(saved.get("quick", False))
     policy = load_policy(request.config) if request.config or not request.from_report else saved["policy"]
     if request.skip_ids:
-        policy = Policy(**dict(policy.__dict__, skip=policy.skip + tuple((i, "--skip on the command line")
-                                                                         for i in request.skip_ids)))
+        policy = Policy(**dict(policy.__dict__, skip=policy.skip + tuple((i, COMMAND_LINE_SKIP) for i in request.skip_ids)))
     select = tuple(request.select_ids) or saved.get("select", ())
     required = tuple(request.required) or saved.get("required", ())
     if not request.from_report:

@@ -13,8 +13,9 @@ KILLED_BY_SIGNAL_BASE = 128
 INTERRUPTED = KILLED_BY_SIGNAL_BASE + int(signal.SIGINT)
 
 TABLE = (
-    (READY, "ready: every required check passed (warnings allowed unless --strict)"),
-    (NOT_READY, "not ready: a check failed (with --strict, also a warning)"),
+    (READY, "ready: the work on the device ran and passed, and so did every other required check (warnings allowed "
+            "unless --strict)"),
+    (NOT_READY, "not ready: a check failed, or no check showed the work on the device (with --strict, also a warning)"),
     (USAGE, "usage error, unreadable input or unwritable output (bad option, missing or invalid file, not a "
             "Python, a full disk)"),
     (DOCTOR_FAILED, "the doctor itself failed (a check crashed, or an internal error)"),

@@ -8,8 +8,18 @@ from typing import Any, Dict, Optional, Tuple
 
 from mps_doctor import __version__, exit_codes
 from mps_doctor.checks.context import Context
-from mps_doctor.checks.model import CheckAgain, CheckResult, Options, Outcome, Remedy, Status
-from mps_doctor.checks.registry import REGISTRY, advisories, layers_for, policy_checks
+from mps_doctor.checks.model import (
+    NEEDS_EARLIER_LAYER,
+    UNJUDGED,
+    CheckAgain,
+    CheckResult,
+    Options,
+    Outcome,
+    Remedy,
+    Status,
+    note,
+)
+from mps_doctor.checks.registry import REGISTRY, advisories, device_work_checks, layers_for, policy_checks
 from mps_doctor.devices import HOSTED_SKIP, hosted_cpu_fallback, resolve_device
 from mps_doctor.env_summary import environment_summary
 from mps_doctor.environment import relevant_env
@@ -73,9 +83,14 @@ def guarded(spec, ctx: Context) -> Outcome:
     return outcome
 
 
+def selected(check_id: str, options: Options) -> bool:
+    """Whether --select leaves CHECK_ID in (no --select: every check)."""
+    return not options.select or check_id in options.select
+
+
 def filtered(check_id: str, options: Options) -> Optional[Outcome]:
     """A skip outcome when --select leaves CHECK_ID out or the policy (or --skip) skips it."""
-    if options.select and check_id not in options.select:
+    if not selected(check_id, options):
         return Outcome(Status.SKIP, "skipped: not selected (--select)")
     reason = options.policy.reason_to_skip(check_id)
     if reason:
@@ -102,6 +117,10 @@ def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
     if hosted_cpu:
         # The MPS layers are shown, those that do not apply to the CPU skipped with the reason.
         layers = layers_for("mps", facts.host.system)
+    # The layers that run work on the device, that this run includes (--quick's smoke step skips itself), and that the
+    # policy or --skip skips: the first of them fails, and the later layers are skipped after it.
+    refused = tuple(i for i in layers if i in device_work_checks() and selected(i, options) and options.policy.skipped_by(i)
+                    and evaluate(REGISTRY[i], ctx).status != Status.SKIP)
     results = []
     left_out = []
     root: Optional[CheckResult] = None
@@ -113,10 +132,12 @@ def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
             outcome = Outcome(Status.SKIP, "skipped: %s failed" % root.id)
         else:
             outcome = filtered(check_id, options)
-            if outcome is not None:
-                left_out.append(check_id)
-            else:
+            if outcome is None:
                 outcome = evaluate(spec, ctx)
+            elif check_id in refused:
+                outcome = device_work_skipped(spec, refused, options, device)
+            else:
+                left_out.append(check_id)
             if outcome.status == Status.ERROR and left_out:
                 outcome = needs_left_out(check_id, left_out, options, outcome)
         result = result_of(spec, number, outcome, options)
@@ -140,12 +161,41 @@ def needs_left_out(check_id: str, left_out, options: Options, crashed: Outcome) 
                    crashed.details,
                    Remedy("%s assumes that the layers before it passed; --select or the policy left them out." % check_id,
                           "Its facts (for example an importable torch) are not known to hold.",
-                          (CheckAgain(),), key="needs-earlier-layer"))
+                          (CheckAgain(),), key=NEEDS_EARLIER_LAYER))
+
+
+def device_work_skipped(spec, refused: Tuple[str, ...], options: Options, device: str) -> Outcome:
+    """The failure of SPEC, the first of the layers REFUSED: they run work on DEVICE that this run includes, and the
+    policy or --skip skips them. Only that work shows that the device trains, so a skip list never turns the verdict
+    ready without it; the remedy removes every such skip."""
+    policy = options.policy
+    problem = " ".join("%s (%s) is skipped by %s." % (i, REGISTRY[i].title, skipped_why(i, policy)) for i in refused)
+    undo = []
+    by_file = [i for i in refused if policy.skipped_by(i) != "--skip"]
+    if by_file:
+        undo.append(note("remove the skip entr%s for %s from [tool.mps-doctor] in %s" % (
+            "y" if len(by_file) == 1 else "ies", ", ".join(by_file), policy.source or "the policy file")))
+    by_command_line = [i for i in refused if policy.skipped_by(i) == "--skip"]
+    if by_command_line:
+        undo.append(note("run again without %s" % " ".join("--skip " + i for i in by_command_line)))
+    return Outcome(Status.FAIL, "%s is skipped by %s, but ready needs the work it runs on %s" % (
+        spec.id, skipped_why(spec.id, policy), device),
+        remedy=Remedy(problem, "Only the layers that run work on the device show that it computes and trains; a skip list "
+                      "(the team policy's or --skip) cannot stand in for them, so without them the verdict is not ready.",
+                      tuple(undo) + (CheckAgain(),), key="device-work-skipped", title="Stop skipping the work on the device"))
+
+
+def skipped_why(check_id: str, policy) -> str:
+    """Who skips CHECK_ID, with the policy's reason: "the policy in FILE (REASON)" or "--skip"."""
+    who = policy.skipped_by(check_id)
+    return who if who == "--skip" else "%s (%s)" % (who, policy.reason_to_skip(check_id))
 
 
 def make_verdict(results, device: str, root: Optional[CheckResult], options: Optional[Options] = None) -> Verdict:
-    """The verdict and its one-line summary from the results; under --strict (or a strict policy) an unaccepted
-    warning makes it not ready, so that `ready` always means exit code 0."""
+    """The verdict and its one-line summary from the results. Ready needs the work on the device: a layer that runs it
+    passed (or warned about work it ran), and none could not judge it (`device_unproven`). Under --strict (or a strict
+    policy) an unaccepted warning makes it not ready, so that `ready` always means exit code 0. The summary names the
+    checks that the policy and --skip skip."""
     counts = {s.value: sum(1 for r in results if r.status == s) for s in Status}
     counts["accepted"] = sum(1 for r in results if r.accepted)
     tally = "%d failure%s, %d warning%s%s, %d passed" % (
@@ -153,12 +203,18 @@ def make_verdict(results, device: str, root: Optional[CheckResult], options: Opt
         " (%d accepted)" % counts["accepted"] if counts["accepted"] else "", counts["pass"])
     if counts["error"]:
         tally += ", %d check error%s" % (counts["error"], "" if counts["error"] == 1 else "s")
+    if options is not None:
+        tally += skips_named(results, options)
     if counts["fail"]:
         first = root if root is not None and root.status == Status.FAIL else next(r for r in results if r.status == Status.FAIL)
         return Verdict(False, "not-ready", first.id, "not ready: %s; %s" % (first.summary, tally), counts)
     if counts["error"]:
         first = next(r for r in results if r.status == Status.ERROR)
         return Verdict(False, "doctor-failed", first.id, "incomplete: %s could not be checked; %s" % (first.id, tally), counts)
+    unproven = device_unproven(results, device, options)
+    if unproven is not None:
+        root_id, why = unproven
+        return Verdict(False, "not-ready", root_id, "not ready: %s; %s" % (why, tally), counts)
     unaccepted = [r for r in results if r.status == Status.WARN and not r.accepted]
     if options is not None and options.strict_warnings and unaccepted:
         why = "--strict" if options.strict else "strict = true in the policy"
@@ -168,6 +224,34 @@ def make_verdict(results, device: str, root: Optional[CheckResult], options: Opt
         return Verdict(True, "ready", None, "the selected checks pass on %s (%s), not a full verdict; %s" % (
             device, ", ".join(options.select), tally), counts)
     return Verdict(True, "ready", None, "ready to train on %s; %s" % (device, tally), counts)
+
+
+def device_unproven(results, device: str, options: Optional[Options]) -> Optional[Tuple[Optional[str], str]]:
+    """(root cause, why) when no layer showed the work on DEVICE: one that runs it warns that it could not judge it,
+    or none ran it (--select left them all out); else None. A layer that the policy or --skip skipped already failed
+    (`device_work_skipped`); one that this run leaves out by itself (--quick's smoke step) needs no proof."""
+    work = [r for r in results if r.layer is not None and r.id in device_work_checks()]
+    blind = next((r for r in work if r.status == Status.WARN and r.remedy is not None and r.remedy.key in UNJUDGED), None)
+    if blind is not None:
+        return blind.id, "%s could not judge the work on %s: %s" % (blind.id, device, blind.summary)
+    if any(r.status in (Status.PASS, Status.WARN) for r in work):
+        return None
+    ids = ", ".join(r.id for r in work)
+    if options is not None and options.select:
+        return None, "--select %s ran none of the layers that run work on %s (%s), so it shows nothing about %s" % (
+            ", ".join(options.select), device, ids, device)
+    return None, "none of the layers that run work on %s (%s) ran" % (device, ids)
+
+
+def skips_named(results, options: Options) -> str:
+    """"; skipped by the policy in FILE: ids; skipped by --skip: ids" for the checks of RESULTS that the policy or
+    --skip skips (and --select did not already leave out), else ""."""
+    by: Dict[str, list] = {}
+    for result in results:
+        who = options.policy.skipped_by(result.id)
+        if who is not None and selected(result.id, options):
+            by.setdefault(who, []).append(result.id)
+    return "".join("; skipped by %s: %s" % (who, ", ".join(ids)) for who, ids in by.items())
 
 
 def result_to_dict(result: CheckResult, commands: Tuple[str, ...]) -> Dict[str, Any]:

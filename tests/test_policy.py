@@ -10,10 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mps_doctor.checks.model import Options, Status
+from mps_doctor.checks.registry import REGISTRY, all_checks, device_work_checks
 from mps_doctor.policy import Policy, PolicyError, find_pyproject, load_policy, policy_from_table
-from mps_doctor.report import run_checks
+from mps_doctor.report import report_to_dict, run_checks
 from tests.helpers import doctor, shown_commands
-from tests.machines import load_machine, replay_facts
+from tests.machines import load_machine, machine_names, replay_facts
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -225,3 +226,107 @@ def test_select_runs_only_the_named_checks():
     report = run_checks(facts, Options(device="auto", select=("torch.import", "device.smoke")))
     ran = {r.id for r in report.results if r.status != Status.SKIP}
     assert ran == {"torch.import", "device.smoke"}
+
+
+# --- a skip list never makes the verdict ready without the work on the device ---------------------------------------
+
+LAYERS = tuple(spec.id for spec in all_checks() if spec.kind == "layer")
+DEVICE_WORK = device_work_checks()
+
+
+def saved_report(tmp_path, name):
+    """A recorded machine's report saved as JSON, as `check --format json --output` writes it."""
+    report = run_checks(replay_facts(load_machine(name)), Options(device="auto", requested_device="auto"))
+    path = tmp_path / (name + ".json")
+    path.write_text(json.dumps(report_to_dict(report)))
+    return str(path)
+
+
+def skipping(tmp_path, ids, reason="not needed here"):
+    """A pyproject.toml whose [tool.mps-doctor] skips IDS."""
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[project]\nname = "cloned"\n\n[tool.mps-doctor]\nskip = [\n%s]\n' % "".join(
+        '  { id = "%s", reason = "%s" },\n' % (check_id, reason) for check_id in ids))
+    return str(path)
+
+
+def test_a_policy_skipping_every_layer_is_not_ready_without_torch(tmp_path):
+    """The security review's case: a cloned repository's policy skips every layer on a machine without torch."""
+    report, policy = saved_report(tmp_path, "m3-torch-missing"), skipping(tmp_path, LAYERS)
+    code, out, err = doctor("check", "--from", report, "--config", policy)
+    assert code == 1, out + err
+    assert "ready to train" not in out
+    summary = out.rstrip().splitlines()[-1]
+    assert summary.startswith("not ready: device.parity is skipped by the policy in %s (not needed here), but ready needs "
+                              "the work it runs on mps" % policy)
+    assert summary.endswith("; skipped by the policy in %s: %s" % (policy, ", ".join(
+        i for i in LAYERS if REGISTRY[i].runs_on("mps", "Darwin"))))
+    assert "# remove the skip entries for device.parity, device.smoke from [tool.mps-doctor] in %s" % policy in out
+    code, out, _ = doctor("check", "--from", report, "--config", policy, "--format", "json")
+    verdict = json.loads(out)["verdict"]
+    assert code == 1 and verdict["ready"] is False and verdict["state"] == "not-ready"
+    assert verdict["root_cause"] == "device.parity"
+
+
+def test_skip_on_the_command_line_cannot_skip_the_work_on_the_device_either(tmp_path):
+    report = saved_report(tmp_path, "m3-torch-missing")
+    code, out, _ = doctor("check", "--from", report, *[word for i in LAYERS for word in ("--skip", i)])
+    assert code == 1 and "ready to train" not in out
+    assert "device.parity is skipped by --skip, but ready needs the work it runs on mps" in out
+    assert "# run again without --skip device.parity --skip device.smoke" in out
+
+
+def test_a_policy_skipping_some_layers_is_ready_when_the_work_on_the_device_passes(tmp_path):
+    policy = skipping(tmp_path, ("macos.version", "torch.mps-available", "host.memory"))
+    code, out, err = doctor("check", "--from", saved_report(tmp_path, "m2-native-torch213"), "--config", policy)
+    assert code == 0, out + err
+    assert re.search(r"macos\.version +skipped by policy: not needed here", out)
+    assert out.rstrip().splitlines()[-1] == (
+        "ready to train on mps; 0 failures, 0 warnings, 16 passed; skipped by the policy in %s: macos.version, "
+        "torch.mps-available, host.memory" % policy)
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_a_policy_skipping_the_smoke_step_is_not_ready_unless_quick_leaves_it_out(quick):
+    facts = replay_facts(load_machine("m2-native-torch213"))
+    policy = policy_from_table({"skip": [{"id": "device.smoke", "reason": "too slow"}]}, "pyproject.toml")
+    report = run_checks(facts, Options(device="auto", requested_device="auto", quick=quick, policy=policy))
+    assert report.verdict.ready is (report.exit_code() == 0) is quick
+    if not quick:
+        assert report.verdict.root_cause == "device.smoke" and report.result("device.smoke").status == Status.FAIL
+    else:
+        assert report.result("device.smoke").summary == "skipped by policy: too slow"
+
+
+@pytest.mark.parametrize("quick", [False, True])
+@pytest.mark.parametrize("name", machine_names())
+def test_no_policy_skipping_every_check_makes_a_recorded_machine_ready(name, quick):
+    facts = replay_facts(load_machine(name))
+    everything = Policy(skip=tuple((spec.id, "skip it all") for spec in all_checks()), source="pyproject.toml")
+    report = run_checks(facts, Options(device="auto", requested_device="auto", quick=quick, policy=everything))
+    assert not report.verdict.ready and report.exit_code() in (1, 3)
+    assert "skipped by the policy in pyproject.toml: " in report.verdict.summary
+
+
+def test_select_without_the_work_on_the_device_is_not_ready(tmp_path):
+    report = saved_report(tmp_path, "m2-native-torch213")
+    code, out, _ = doctor("check", "--from", report, "--select", "python.numpy", "--select", "host.memory",
+                          "--format", "json")
+    verdict = json.loads(out)["verdict"]
+    assert code == 1 and verdict["ready"] is False and verdict["root_cause"] is None
+    assert verdict["summary"].startswith("not ready: --select python.numpy, host.memory ran none of the layers that run "
+                                         "work on mps (device.parity, device.smoke)")
+    code, out, _ = doctor("check", "--from", report, "--select", "python.numpy", "--select", "device.parity")
+    assert code == 0 and "the selected checks pass on mps (python.numpy, device.parity), not a full verdict" in out
+
+
+@pytest.mark.parametrize("accept", [False, True])
+def test_work_on_the_device_that_could_not_be_judged_is_not_ready(accept):
+    """A replay whose device work ran on another device warns at the device layers; that never shows it works, even
+    when the policy accepts those warnings."""
+    facts = replay_facts(load_machine("m1-rosetta-x86-python"))
+    policy = policy_from_table({"accept": [{"id": i, "reason": "x"} for i in DEVICE_WORK]} if accept else {})
+    report = run_checks(facts, Options(device="cpu", requested_device="cpu", policy=policy))
+    assert report.result("device.parity").status == Status.WARN
+    assert not report.verdict.ready and report.exit_code() == 1 and report.verdict.root_cause == "device.parity"
+    assert report.verdict.summary.startswith("not ready: device.parity could not judge the work on cpu: not probed on cpu")

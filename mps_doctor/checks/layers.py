@@ -16,6 +16,7 @@ from mps_doctor.checks.context import (
     unpinned_gap,
 )
 from mps_doctor.checks.model import (
+    PROBE_DEVICE,
     CheckAgain,
     InstallPackages,
     InstallTorch,
@@ -608,7 +609,7 @@ def stage_missing(ctx: Context, stage: str, facts) -> Optional[Outcome]:
             "not probed on %s: the saved facts are for %s" % (ctx.device, probed),
             Remedy("This report's device work ran on %s, not %s." % (probed, ctx.device),
                    "Whether %s computes correctly is unknown until it is probed." % ctx.device,
-                   (CheckAgain(device=ctx.device),), key="probe-device"))
+                   (CheckAgain(device=ctx.device),), key=PROBE_DEVICE))
     if facts is None:
         return unprobed(ctx, "no %s facts were recorded for %s" % (stage, ctx.device))
     return None
@@ -630,7 +631,7 @@ def unprobed(ctx: Context, summary: str) -> Outcome:
     """A failure for facts that a (replayed) report lacks: readiness cannot be shown without them."""
     return failed(summary, Remedy("The facts this layer judges are missing, so %s is not shown to work." % ctx.device,
                                   "Only a probe of the device on that machine can tell.",
-                                  (CheckAgain(device=ctx.device),), key="probe-device"))
+                                  (CheckAgain(device=ctx.device),), key=PROBE_DEVICE))
 
 
 @check("device.parity", "A tensor operation on the device matches the CPU",

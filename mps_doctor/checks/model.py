@@ -182,6 +182,16 @@ def warned(summary: str, remedy: Remedy, *details: str, rule: Optional[str] = No
     return Outcome(Status.WARN, summary, tuple(details), remedy, rule)
 
 
+# The remedy keys of a warning that says a layer could not judge its facts (the layers it relies on were left out, or
+# the saved device work is another device's): such a warning never shows that the device works (report.make_verdict).
+NEEDS_EARLIER_LAYER = "needs-earlier-layer"
+PROBE_DEVICE = "probe-device"
+UNJUDGED = (NEEDS_EARLIER_LAYER, PROBE_DEVICE)
+
+# The reason that diagnosis gives the ids of --skip, which join the policy's own skips.
+COMMAND_LINE_SKIP = "--skip on the command line"
+
+
 @dataclass(frozen=True)
 class Policy:
     """The effective team policy (policy.py reads and validates it); `origins` says where each set value came from."""
@@ -203,6 +213,15 @@ class Policy:
 
     def reason_to_skip(self, check_id: str) -> Optional[str]:
         return next((reason for cid, reason in self.skip if cid == check_id), None)
+
+    def skipped_by(self, check_id: str) -> Optional[str]:
+        """Who skips CHECK_ID: "--skip", "the policy in FILE" (or "the policy" without a file), else None."""
+        reason = self.reason_to_skip(check_id)
+        if reason is None:
+            return None
+        if reason == COMMAND_LINE_SKIP:
+            return "--skip"
+        return "the policy in %s" % self.source if self.source else "the policy"
 
     def reason_to_accept(self, check_id: str) -> Optional[str]:
         return next((reason for cid, reason in self.accept if cid == check_id), None)

@@ -74,7 +74,7 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
         rows = environment_summary(report.facts)
         label_width = max(len(label) for label, _ in rows)
         lines += ["  %-*s  %s" % (label_width, label, value) for label, value in rows]
-    if not report.verdict.ready:
+    if not report.verdict.ready and report.verdict.root_cause:
         lines.append("")
         lines.append("To print the commands that fix this, run: %s" % fix_command(report))
     lines.append("")
