@@ -1,4 +1,5 @@
-"""Secrets in text from outside: one filter for pasted text, every output made from it, and the environment.
+"""Secrets and user names in text from outside: one filter for pasted text, every output made from it, and the
+environment; the user names that redaction removes.
 
 A paste in a public issue can hold a token that its author did not mean to publish; the doctor never repeats one.
 Each shape below is the issuer's documented format, matched whole so that ordinary words are left alone.
@@ -61,3 +62,26 @@ def scrub(text: str) -> str:
     text = NAMED_SECRET.sub(lambda m: m.group(1) + m.group(2) + (m.group(3) if m.group(3) == REDACTED else REDACTED),
                             text)
     return OPTION_SECRET.sub(lambda m: m.group(1) + REDACTED, text)
+
+
+# Account names that are words of a report itself; redacting them would garble it and hide nothing personal.
+SYSTEM_USERS = ("root", "runner", "admin", "user", "ubuntu")
+# Home folders as they appear in pasted text: /Users/NAME (macOS), /home/NAME (Linux), C:\Users\NAME and C:/Users/NAME
+# (Windows, also with doubled backslashes from a repr or JSON), %2FUsers%2FNAME (URL-encoded, as in file URLs and
+# pip's cache keys), and ~NAME/ (a shell's home-of-user). A name with spaces (Windows and macOS allow them) runs up to
+# the next separator; one at the end of a path is taken up to the next space.
+HOME_PREFIX = r"(?:/Users/|/home/|[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/)|%2F(?:Users|home)%2F|(?<![\w/~])~(?=\w))"
+HOME_PATH = re.compile(r"(?i)%s([^/\\\s'\"%%<>:]{1,64}(?: [^/\\\s'\"%%<>:]{1,64}){0,3}(?=[/\\]|%%2F)|[^/\\\s'\"%%<>:]{1,64})"
+                       % HOME_PREFIX)
+
+
+def home_user_names(text: str) -> list:
+    """The user names of the home folders in TEXT, the first one first, without system accounts."""
+    names = []
+    for match in HOME_PATH.finditer(text):
+        name = match.group(1)
+        if len(name) > 1 and name.lower() not in SYSTEM_USERS and name not in names and name.lower() != "shared":
+            names.append(name)
+    return names
+
+

@@ -27,6 +27,8 @@ PLACEMENT = {
     "mps_doctor.exit_codes": "foundation",
     "mps_doctor.facts": "foundation",
     "mps_doctor.environment": "foundation",
+    "mps_doctor.secrets": "foundation",
+    "mps_doctor.inputs": "foundation",
     "mps_doctor.ci": "foundation",
     "mps_doctor.devices": "foundation",
     "mps_doctor.env_summary": "foundation",

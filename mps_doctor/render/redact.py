@@ -5,11 +5,11 @@ import os
 import re
 from typing import Optional
 
+from mps_doctor.secrets import SYSTEM_USERS
+
 # Characters that continue a path component or a name: a match that one of them follows (or precedes) is part of a
 # longer name (home /Users/al inside /Users/alice-shared), not the home itself. `\u` starts a JSON-escaped letter.
 NAME_CHAR = r"[\w.@+~-]"
-# Account names that are words of the report itself; redacting them would garble it and hide nothing personal.
-SYSTEM_USERS = ("root", "runner", "admin", "user", "ubuntu")
 
 
 def spellings(value: str) -> set:
@@ -37,25 +37,6 @@ def redact(text: str, home: Optional[str], user: Optional[str]) -> str:
     if user and len(user) > 1 and user not in SYSTEM_USERS:
         text = replace_whole(text, user, "<user>", r"\w")
     return text
-
-
-# Home folders as they appear in pasted text: /Users/NAME (macOS), /home/NAME (Linux), C:\Users\NAME and C:/Users/NAME
-# (Windows, also with doubled backslashes from a repr or JSON), %2FUsers%2FNAME (URL-encoded, as in file URLs and
-# pip's cache keys), and ~NAME/ (a shell's home-of-user). A name with spaces (Windows and macOS allow them) runs up to
-# the next separator; one at the end of a path is taken up to the next space.
-HOME_PREFIX = r"(?:/Users/|/home/|[A-Za-z]:(?:\\{1,2}|/)Users(?:\\{1,2}|/)|%2F(?:Users|home)%2F|(?<![\w/~])~(?=\w))"
-HOME_PATH = re.compile(r"(?i)%s([^/\\\s'\"%%<>:]{1,64}(?: [^/\\\s'\"%%<>:]{1,64}){0,3}(?=[/\\]|%%2F)|[^/\\\s'\"%%<>:]{1,64})"
-                       % HOME_PREFIX)
-
-
-def home_user_names(text: str) -> list:
-    """The user names of the home folders in TEXT, the first one first, without system accounts."""
-    names = []
-    for match in HOME_PATH.finditer(text):
-        name = match.group(1)
-        if len(name) > 1 and name.lower() not in SYSTEM_USERS and name not in names and name.lower() != "shared":
-            names.append(name)
-    return names
 
 
 def redact_names(text: str, names) -> str:

@@ -7,10 +7,10 @@ from typing import List
 from mps_doctor.checks.model import Status
 from mps_doctor.render import md
 from mps_doctor.render.commands import remedy_commands, report_document
-from mps_doctor.render.redact import home_user_names, redact_names
+from mps_doctor.render.redact import redact_names
 from mps_doctor.render.safe import map_strings, one_line
 from mps_doctor.report import Report
-from mps_doctor.secrets import scrub
+from mps_doctor.secrets import home_user_names, scrub
 
 FULL_CHECK = ("mps-doctor check --format markdown",)
 # How the commands for the pasted machine start mps-doctor: by name, since it runs there, not here.
@@ -56,7 +56,8 @@ def render_triage(report: Report, fmt: str, verbose: bool = False, color: bool =
         return json.dumps(report_document(report, doctor=PASTED_MACHINE_DOCTOR), indent=2) + "\n"
     if fmt == "markdown":
         if redacted:
-            names = home_user_names(json.dumps(report_document(report, doctor=PASTED_MACHINE_DOCTOR), ensure_ascii=False))
+            names = list((report.source or {}).get("home_users", [])) + home_user_names(
+                json.dumps(report_document(report, doctor=PASTED_MACHINE_DOCTOR), ensure_ascii=False))
             report = map_strings(report, lambda text: redact_names(text, names))
         return render_reply(report)
     return render_triage_text(report, verbose, color, unicode)
@@ -69,7 +70,7 @@ def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool
     source = report.source or {}
     lines = ["mps-doctor %s triage: %d pasted lines, device %s" % (report.tool_version, source.get("lines", 0),
                                                                    report.options.device), ""]
-    rows = fact_rows(report)
+    rows = [tuple(one_line(cell) for cell in row) for row in fact_rows(report)]
     if rows:
         lines.append("Read from the paste:")
         width = max(len(r[0]) for r in rows)

@@ -19,7 +19,7 @@ from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, Nv
 from mps_doctor.inputs import read_input
 from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
 from mps_doctor.report import Report, Verdict, guarded, run_checks
-from mps_doctor.secrets import scrub
+from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.text import Line, clean
@@ -343,6 +343,8 @@ def source_of(paste: Paste, device: str) -> Dict[str, Any]:
     return {
         "kind": "pasted",
         "lines": len(paste.lines),
+        # Whose home folders the paste shows: the names that a redacted reply removes wherever they appear.
+        "home_users": home_user_names("\n".join(line.text for line in paste.lines)),
         "device_from": "the paste",
         "facts": [{"fact": path, "value": list(k.value) if isinstance(k.value, tuple) else k.value, "lines": list(k.lines),
                    "parser": k.parser} for path, k in sorted(paste.known.items(), key=lambda item: item[1].lines)],

@@ -148,3 +148,14 @@ def test_a_body_at_githubs_limit_gives_a_reply_that_fits_one_comment():
     reply = render_triage(triage(body), "markdown")
     assert len(reply.encode("utf-8")) <= MAX_REPLY and "left out to fit one comment" in reply
     assert reply.startswith("**mps-doctor triage**") and "**Cause**" in reply and reply.rstrip().endswith("```")
+
+
+def test_fact_names_in_text_output_are_escaped_and_never_pose_as_another_fact():
+    """Finding 6: a zero-width or bidi character in a package name reached the terminal, and `packages.torch\\u200b`
+    showed as a second `packages.torch` row."""
+    text = "PyTorch version: 2.5.1\nOS: macOS 14.5 (arm64)\n[pip3] torch\u200b==9.9.9\n[pip3] numpy\u202e==1.26.4\n" \
+           "[pip3] torch==2.5.1\n"
+    output = render_triage(triage(text), "text", verbose=True)
+    assert ESCAPE_BYTES.search(output) is None
+    rows = [line.split()[0] for line in output.splitlines() if line.startswith("  packages.")]
+    assert rows.count("packages.torch") == 1 and "9.9.9" not in output
