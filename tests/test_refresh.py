@@ -1,7 +1,9 @@
 """The release-facts refresh tool's parsers, on small synthetic fixtures (no network)."""
 
+import contextlib
 import io
 import json
+import signal
 import struct
 import zipfile
 
@@ -13,6 +15,25 @@ from mps_doctor.data import refresh
 METHNAME, SELREFS, TEXT = 0x2000, 0x3000, 0x1000
 GATE_14 = b"HermiteanToRealFFTWithTensor:axes:descriptor:name:"
 GATE_13 = b"cumulativeSumWithTensor:axis:name:"
+PAGE = "https://index.example/simple/torch/"
+
+
+@contextlib.contextmanager
+def deadline(seconds):
+    """Fail the test, instead of hanging it, when the block runs past SECONDS (SIGALRM, so Unix only)."""
+    if not hasattr(signal, "setitimer"):
+        pytest.skip("no SIGALRM on this platform")
+
+    def expire(signum, frame):
+        pytest.fail("still running after %s s" % seconds)  # not an OSError: the code under test cannot catch it
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def adrp(pc, target, register):
@@ -97,10 +118,11 @@ class FakeServer:
     """Serves one byte string; answers Range requests with 206 unless told to ignore them."""
 
     def __init__(self, body, ranges=True):
-        self.body, self.ranges, self.requests = body, ranges, []
+        self.body, self.ranges, self.requests, self.timeouts = body, ranges, [], []
 
-    def __call__(self, request):
+    def __call__(self, request, timeout=None):
         self.requests.append(request.get_header("Range"))
+        self.timeouts.append(timeout)
         header = request.get_header("Range")
         if header and self.ranges:
             first, last = (int(x) for x in header.split("=")[1].split("-"))
@@ -188,7 +210,7 @@ SIMPLE = {"meta": {"api-version": "1.1"}, "name": "torch", "files": [
 
 
 def test_simple_json_rows_python_range_install_minimum_and_pairing():
-    groups = refresh.group_by_minor(refresh.parse_simple_json(json.loads(json.dumps(SIMPLE))))
+    groups = refresh.group_by_minor(refresh.parse_simple_json(json.loads(json.dumps(SIMPLE)), PAGE))
     assert set(groups) == {(2, 15), (2, 10), (2, 2)}
     vision = {"0.29.0": "==2.14.0", "0.29.1": ">=2.14.0", "0.25.0": "==2.10.0", "0.17.2": "==2.2.2"}
     row = refresh.derive_index_facts((2, 15), groups[(2, 15)], vision)
@@ -202,7 +224,7 @@ def test_simple_json_rows_python_range_install_minimum_and_pairing():
 
 
 def test_unreadable_pairing_is_reported_not_guessed():
-    groups = refresh.group_by_minor(refresh.parse_simple_json(SIMPLE))
+    groups = refresh.group_by_minor(refresh.parse_simple_json(SIMPLE, PAGE))
     row = refresh.derive_index_facts((2, 15), groups[(2, 15)], {"0.29.0": "==2.14.0"})
     assert row.torchvision is None
     assert any(line.startswith("torchvision:") for line in row.unreadable)
@@ -219,7 +241,7 @@ def test_diff_names_the_fields_that_differ():
 
 
 def test_pick_wheel_prefers_cpython_312_of_the_newest_version():
-    wheels = refresh.parse_simple_json(SIMPLE)
+    wheels = refresh.parse_simple_json(SIMPLE, PAGE)
     chosen = refresh.pick_wheel([w for w in wheels if w.version.release[:2] == (2, 2)], refresh.is_macos_arm64)
     assert chosen.filename == "torch-2.2.2-cp312-none-macosx_11_0_arm64.whl" and chosen.version == Version("2.2.2")
 
@@ -229,7 +251,253 @@ def test_torchaudio_pairs_through_its_stable_abi_release():
     audio = {"2.10.0": "==2.10.0", "2.11.0": None, "2.11.1": ">=2.11"}
     assert refresh.paired_versions(Version("2.13.0"), audio) == [Version("2.11.1")]
     assert refresh.paired_versions(Version("2.10.0"), audio) == [Version("2.10.0")]
-    groups = refresh.group_by_minor(refresh.parse_simple_json(SIMPLE))
+    groups = refresh.group_by_minor(refresh.parse_simple_json(SIMPLE, PAGE))
     row = refresh.derive_index_facts((2, 15), groups[(2, 15)], {"0.29.1": ">=2.14.0"}, audio)
     assert (row.torchaudio, row.torchaudio_versions) == ("2.11", ["2.11.1"])
     assert 'torchaudio: table "2.15", wheels "2.11"' in refresh.diff_rows(row, {"torchaudio": "2.15"})
+
+
+# --- Hostile input: every walk and every read is bounded, and what cannot be read is an error, not a hang -------
+def bare_macho(ncmds, sizeofcmds, commands=b"", size=0x1000):
+    """A 64-bit arm64 Mach-O header claiming NCMDS commands in SIZEOFCMDS bytes, then COMMANDS, in SIZE bytes."""
+    data = bytearray(size)
+    data[0:32] = struct.pack("<IiiIIIII", 0xFEEDFACF, 0x0100000C, 0, 6, ncmds, sizeofcmds, 0, 0)
+    data[32:32 + len(commands)] = commands
+    return bytes(data)
+
+
+def segment(sections, nsects=None):
+    """An LC_SEGMENT_64 command with SECTIONS (name, file offset, size, flags); NSECTS overrides their count."""
+    command = struct.pack("<II16sQQQQiiII", 0x19, 72 + 80 * len(sections), b"__TEXT", 0, 0x1000, 0, 0x1000, 5, 5,
+                          len(sections) if nsects is None else nsects, 0)
+    for name, offset, size, flags in sections:
+        command += struct.pack("<16s16sQQIIIIIIII", name, b"__TEXT", offset, size, offset, 0, 0, 0, flags, 0, 0, 0)
+    return command
+
+
+MALFORMED_MACHOS = {
+    "ncmds 0xFFFFFFFF, cmdsize 0": bare_macho(0xFFFFFFFF, 0x100, struct.pack("<II", 0x99, 0)),
+    "cmdsize 0": bare_macho(1, 0x100, struct.pack("<II", 0x99, 0)),
+    "cmdsize past sizeofcmds": bare_macho(1, 16, struct.pack("<II", 0x99, 64)),
+    "sizeofcmds past the data": bare_macho(1, 0x10000, struct.pack("<II", 0x99, 8)),
+    "LC_BUILD_VERSION shorter than build_version_command": bare_macho(1, 8, struct.pack("<II", 0x32, 8)),
+    "nsects past cmdsize": bare_macho(1, 72, segment([], nsects=0xFFFFFFFF)),
+    "section data past the end": bare_macho(1, 152, segment([(b"__text", 0x800, 0x100000, 0)])),
+    "fat, nfat_arch 0xFFFFFFFF, no arm64": struct.pack(">II", 0xCAFEBABE, 0xFFFFFFFF) + b"\0" * 64,
+    "fat, arm64 slice past the end": struct.pack(">IIiiIII", 0xCAFEBABE, 1, 0x0100000C, 0, 0x1000, 0x4000, 14),
+    "truncated header": b"\xcf\xfa\xed\xfe" + b"\0" * 8,
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED_MACHOS))
+def test_a_malformed_macho_is_a_value_error_never_a_hang(case):
+    with deadline(5), pytest.raises(ValueError):
+        refresh.mps_binary_facts(MALFORMED_MACHOS[case])
+
+
+def test_load_commands_and_sections_inside_the_bounds_still_parse():
+    image = refresh.parse_macho(bare_macho(1, 232, segment([(b"__text", 0x800, 0x100, 0), (b"__bss", 0, 1 << 40, 1)])))
+    assert image.sections == {"__text": (0x800, 0x100, 0x800)}  # a zerofill section has no bytes in the file
+    assert refresh.parse_macho(bare_macho(0, 0)).minimum_os is None
+
+
+def served_wheels(body, *names):
+    """The WheelFiles of an index page listing NAMES, each served as BODY."""
+    page = {"files": [dict(simple_entry(name), size=len(body)) for name in names]}
+    return refresh.parse_simple_json(page, PAGE)
+
+
+def test_a_malformed_dylib_in_a_wheel_is_unreadable():
+    body = wheel_bytes({"torch/lib/libtorch_cpu.dylib": MALFORMED_MACHOS["ncmds 0xFFFFFFFF, cmdsize 0"]}, padding=1024)
+    row = refresh.DerivedRow("2.15", "2.15.0")
+    with deadline(5):
+        refresh.read_binary_facts(row, served_wheels(body, "torch-2.15.0-cp312-none-macosx_14_0_arm64.whl"),
+                                  FakeServer(body))
+    assert row.unreadable[0].startswith("binary: torch-2.15.0-cp312-none-macosx_14_0_arm64.whl: ")
+    assert "load commands cannot fit" in row.unreadable[0] and row.dylib_minimum_os is None
+
+
+class Stream(io.BytesIO):
+    """A member's decompressed stream that records how much each read asked for."""
+
+    asked = ()
+
+    def read(self, size=-1):
+        self.asked += (size,)
+        return super().read(size)
+
+
+class LyingArchive:
+    """A zip whose directory gives member NAME the size CLAIMED while its stream holds ACTUAL bytes."""
+
+    def __init__(self, name, claimed, actual):
+        self.info = zipfile.ZipInfo(name)
+        self.info.file_size, self.info.compress_type = claimed, zipfile.ZIP_DEFLATED
+        self.stream = Stream(b"#" * actual)
+
+    def getinfo(self, name):
+        return self.info
+
+    def open(self, info):
+        return self.stream
+
+
+def test_zip_members_are_read_up_to_their_cap():
+    # A 1 MiB version.py inflated from a 1 KB member: the Linux wheel's facts are unreadable, not read.
+    bomb = "cuda = '13.0'\n" + "#" * refresh.MAX_TEXT_MEMBER_BYTES
+    body = wheel_bytes({"torch/version.py": bomb, "torch/cuda/__init__.py": CUDA_INIT}, padding=1024)
+    row = refresh.DerivedRow("2.15", "2.15.0")
+    refresh.read_binary_facts(row, served_wheels(body, "torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl"),
+                              FakeServer(body))
+    assert row.pypi_linux_cuda is None and row.releases_code_cc is None
+    assert row.unreadable[-1].endswith("torch/version.py: %d bytes uncompressed, over the %d-byte cap" % (
+        len(bomb), refresh.MAX_TEXT_MEMBER_BYTES))
+    # The directory's size is checked before inflating, and the stream is read one byte past the cap, no further.
+    honest = LyingArchive("torch/version.py", claimed=1001, actual=1001)
+    with pytest.raises(refresh.TooLarge, match="1001 bytes uncompressed, over the 1000-byte cap"):
+        refresh.read_member(honest, "torch/version.py", 1000)
+    assert honest.stream.asked == ()
+    lying = LyingArchive("torch/version.py", claimed=100, actual=1 << 20)
+    with pytest.raises(refresh.TooLarge, match="more than 1000 bytes"):
+        refresh.read_member(lying, "torch/version.py", 1000)
+    assert lying.stream.asked == (1001,)
+
+
+def corrupt(body, name):
+    """BODY, a zip, with member NAME's deflate stream starting with the reserved block type (3)."""
+    info = zipfile.ZipFile(io.BytesIO(body)).getinfo(name)
+    broken = bytearray(body)
+    broken[info.header_offset + 30 + len(info.filename) + len(info.extra)] = 0xFF
+    return bytes(broken)
+
+
+def test_a_zip_member_whose_directory_lies_or_whose_stream_is_corrupt_is_a_bad_zip():
+    body = wheel_bytes({"torch/version.py": "#" * 65536}, padding=1024)
+    archive = zipfile.ZipFile(io.BytesIO(body))
+    archive.getinfo("torch/version.py").file_size = 100  # the directory says 100 bytes; the stream inflates to 64 KiB
+    with pytest.raises(zipfile.BadZipFile):
+        refresh.read_member(archive, "torch/version.py", 1000)
+    with pytest.raises(zipfile.BadZipFile, match="torch/version.py: .*invalid block type"):
+        refresh.read_member(zipfile.ZipFile(io.BytesIO(corrupt(body, "torch/version.py"))), "torch/version.py", 1 << 20)
+
+
+@pytest.mark.parametrize("broken", ["not UTF-8", "corrupt"])
+def test_a_companion_wheel_whose_metadata_cannot_be_read_pairs_nothing(broken):
+    name = "torchvision-0.29.1.dist-info/METADATA"
+    body = wheel_bytes({name: b"Requires-Dist: torch==2.14.0\n" + (b"\xff" if broken == "not UTF-8" else b"")}, padding=1024)
+    body = corrupt(body, name) if broken == "corrupt" else body
+    wheels = served_wheels(body, "torchvision-0.29.1-cp312-cp312-manylinux_2_28_x86_64.whl")
+    assert refresh.companion_requirements(wheels, "0.13", FakeServer(body)) == {"0.29.1": None}
+
+
+class Endless:
+    """A 200 response whose body never ends: a read without a size fails the test."""
+
+    status = 200
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def read(self, size=-1):
+        assert size is not None and size >= 0, "a read without a cap"
+        return b"{" * size
+
+
+def test_http_bodies_are_read_up_to_their_cap(monkeypatch):
+    # A server that ignores Range and streams forever: the ranges are refused, the download stops at the listed size.
+    requests = []
+
+    def endless(request, timeout=None):
+        requests.append(request.get_header("Range"))
+        return Endless()
+
+    with pytest.raises(ValueError, match="torch.whl: the body is longer than 8192 bytes"):
+        refresh.open_remote_zip("https://files.example/torch.whl", 8192, endless)
+    assert requests[0].startswith("bytes=") and requests[-1] is None
+    monkeypatch.setattr(refresh, "MAX_INDEX_BYTES", 4096)
+    with pytest.raises(refresh.TooLarge, match="simple/torch/: the body is longer than 4096 bytes"):
+        refresh.fetch_project("https://index.example/simple", "torch", endless)
+    # Past MAX_WHEEL_BYTES a refusing server is not downloaded from at all.
+    monkeypatch.setattr(refresh, "MAX_WHEEL_BYTES", 4096)
+    requests.clear()
+    with pytest.raises(refresh.TooLarge, match="ranges refused, and the index lists 8192 bytes"):
+        refresh.open_remote_zip("https://files.example/torch.whl", 8192, endless)
+    assert None not in requests
+
+
+def test_every_request_has_a_timeout():
+    body = wheel_bytes({"torch/version.py": "cuda = None\n"}, padding=1024)
+    server = FakeServer(body, ranges=False)
+    refresh.open_remote_zip("https://files.example/torch.whl", len(body), server)
+    assert len(server.timeouts) >= 2 and set(server.timeouts) == {refresh.HTTP_TIMEOUT}
+
+
+def test_relative_file_urls_resolve_against_the_page_that_lists_them():
+    name = "torchvision-0.29.1-cp312-cp312-manylinux_2_28_x86_64.whl"
+    body = wheel_bytes({"torchvision-0.29.1.dist-info/METADATA": "Name: torchvision\nRequires-Dist: torch==2.14.0\n"},
+                       padding=1024)
+    page = {"files": [dict(simple_entry(name), url="../../packages/ab/" + name, size=len(body))]}
+    wheel, urls = FakeServer(body), []
+
+    def opener(request, timeout=None):
+        urls.append(request.full_url)
+        if request.full_url == "https://index.example/simple/torchvision/":
+            response = Response(200, json.dumps(page).encode())
+            response.url = "https://mirror.example/pypi/simple/torchvision/"  # where a redirect ended
+            return response
+        return wheel(request, timeout)
+
+    wheels = refresh.fetch_project("https://index.example/simple", "torchvision", opener)
+    assert [w.url for w in wheels] == ["https://mirror.example/pypi/packages/ab/" + name]
+    assert refresh.companion_requirements(wheels, "0.13", opener) == {"0.29.1": "==2.14.0"}
+    assert set(urls[1:]) == {"https://mirror.example/pypi/packages/ab/" + name}
+    scheme_relative = dict(simple_entry(name), url="//files.example/" + name)
+    assert refresh.parse_simple_json({"files": [scheme_relative]}, PAGE)[0].url == "https://files.example/" + name
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", " file:///etc/passwd", "data:application/zip;base64,UEsFBg==",
+                                 "ftp://files.example/torch.whl", "javascript:void(0)", "http://"])
+def test_a_file_url_that_is_not_http_is_refused_clearly(url, monkeypatch, capsys):
+    page = {"files": [dict(simple_entry("torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl"), url=url)]}
+    with pytest.raises(ValueError, match=r"torch-2\.15\.0-cp312-cp312-manylinux_2_28_x86_64\.whl has the URL .*, "
+                                         r"not an http\(s\) URL"):
+        refresh.parse_simple_json(page, PAGE)
+    monkeypatch.setattr(refresh, "fetch_project", lambda index, project: refresh.parse_simple_json(page, PAGE))
+    assert refresh.main(["--no-binaries"]) == 1
+    assert capsys.readouterr().err.startswith("refresh: " + PAGE + ": torch-2.15.0-")
+
+
+@pytest.mark.parametrize("body", [b"[" * 100000, b"<html></html>", b"[1]", b'{"files": {}}', b"\xff"])
+def test_an_index_page_that_is_not_pep_691_json_is_a_value_error(body):
+    with pytest.raises(ValueError, match="https://index.example/simple/torch/: not a"):
+        refresh.fetch_project("https://index.example/simple", "torch", lambda request, timeout=None: Response(200, body))
+
+
+@pytest.mark.parametrize("field, value", [("size", "10"), ("size", -1), ("size", True), ("requires-python", [">=3.10"]),
+                                          ("url", None)])
+def test_an_index_entry_with_a_malformed_field_is_a_value_error(field, value):
+    page = {"files": [dict(simple_entry("torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl"), **{field: value})]}
+    with pytest.raises(ValueError, match=r"manylinux_2_28_x86_64\.whl has"):
+        refresh.parse_simple_json(page, PAGE)
+
+
+def test_version_py_is_searched_in_linear_time():
+    with deadline(2):
+        assert refresh.version_py_cuda("cuda:" + " " * 40000) is None
+    assert refresh.version_py_cuda("cuda : Optional[str] = '12.1'\n") == "12.1"
+
+
+@pytest.mark.parametrize("source", [
+    "PYTORCH_RELEASES_CODE_CC = [75, 80]\n",
+    'PYTORCH_RELEASES_CODE_CC = {"13.0": 75}\n',
+    'PYTORCH_RELEASES_CODE_CC = {"13.0": {"x86_64": {"75"}}}\n',
+    "PYTORCH_RELEASES_CODE_CC = {12.8: {75}}\n",
+    'PYTORCH_RELEASES_CODE_CC = {"13.0": {75, (80, [86])}}\n',
+    "x = " + "-" * 200000 + "1\n",
+])
+def test_a_releases_code_cc_of_another_shape_is_a_value_error(source):
+    with pytest.raises(ValueError):
+        refresh.releases_code_cc(source)

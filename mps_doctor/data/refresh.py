@@ -12,7 +12,8 @@ For each torch minor release on the package index it reads, from the artifacts t
   PYTORCH_RELEASES_CODE_CC.
 Wheels are read as zip files through HTTP range requests (the central directory, then only the members needed).
 It prints the rows it derives and a diff against the shipped table; it never writes the table. A fact it cannot
-read is printed as unreadable, never guessed.
+read is printed as unreadable, never guessed. The index and the wheels are not trusted: every read is capped (the
+MAX_* sizes), every walk over a count or a size from the data stays inside the data, and only http(s) URLs are read.
 """
 
 import argparse
@@ -22,11 +23,13 @@ import json
 import re
 import struct
 import sys
+import urllib.parse
 import urllib.request
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from email.parser import HeaderParser
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
@@ -36,6 +39,18 @@ PYPI_SIMPLE = "https://pypi.org/simple/"
 SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 READ_AHEAD = 1 << 20
 USER_AGENT = "mps-doctor-refresh (release facts)"
+
+# Caps on what a broken or hostile index, server or wheel can make the tool read (a read takes at most cap + 1 bytes).
+# PyPI's JSON page for torch (987 files, up to 2.15) is 423 KB; 64 MiB is room for an index that lists every build.
+MAX_INDEX_BYTES = 64 << 20
+# Read whole only when ranges are refused: PyPI's largest torch wheel is 916 MB, download.pytorch.org's cu118 ones 2.3 GB.
+MAX_WHEEL_BYTES = 4 << 30
+# torch 2.15's macOS arm64 libtorch_cpu.dylib is 422 MB uncompressed (102 MB in the wheel); 1 GiB leaves room to grow.
+MAX_DYLIB_BYTES = 1 << 30
+# Of the text members read (METADATA, torch/version.py, torch/cuda/__init__.py) the largest is 80 KB (torch 2.15's).
+MAX_TEXT_MEMBER_BYTES = 1 << 20
+# Seconds a connection or a read may stall (urlopen's timeout): without one a server that stops answering hangs the tool.
+HTTP_TIMEOUT = 60
 
 # The selectors at::mps::MPSDevice passes to -[MPSGraph instancesRespondToSelector:] before it creates a device,
 # and the macOS that introduced each (aten/src/ATen/mps/MPSDevice.mm of each release: the 12.3 LSTM check,
@@ -81,12 +96,16 @@ class RangeFile(io.RawIOBase):
         end = self.position + wanted
         if not (self.block_start <= self.position and end <= self.block_start + len(self.block)):
             last = min(self.size, self.position + max(wanted, READ_AHEAD)) - 1
-            status, body = http_get(self.url, {"Range": "bytes=%d-%d" % (self.position, last)}, self.opener)
-            if status != 206 or len(body) != last - self.position + 1:
+            length = last - self.position + 1
+            try:
+                reply = http_get(self.url, {"Range": "bytes=%d-%d" % (self.position, last)}, length, self.opener)
+            except TooLarge:
+                reply = None  # more than the range: the whole file, or something else
+            if reply is None or reply.status != 206 or len(reply.body) != length:
                 self.refused = True
                 raise RangesRefused(self.url)
-            self.block_start, self.block = self.position, body
-            self.fetched += len(body)
+            self.block_start, self.block = self.position, reply.body
+            self.fetched += length
         start = self.position - self.block_start
         buffer[:wanted] = self.block[start:start + wanted]
         self.position = end
@@ -97,23 +116,66 @@ class RangesRefused(IOError):
     """The server answered a range request with something other than the range."""
 
 
-def http_get(url: str, headers: Dict[str, str], opener=urllib.request.urlopen) -> Tuple[int, bytes]:
-    """(status, body) of a GET."""
+class TooLarge(ValueError):
+    """A body or a zip member is larger than its cap."""
+
+
+class Reply(NamedTuple):
+    """A GET's status, body and final URL (after redirects: the base of the relative URLs in the body)."""
+
+    status: int
+    body: bytes
+    url: str
+
+
+def http_get(url: str, headers: Dict[str, str], limit: int, opener=urllib.request.urlopen) -> Reply:
+    """The reply to a GET; TooLarge when its body is longer than LIMIT bytes (at most LIMIT + 1 are read)."""
     request = urllib.request.Request(url, headers=dict(headers, **{"User-Agent": USER_AGENT}))
-    with opener(request) as response:
-        return response.status, response.read()
+    with opener(request, timeout=HTTP_TIMEOUT) as response:
+        body = response.read(limit + 1)
+        if len(body) > limit:
+            raise TooLarge("%s: the body is longer than %d bytes" % (url, limit))
+        # urlopen's response carries the URL it ended at (http.client.HTTPResponse.url); a bare file object does not.
+        return Reply(response.status, body, getattr(response, "url", None) or url)
 
 
 def open_remote_zip(url: str, size: int, opener=urllib.request.urlopen) -> Tuple[zipfile.ZipFile, object]:
-    """A ZipFile over URL read by ranges; when the server refuses ranges, over the whole file downloaded once."""
+    """A ZipFile over URL read by ranges; when the server refuses ranges, over the whole file downloaded once (at most
+    SIZE bytes, the index's size, and never more than MAX_WHEEL_BYTES)."""
     remote = RangeFile(url, size, opener)
     try:
         return zipfile.ZipFile(remote), remote
     except (RangesRefused, zipfile.BadZipFile):
         if not remote.refused:
             raise
-        status, body = http_get(url, {}, opener)
-        return zipfile.ZipFile(io.BytesIO(body)), None
+    if size > MAX_WHEEL_BYTES:
+        raise TooLarge("%s: ranges refused, and the index lists %d bytes, over the %d-byte cap" % (url, size, MAX_WHEEL_BYTES))
+    return zipfile.ZipFile(io.BytesIO(http_get(url, {}, size, opener).body)), None
+
+
+# Wheels are zip files (PEP 427) whose members are deflated or stored (the wheel package writes ZIP_DEFLATED).
+WHEEL_COMPRESSION = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
+# What a broken or hostile wheel raises while it is opened and read: each makes its facts unreadable.
+WHEEL_ERRORS = (OSError, KeyError, ValueError, struct.error, zipfile.BadZipFile)
+
+
+def read_member(archive: zipfile.ZipFile, name: str, limit: int) -> bytes:
+    """Member NAME of ARCHIVE uncompressed: KeyError when absent, TooLarge past LIMIT bytes, BadZipFile when it is
+    compressed otherwise than a wheel's members, encrypted or corrupt."""
+    info = archive.getinfo(name)
+    if info.compress_type not in WHEEL_COMPRESSION:
+        raise zipfile.BadZipFile("%s: compression method %d, not a wheel's (stored or deflate)" % (name, info.compress_type))
+    if info.file_size > limit:
+        raise TooLarge("%s: %d bytes uncompressed, over the %d-byte cap" % (name, info.file_size, limit))
+    try:
+        with archive.open(info) as member:
+            # The directory's size can lie: one byte past the cap tells a member that goes on.
+            data = member.read(limit + 1)
+    except (EOFError, NotImplementedError, RuntimeError, zlib.error) as error:
+        raise zipfile.BadZipFile("%s: %s" % (name, error))
+    if len(data) > limit:
+        raise TooLarge("%s: more than %d bytes uncompressed" % (name, limit))
+    return data
 
 
 @dataclass(frozen=True)
@@ -128,26 +190,58 @@ class WheelFile:
     size: int
 
 
-def parse_simple_json(doc: dict) -> List[WheelFile]:
-    """The wheels of a PEP 691 JSON project page (sdists and unparsable names are skipped, yanked files too)."""
+def file_url(page_url: str, name: str, url) -> str:
+    """The URL of file NAME listed as URL on the page at PAGE_URL, resolved; ValueError unless it is http(s)."""
+    if not isinstance(url, str):
+        raise ValueError("%s: %s has no URL" % (page_url, name))
+    # PEP 691 (as PEP 503): a file's URL may be relative, to the URL of the page that lists it.
+    resolved = urllib.parse.urlsplit(urllib.parse.urljoin(page_url, url))
+    if resolved.scheme not in ("http", "https") or not resolved.netloc:
+        raise ValueError("%s: %s has the URL %r, which resolves to %s, not an http(s) URL" % (
+            page_url, name, url, resolved.geturl()))
+    return resolved.geturl()
+
+
+def file_size(page_url: str, name: str, size) -> int:
+    """The byte size the page at PAGE_URL gives file NAME (0 when it gives none); ValueError unless a natural number."""
+    if size is None:
+        return 0
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise ValueError("%s: %s has the size %r, not a byte count" % (page_url, name, size))
+    return size
+
+
+def parse_simple_json(doc: dict, page_url: str) -> List[WheelFile]:
+    """The wheels of the PEP 691 JSON project page at PAGE_URL (sdists and unparsable names are skipped, yanked files
+    too); ValueError when it is not such a page or a wheel's URL, size or Requires-Python is not one."""
+    files = doc.get("files") if isinstance(doc, dict) else None
+    if not isinstance(files, list):
+        raise ValueError("%s: not a PEP 691 project page (no files list)" % page_url)
     wheels = []
-    for entry in doc.get("files", []):
-        name = entry.get("filename", "")
-        if not name.endswith(".whl") or entry.get("yanked"):
+    for entry in files:
+        name = entry.get("filename") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not name.endswith(".whl") or entry.get("yanked"):
             continue
         try:
             _, version, _, tags = parse_wheel_filename(name)
         except (InvalidWheelFilename, InvalidVersion):
             continue
-        wheels.append(WheelFile(name, version, frozenset(tags), entry.get("requires-python"), entry["url"],
-                                int(entry.get("size") or 0)))
+        requires = entry.get("requires-python")
+        if requires is not None and not isinstance(requires, str):
+            raise ValueError("%s: %s has the requires-python %r, not a string" % (page_url, name, requires))
+        wheels.append(WheelFile(name, version, frozenset(tags), requires, file_url(page_url, name, entry.get("url")),
+                                file_size(page_url, name, entry.get("size"))))
     return wheels
 
 
 def fetch_project(index: str, project: str, opener=urllib.request.urlopen) -> List[WheelFile]:
-    """The wheels of PROJECT on INDEX (a PEP 691 simple API)."""
-    status, body = http_get(index.rstrip("/") + "/" + project + "/", {"Accept": SIMPLE_JSON}, opener)
-    return parse_simple_json(json.loads(body.decode("utf-8")))
+    """The wheels of PROJECT on INDEX (a PEP 691 simple API); ValueError for a page over MAX_INDEX_BYTES or not one."""
+    reply = http_get(index.rstrip("/") + "/" + project + "/", {"Accept": SIMPLE_JSON}, MAX_INDEX_BYTES, opener)
+    try:
+        doc = json.loads(reply.body.decode("utf-8"))
+    except (ValueError, RecursionError) as error:  # the json module recurses once per level of nesting
+        raise ValueError("%s: not a JSON page: %s" % (reply.url, error))
+    return parse_simple_json(doc, reply.url)
 
 
 def cpython_minor(tag) -> Optional[int]:
@@ -220,6 +314,13 @@ def torch_requirement(metadata: str) -> Optional[str]:
 MH_MAGIC_64, FAT_MAGIC = 0xFEEDFACF, 0xCAFEBABE
 CPU_TYPE_ARM64 = 0x0100000C
 LC_SEGMENT_64, LC_BUILD_VERSION, LC_VERSION_MIN_MACOSX = 0x19, 0x32, 0x24
+# Struct sizes of mach-o/fat.h (fat_header, fat_arch) and mach-o/loader.h (mach_header_64, load_command, section_64).
+FAT_HEADER, FAT_ARCH, MACH_HEADER_64, LOAD_COMMAND, SECTION_64 = 8, 20, 32, 8, 80
+# loader.h: the struct each command read here starts with (build_version_command, version_min_command,
+# segment_command_64); a shorter cmdsize is malformed.
+COMMAND_SIZES = {LC_BUILD_VERSION: 24, LC_VERSION_MIN_MACOSX: 16, LC_SEGMENT_64: 72}
+# loader.h: section types with no data in the file (S_ZEROFILL, S_GB_ZEROFILL, S_THREAD_LOCAL_ZEROFILL).
+SECTION_TYPE, ZEROFILL_TYPES = 0xFF, (0x1, 0xC, 0x12)
 
 
 @dataclass
@@ -237,37 +338,78 @@ def decode_version(packed: int) -> Tuple[int, int, int]:
     return packed >> 16, (packed >> 8) & 0xFF, packed & 0xFF
 
 
-def parse_macho(data: bytes) -> MachO:
-    """The arm64 image of DATA (thin, or the arm64 slice of a fat file): minimum OS and sections."""
-    base = 0
-    if struct.unpack_from(">I", data, 0)[0] == FAT_MAGIC:
-        count = struct.unpack_from(">I", data, 4)[0]
-        for index in range(count):
-            cputype, _, offset, _, _ = struct.unpack_from(">iiIII", data, 8 + 20 * index)
-            if cputype == CPU_TYPE_ARM64:
-                base = offset
-                break
-        else:
-            raise ValueError("fat Mach-O without an arm64 slice")
-    magic, _, _, _, ncmds, _, _, _ = struct.unpack_from("<IiiIIIII", data, base)
+def arm64_image(data: bytes) -> Tuple[int, int]:
+    """(start, end) of the arm64 image in DATA: all of a thin file, the arm64 slice of a fat one; ValueError when a fat
+    file has none or its slice runs past the end."""
+    if len(data) < FAT_HEADER or struct.unpack_from(">I", data, 0)[0] != FAT_MAGIC:
+        return 0, len(data)
+    count = struct.unpack_from(">I", data, 4)[0]
+    # fat.h: nfat_arch fat_arch structs follow the header; only those inside DATA are read, whatever nfat_arch says.
+    for index in range(min(count, (len(data) - FAT_HEADER) // FAT_ARCH)):
+        cputype, _, offset, size, _ = struct.unpack_from(">iiIII", data, FAT_HEADER + FAT_ARCH * index)
+        if cputype == CPU_TYPE_ARM64:
+            if offset + size > len(data):
+                raise ValueError("the arm64 slice (%d bytes at %d) runs past the end of the file (%d bytes)" % (
+                    size, offset, len(data)))
+            return offset, offset + size
+    raise ValueError("fat Mach-O without an arm64 slice")
+
+
+def load_commands(data: bytes, base: int, end: int) -> Iterator[Tuple[int, int, int]]:
+    """(cmd, offset, cmdsize) of each load command of the image at BASE, which ends at END; ValueError for a header
+    or a command that does not fit."""
+    if base + MACH_HEADER_64 > end:
+        raise ValueError("not a Mach-O: %d bytes" % (end - base))
+    magic, _, _, _, ncmds, sizeofcmds, _, _ = struct.unpack_from("<IiiIIIII", data, base)
     if magic != MH_MAGIC_64:
         raise ValueError("not a 64-bit little-endian Mach-O (magic %#x)" % magic)
-    image = MachO(data, base, None)
-    offset = base + 32
-    for _ in range(ncmds):
+    # loader.h: ncmds commands, sizeofcmds bytes in all, follow mach_header_64; each load_command is at least 8 bytes,
+    # its cmdsize included. The walk stays inside sizeofcmds, and sizeofcmds inside the image.
+    offset, stop = base + MACH_HEADER_64, base + MACH_HEADER_64 + sizeofcmds
+    if stop > end:
+        raise ValueError("the load commands (%d bytes) run past the end of the image" % sizeofcmds)
+    if ncmds > sizeofcmds // LOAD_COMMAND:
+        raise ValueError("%d load commands cannot fit in sizeofcmds %d" % (ncmds, sizeofcmds))
+    for index in range(ncmds):
+        if offset + LOAD_COMMAND > stop:
+            raise ValueError("load command %d starts past sizeofcmds %d" % (index, sizeofcmds))
         cmd, size = struct.unpack_from("<II", data, offset)
+        if size < max(LOAD_COMMAND, COMMAND_SIZES.get(cmd, 0)) or offset + size > stop:
+            raise ValueError("load command %d (%#x): cmdsize %d is too small or runs past sizeofcmds" % (index, cmd, size))
+        yield cmd, offset, size
+        offset += size
+
+
+def add_sections(image: MachO, offset: int, size: int, end: int) -> None:
+    """Add the sections of the LC_SEGMENT_64 command at OFFSET, SIZE bytes long, to IMAGE (the first of each name);
+    ValueError when they do not fit in the command or their data runs past END."""
+    count = struct.unpack_from("<I", image.data, offset + 64)[0]
+    # loader.h: segment_command_64's nsects section_64 structs follow it, inside its cmdsize.
+    if COMMAND_SIZES[LC_SEGMENT_64] + SECTION_64 * count > size:
+        raise ValueError("a segment of %d sections in a %d-byte command" % (count, size))
+    for index in range(count):
+        start = offset + COMMAND_SIZES[LC_SEGMENT_64] + SECTION_64 * index
+        name = image.data[start:start + 16].rstrip(b"\0").decode("ascii", "replace")
+        addr, section_size, file_offset, _, _, _, flags = struct.unpack_from("<QQIIIII", image.data, start + 32)
+        if flags & SECTION_TYPE in ZEROFILL_TYPES:
+            continue
+        if image.base + file_offset + section_size > end:
+            raise ValueError("section %s (%d bytes at %d) runs past the end of the image" % (name, section_size, file_offset))
+        image.sections.setdefault(name, (addr, section_size, image.base + file_offset))
+
+
+def parse_macho(data: bytes) -> MachO:
+    """The arm64 image of DATA (thin, or the arm64 slice of a fat file): minimum OS and sections; ValueError for a
+    malformed one."""
+    base, end = arm64_image(data)
+    image = MachO(data, base, None)
+    for cmd, offset, size in load_commands(data, base, end):
         if cmd == LC_BUILD_VERSION:
             image.minimum_os = decode_version(struct.unpack_from("<I", data, offset + 12)[0])
         elif cmd == LC_VERSION_MIN_MACOSX and image.minimum_os is None:
             image.minimum_os = decode_version(struct.unpack_from("<I", data, offset + 8)[0])
         elif cmd == LC_SEGMENT_64:
-            count = struct.unpack_from("<I", data, offset + 64)[0]
-            for index in range(count):
-                start = offset + 72 + 80 * index
-                name = data[start:start + 16].rstrip(b"\0").decode("ascii", "replace")
-                addr, section_size, file_offset = struct.unpack_from("<QQI", data, start + 32)
-                image.sections.setdefault(name, (addr, section_size, base + file_offset))
-        offset += size
+            add_sections(image, offset, size, end)
     return image
 
 
@@ -288,7 +430,7 @@ def selector_references(image: MachO, target: int) -> List[int]:
         return []
     addr, size, offset = image.sections["__objc_selrefs"]
     slots = []
-    for index in range(0, size, 8):
+    for index in range(0, size - 7, 8):
         # A chained-fixup rebase keeps the target in its low 36 bits; a plain pointer is the address itself.
         if struct.unpack_from("<Q", image.data, offset + index)[0] & 0xFFFFFFFFF == target:
             slots.append(addr + index)
@@ -374,21 +516,45 @@ def mps_binary_facts(data: bytes) -> BinaryFacts:
     return BinaryFacts(minimum, message.group(1).decode() if message else None, tuple(probed), tuple(present))
 
 
+def string_keyed(value) -> dict:
+    """VALUE, a dict keyed by strings (a part of PYTORCH_RELEASES_CODE_CC); ValueError for anything else."""
+    if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+        raise ValueError("PYTORCH_RELEASES_CODE_CC: a %s, not a table keyed by strings" % type(value).__name__)
+    return value
+
+
+def capabilities(value) -> List[int]:
+    """VALUE, a set of compute capabilities (int), sorted; ValueError for anything else."""
+    if not isinstance(value, (set, frozenset, list, tuple)) or not all(isinstance(cc, int) for cc in value):
+        raise ValueError("PYTORCH_RELEASES_CODE_CC: a %s, not a set of compute capabilities" % type(value).__name__)
+    return sorted(value)
+
+
 def releases_code_cc(source: str) -> Optional[Dict[str, Dict[str, List[int]]]]:
-    """PYTORCH_RELEASES_CODE_CC of a torch/cuda/__init__.py as {cuda: {arch: [cc]}}, or None when it has none."""
-    for node in ast.walk(ast.parse(source)):
+    """PYTORCH_RELEASES_CODE_CC of a torch/cuda/__init__.py as {cuda: {arch: [cc]}}, or None when it has none;
+    ValueError (or SyntaxError) when the source or the table is not one."""
+    try:
+        tree = ast.parse(source)
+    except (RecursionError, MemoryError) as error:  # CPython's parser gives these, not SyntaxError, on deep nesting
+        raise ValueError("torch/cuda/__init__.py nests too deeply to parse (%s)" % type(error).__name__)
+    for node in ast.walk(tree):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         if any(isinstance(t, ast.Name) and t.id == "PYTORCH_RELEASES_CODE_CC" for t in targets) and node.value is not None:
-            value = ast.literal_eval(node.value)
+            try:
+                value = ast.literal_eval(node.value)
+            except TypeError as error:  # an unhashable set member or dict key
+                raise ValueError("PYTORCH_RELEASES_CODE_CC: %s" % error)
             # 2.11 keeps one set per CUDA version (x86_64); later releases split it by architecture.
-            return {cuda: {arch: sorted(ccs) for arch, ccs in by_arch.items()} if isinstance(by_arch, dict)
-                    else {"x86_64": sorted(by_arch)} for cuda, by_arch in value.items()}
+            return {cuda: {arch: capabilities(ccs) for arch, ccs in string_keyed(by_arch).items()}
+                    if isinstance(by_arch, dict) else {"x86_64": capabilities(by_arch)}
+                    for cuda, by_arch in string_keyed(value).items()}
     return None
 
 
 def version_py_cuda(source: str) -> Optional[str]:
     """The `cuda = '13.0'` of torch/version.py (None for a CPU build or when absent)."""
-    match = re.search(r"^cuda\s*(?::\s*[\w\[\], ]+)?=\s*['\"]([\d.]+)['\"]", source, re.M)
+    # The annotation starts at its first non-space: `\s*` and a class with spaces side by side backtrack quadratically.
+    match = re.search(r"^cuda\s*(?::\s*[\w\[\],][\w\[\], ]*)?=\s*['\"]([\d.]+)['\"]", source, re.M)
     return match.group(1) if match else None
 
 
@@ -499,8 +665,8 @@ def read_binary_facts(row: DerivedRow, wheels: List[WheelFile], opener=urllib.re
     else:
         try:
             archive, _ = open_remote_zip(mac.url, mac.size, opener)
-            facts = mps_binary_facts(archive.read("torch/lib/libtorch_cpu.dylib"))
-        except (OSError, KeyError, ValueError, zipfile.BadZipFile, struct.error) as error:
+            facts = mps_binary_facts(read_member(archive, "torch/lib/libtorch_cpu.dylib", MAX_DYLIB_BYTES))
+        except WHEEL_ERRORS as error:
             row.unreadable.append("binary: %s: %s" % (mac.filename, error))
         else:
             row.dylib_minimum_os, row.mps_message = facts.minimum_os, facts.message
@@ -518,9 +684,10 @@ def read_binary_facts(row: DerivedRow, wheels: List[WheelFile], opener=urllib.re
         return
     try:
         archive, _ = open_remote_zip(linux.url, linux.size, opener)
-        row.pypi_linux_cuda = version_py_cuda(archive.read("torch/version.py").decode("utf-8"))
-        row.releases_code_cc = releases_code_cc(archive.read("torch/cuda/__init__.py").decode("utf-8"))
-    except (OSError, KeyError, ValueError, SyntaxError, zipfile.BadZipFile) as error:
+        row.pypi_linux_cuda = version_py_cuda(read_member(archive, "torch/version.py", MAX_TEXT_MEMBER_BYTES).decode("utf-8"))
+        row.releases_code_cc = releases_code_cc(
+            read_member(archive, "torch/cuda/__init__.py", MAX_TEXT_MEMBER_BYTES).decode("utf-8"))
+    except WHEEL_ERRORS + (SyntaxError,) as error:
         row.unreadable.append("cuda: %s: %s" % (linux.filename, error))
         return
     row.sources.append("torch/version.py and torch/cuda/__init__.py of %s: cuda %s; PYTORCH_RELEASES_CODE_CC %s" % (
@@ -544,8 +711,8 @@ def companion_requirements(vision: List[WheelFile], since: str, opener=urllib.re
         try:
             archive, _ = open_remote_zip(wheel.url, wheel.size, opener)
             name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
-            requirements[str(version)] = torch_requirement(archive.read(name).decode("utf-8"))
-        except (OSError, StopIteration, zipfile.BadZipFile):
+            requirements[str(version)] = torch_requirement(read_member(archive, name, MAX_TEXT_MEMBER_BYTES).decode("utf-8"))
+        except WHEEL_ERRORS + (StopIteration,):
             requirements[str(version)] = None
     return requirements
 
@@ -613,9 +780,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         shipped = {row["torch"]: row for row in json.load(handle)["releases"]}
     first = minor_key(Version(args.first))
     last = minor_key(Version(args.last)) if args.last else None
-    torch_groups = group_by_minor(fetch_project(args.index, "torch"))
-    vision = companion_requirements(fetch_project(args.index, "torchvision"), "0.13")
-    audio = companion_requirements(fetch_project(args.index, "torchaudio"), "0.12")
+    try:
+        torch_groups = group_by_minor(fetch_project(args.index, "torch"))
+        vision = companion_requirements(fetch_project(args.index, "torchvision"), "0.13")
+        audio = companion_requirements(fetch_project(args.index, "torchaudio"), "0.12")
+    except (OSError, ValueError) as error:  # an index page that cannot be read, or not trusted: nothing to derive
+        print("refresh: %s" % error, file=sys.stderr)
+        return 1
     rows = []
     for minor in sorted(torch_groups):
         if minor < first or (last is not None and minor > last):
