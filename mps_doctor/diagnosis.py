@@ -16,6 +16,7 @@ from mps_doctor.inputs import read_input
 from mps_doctor.policy import Policy, load_policy
 from mps_doctor.probe.collect import collect_facts
 from mps_doctor.report import Report, facts_from_report, run_checks
+from mps_doctor.secrets import scrub_values
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,8 @@ def load_report(path: str, data: Optional[bytes] = None):
     except RecursionError:
         raise ReportFormatError("%s: nested too deeply to be a report" % label)
     try:
-        return facts_from_report(doc)
+        # A report may come from anyone (a teammate, an issue): a secret in it is never repeated in what we print.
+        return facts_from_report(scrub_values(doc))
     except RecursionError:
         raise ReportFormatError("--from %s: nested too deeply to be a report" % path)
     except ReportFormatError as exc:
