@@ -121,7 +121,7 @@ def test_pipx_run_environment_is_skipped(tmp_path, cache):
     own = fake_env(prefix, "pipx_metadata.json")
     user = user_python3(tmp_path / "user")
     assert default_python({"PATH": path_of(user)}, str(tmp_path), own=own, own_prefix=str(prefix)) == (
-        user, "python3 on PATH (mps-doctor runs in `pipx run`'s cached environment)")
+        user, "python3 on PATH (mps-doctor runs in pipx run's cached environment)")
 
 
 def test_pipx_and_uv_tool_installs_stay_right(tmp_path):
@@ -134,7 +134,7 @@ def test_pipx_and_uv_tool_installs_stay_right(tmp_path):
     chosen = {name: default_python({"PATH": path_of(user)}, str(tmp_path), own=str(prefix / "bin" / "python"),
                                    own_prefix=str(prefix)) for name, prefix in (("pipx", pipx), ("uv", uv_tool))}
     assert chosen == {"pipx": (user, "python3 on PATH (mps-doctor runs in pipx's environment)"),
-                      "uv": (user, "python3 on PATH (mps-doctor runs in `uv tool`'s environment)")}
+                      "uv": (user, "python3 on PATH (mps-doctor runs in uv tool's environment)")}
 
 
 def test_a_user_venv_is_no_runner_environment(tmp_path):
@@ -313,7 +313,7 @@ def test_pipx_run_diagnoses_python3_on_path_not_its_cached_environment(tmp_path,
     argv = [os.path.join(tools, "pipx"), "run", "--python", sys.executable, "--spec", wheel, "mps-doctor"] + list(CHECK)
     code, target = checked(argv, offline(env, wheels), home)
     assert (code, target["python"]) == (0, user), target
-    assert target["chosen_because"] == "python3 on PATH (mps-doctor runs in `pipx run`'s cached environment)"
+    assert target["chosen_because"] == "python3 on PATH (mps-doctor runs in pipx run's cached environment)"
 
 
 @pytest.mark.slow
@@ -324,7 +324,7 @@ def test_pipx_and_uv_tool_installs_diagnose_python3_on_path(tmp_path, wheelhouse
     home = tmp_path / "home"
     env = plain_env(home, user)
     installs = {"pipx": [os.path.join(tools, "pipx"), "install", "--python", sys.executable, wheel],
-                "`uv tool`": [os.path.join(tools, "uv"), "tool", "install", "--python", sys.executable, wheel]}
+                "uv tool": [os.path.join(tools, "uv"), "tool", "install", "--python", sys.executable, wheel]}
     for name, argv in installs.items():
         subprocess.run(argv, env=offline(env, wheels), check=True, stdout=subprocess.DEVNULL, timeout=300)
         code, target = checked([str(home / ".local" / "bin" / "mps-doctor")] + list(CHECK), env, home)

@@ -370,14 +370,14 @@ OWN_VENV = "its own venv, which holds nothing but mps-doctor"
 
 
 def runner_environment(prefix: str) -> Optional[str]:
-    """What made the environment at PREFIX for one program (pipx, `pipx run`, `uv tool`, uvx), in words; None when
-    no tool runner or installer did."""
+    """What made the environment at PREFIX for one program (pipx, pipx run, uv tool, uvx, uv run --with), in words;
+    None when no tool runner or installer did."""
     real = os.path.realpath(prefix)
     if os.path.isfile(os.path.join(real, PIPX_METADATA)):
         return "pipx's environment" if os.path.basename(os.path.dirname(real)) == "venvs" else \
-            "`pipx run`'s cached environment"
+            "pipx run's cached environment"
     if os.path.isfile(os.path.join(real, UV_TOOL_RECEIPT)):
-        return "`uv tool`'s environment"
+        return "uv tool's environment"
     folder = real
     for _ in range(2):
         folder = os.path.dirname(folder)
@@ -387,26 +387,32 @@ def runner_environment(prefix: str) -> Optional[str]:
     return None
 
 
+def installed_distributions(prefix: str) -> Dict[str, str]:
+    """The distributions in the site-packages of the environment at PREFIX: their metadata folders by normalized
+    name, read from the folder names alone ({name}-{version}.dist-info, the name with "-" escaped as "_":
+    packaging.python.org, "Recording installed projects"; NAME.egg-info from setuptools)."""
+    found = {}
+    for folder in glob.glob(os.path.join(glob.escape(prefix), "lib", "python*", "site-packages")):
+        for entry in os.listdir(folder):
+            if entry.endswith((".dist-info", ".egg-info")):
+                found[canonicalize_name(entry.rsplit(".", 1)[0].split("-")[0])] = os.path.join(folder, entry)
+    return found
+
+
 def doctor_only(prefix: str) -> bool:
     """Whether PREFIX is a venv (a pyvenv.cfg) whose site-packages holds the mps-doctor distribution and nothing but
     what it requires (without extras) and what venv seeds: the doctor's own environment, not the user's."""
     if not os.path.isfile(os.path.join(prefix, "pyvenv.cfg")):
         return False
-    folders = glob.glob(os.path.join(glob.escape(prefix), "lib", "python*", "site-packages"))
-    held = {}
     try:
-        for dist in importlib_metadata.distributions(path=folders):
-            name = dist.metadata["Name"]
-            if not name:
-                return False
-            held[canonicalize_name(name)] = dist
+        held = installed_distributions(prefix)
         needed, pending = set(), ["mps-doctor"]
         while pending:
             name = pending.pop()
             if name in needed or name not in held:
                 continue
             needed.add(name)
-            for line in held[name].requires or ():
+            for line in importlib_metadata.PathDistribution(Path(held[name])).requires or ():
                 try:
                     requirement = Requirement(line)
                 except InvalidRequirement:
