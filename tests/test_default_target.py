@@ -96,9 +96,10 @@ def test_uvx_without_a_cache_is_recognized_too(tmp_path):
 
 def test_uv_run_with_sets_virtual_env_to_its_overlay_and_the_project_venv_is_chosen(tmp_path):
     cache = uv_cache(tmp_path / "cache" / "uv")
-    layer, layer_python = uvx_env(cache)
+    _, layer_python = uvx_env(cache)
     # `uv run --with` runs in an overlay environment made by Cache::environment (a temporary folder in builds-v0)
-    # and sets VIRTUAL_ENV to it; PATH: the overlay's bin, the --with layer's, the project's (as observed).
+    # and sets VIRTUAL_ENV to it; PATH: the overlay's bin, the --with layer's, the project's (as `uv run --with .
+    # python -c 'import os; print(os.environ["PATH"])'` shows in a project).
     overlay = os.path.join(cache, "builds-v0", ".tmpBCLcmX")
     overlay_python = fake_env(overlay)
     project = tmp_path / "proj"
