@@ -467,3 +467,47 @@ def test_fix_torch_outside_the_policy_is_a_usage_error(tmp_path):
     assert err.startswith("mps-doctor: error: --torch 2.15: the team's policy in %s requires torch >=2.9,<2.14" % policy)
     code, out, _ = doctor("fix", "--from", report, "--config", policy, "--torch", "2.12", "--print-commands")
     assert code == 0 and [str(r) for r in install_requirements(out, "torch")] == ["torch==2.12"]
+
+
+# --- policy init writes what the release table says ---------------------------------------------------------------
+
+def initial_policy(name):
+    """`policy init`'s text for a recorded machine."""
+    from mps_doctor.policy_init import render_policy
+
+    machine = load_machine(name)
+    device = machine["expect"].get("requested", "auto")
+    return render_policy(run_checks(replay_facts(machine), Options(device=device, requested_device=device)))
+
+
+def test_policy_init_without_torch_suggests_the_pair_of_the_release_for_this_machine():
+    """issue 24 item 7: torchvision ==0.28.* was written beside torch 2.15 (the table pairs 0.29)."""
+    from mps_doctor.versions import load_releases
+
+    current = load_releases().current
+    lines = initial_policy("m3-torch-missing").splitlines()
+    assert '# torch = "==%s"' % current.torch_pin in "\n".join(lines)
+    assert [line.split("#")[1].strip() for line in lines if line.startswith("# torchvision =")] == [
+        'torchvision = "==%s"' % current.torchvision_pin]
+    text = initial_policy("m1-macos13-wants-mps")
+    assert '# torch = "==2.8.*"    # torch is not installed here; the newest release for this machine is 2.8' in text
+    assert '# torchvision = "==0.23.*"' in text
+
+
+@pytest.mark.parametrize("name", machine_names())
+def test_policy_init_pairs_torch_and_torchvision_as_the_release_table_does(name):
+    """Written or suggested (commented), torch is a row's pin and torchvision that row's; the policy loads."""
+    from mps_doctor.versions import load_releases
+
+    text = initial_policy(name)
+    uncommented = re.sub(r"(?m)^# ((?:torch|torchvision) = \"[^\"]*\").*$", r"\1", text)
+    table = tomllib.loads(uncommented)["tool"]["mps-doctor"]
+    policy_from_table(table)
+    torch = table.get("torch")
+    assert torch and torch.startswith("==")
+    release, exact = load_releases().row_for(torch[2:].replace(".*", ""))
+    if exact:
+        assert torch == "==" + release.torch_pin
+        assert table.get("torchvision") == "==" + release.torchvision_pin
+    else:
+        assert not re.search(r"(?m)^torchvision =", text) and "the release table has no row for torch" in text
