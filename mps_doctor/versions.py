@@ -116,6 +116,13 @@ class ReleaseTable:
         candidates = [r for r in self.releases if r.confidence != "unknown" and r.supports_python(python)]
         return candidates[-1] if candidates else None
 
+    def python_for(self, release: Optional[Release] = None) -> str:
+        """The Python ('3.12') for a new environment that gets RELEASE (any release when None): new_environment_python
+        when RELEASE supports it, else the newest Python in RELEASE's range."""
+        if release is None or release.supports_python(version_tuple(self.new_environment_python)):
+            return self.new_environment_python
+        return next((v for v in self.pythons if release.supports_python(version_tuple(v))), self.new_environment_python)
+
     @functools.cached_property
     def pythons(self) -> Tuple[str, ...]:
         """Every Python minor ('3.12') that some row supports, newest first."""
