@@ -72,6 +72,8 @@ class ReleaseTable:
     last_intel_torchvision: str
     updated: str = "?"
     new_environment_python: str = ""
+    features_gated: Tuple[str, str] = ("", "")
+    features_macos: str = ""
 
     def row_for(self, torch_version: str) -> Tuple[Optional[Release], bool]:
         """(row, exact) for TORCH_VERSION: the newest row when it is newer than the table (exact False)."""
@@ -223,4 +225,5 @@ def load_releases(path: str = str(DATA_FILE)) -> ReleaseTable:
         last_intel_torch=doc["last_intel_mac_torch"]["torch"],
         last_intel_torchvision=doc["last_intel_mac_torch"]["torchvision"], updated=doc.get("updated", "?"),
         new_environment_python=doc["new_environment_python"]["python"],
+        features_gated=tuple(doc["mps_features_gated"]["torch"]), features_macos=doc["mps_features_gated"]["macos"],
     )

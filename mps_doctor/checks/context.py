@@ -201,10 +201,10 @@ def needs_interpreter(ctx: Context) -> Optional[Outcome]:
         version = ".".join(map(str, interp.version))
         return failed(
             "Python %s is too old for mps-doctor's probe and for every PyTorch with MPS" % version,
-            Remedy("The target Python is %s." % version, "PyTorch with MPS needs Python 3.7 at the very least.",
-                   (new_environment(ctx),), "https://docs.astral.sh/uv/guides/install-python/",
-                   key="python-too-old", title="Create an environment with Python %s beside the current one" % (
-                       ctx.new_python())),
+            Remedy("The target Python is %s." % version,
+                   "PyTorch with MPS needs Python %s at the very least." % ctx.releases.pythons[-1],
+                   (new_environment(ctx),), "https://docs.astral.sh/uv/guides/install-python/", key="python-too-old",
+                   title="Create an environment with Python %s beside the current one" % ctx.new_python()),
         )
     if interp is not None:
         return None

@@ -46,7 +46,7 @@ def policy_device(ctx: Context) -> Outcome:
        policy=lambda options: bool(options.policy.torch))
 def policy_torch(ctx: Context) -> Outcome:
     """the installed torch's public version against `torch`; the fix pins the newest pair from the release table that
-    meets it and runs here
+    meets it (and `torchvision`) and runs here, the release every install of the plan uses
     """
     spec = ctx.options.policy.torch
     version = ctx.torch_version()
@@ -61,7 +61,9 @@ def policy_torch(ctx: Context) -> Outcome:
 @check("policy.torchvision", "torchvision meets the team's version requirement",
        policy=lambda options: bool(options.policy.torchvision))
 def policy_torchvision(ctx: Context) -> Outcome:
-    """the installed torchvision against `torchvision`"""
+    """the installed torchvision against `torchvision`; the fix pins the installed torch's pair when the policy allows
+    that torch, else the newest allowed pair
+    """
     spec = ctx.options.policy.torchvision
     version = ctx.torch.packages.get("torchvision") if ctx.torch else None
     if satisfies(version, spec):
@@ -76,7 +78,9 @@ def policy_torchvision(ctx: Context) -> Outcome:
 @check("policy.python", "Python meets the team's version requirement",
        policy=lambda options: bool(options.policy.python))
 def policy_python(ctx: Context) -> Outcome:
-    """the target interpreter against `python`"""
+    """the target interpreter against `python`; the fix creates an environment with the release table's Python for new
+    environments, or the newest one that `python` allows and that gets a torch the policy allows
+    """
     spec = ctx.options.policy.python
     py = ctx.python_version
     version = ".".join(map(str, py)) if py else None
