@@ -119,11 +119,17 @@ class ReleaseTable:
         return candidates[-1] if candidates else None
 
     def python_for(self, release: Optional[Release] = None) -> str:
-        """The Python ('3.12') for a new environment that gets RELEASE (any release when None): new_environment_python
-        when RELEASE supports it, else the newest Python in RELEASE's range."""
-        if release is None or release.supports_python(version_tuple(self.new_environment_python)):
-            return self.new_environment_python
-        return next((v for v in self.pythons if release.supports_python(version_tuple(v))), self.new_environment_python)
+        """The Python ('3.12') for a new environment that gets RELEASE (any release when None): the first of
+        new_pythons that RELEASE supports."""
+        return next((v for v in self.new_pythons if release is None or release.supports_python(version_tuple(v))),
+                    self.new_environment_python)
+
+    @functools.cached_property
+    def new_pythons(self) -> Tuple[str, ...]:
+        """The Pythons for a new environment in order of preference: new_environment_python, then the others by their
+        distance from it (the newer first)."""
+        preferred = version_tuple(self.new_environment_python)
+        return tuple(sorted(self.pythons, key=lambda v: (abs(version_tuple(v)[1] - preferred[1]), -version_tuple(v)[1])))
 
     @functools.cached_property
     def pythons(self) -> Tuple[str, ...]:

@@ -511,3 +511,16 @@ def test_policy_init_pairs_torch_and_torchvision_as_the_release_table_does(name)
         assert table.get("torchvision") == "==" + release.torchvision_pin
     else:
         assert not re.search(r"(?m)^torchvision =", text) and "the release table has no row for torch" in text
+
+
+def test_a_plan_that_moves_to_a_new_environment_installs_torch_there_only():
+    """torch missing and the team requires Python 3.13: the 3.12 environment gets no install (it was torch there, and
+    none in the new environment), the new one gets the nearest allowed Python and torch; check shows those steps for
+    the root cause."""
+    report, text = plan_for("m3-torch-missing", {"python": ">=3.13"})
+    new = "/Users/alex/proj/.venv-team/bin/python"
+    assert "uv venv --python cpython-3.13-macos-aarch64-none /Users/alex/proj/.venv-team" in text
+    assert [(where, str(r)) for where, r in install_requirements(text, "torch", per_environment=True)] == [
+        (new, "torch==2.15.*")]
+    assert shown_commands(report, "torch.import") == shown_commands(report, "policy.python")
+    assert any(new in command for command in shown_commands(report, "torch.import"))

@@ -137,10 +137,10 @@ class Context:
 
     def new_environment_python(self) -> Optional[str]:
         """The Python ('3.12') of a new environment: the release table's choice when the team's Python specifier
-        admits it and a release the policy allows installs for it here, else the newest such Python; None if none."""
+        admits it and a release the policy allows installs for it here, else the nearest such Python; None if none."""
         table = self.releases
         spec = self.options.policy.python
-        for version in (table.new_environment_python,) + table.pythons:
+        for version in table.new_pythons:
             py = version_tuple(version)
             if admits(spec, version + ".*") and self.allowed_release(py) is not None and (
                     self.allowed_release(py).supports_python(py)):

@@ -79,7 +79,7 @@ def policy_torchvision(ctx: Context) -> Outcome:
        policy=lambda options: bool(options.policy.python))
 def policy_python(ctx: Context) -> Outcome:
     """the target interpreter against `python`; the fix creates an environment with the release table's Python for new
-    environments, or the newest one that `python` allows and that gets a torch the policy allows
+    environments, or the one nearest to it that `python` allows and that gets a torch the policy allows
     """
     spec = ctx.options.policy.python
     py = ctx.python_version

@@ -38,6 +38,8 @@ from mps_doctor.versions import Release, admits, load_releases, minor_of, requir
 UV_ARM64_PYTHON = "cpython-%s-macos-aarch64-none"
 # Binaries that run as x86_64 under a Rosetta shell unless started with `arch -arm64`: universal2 builds.
 UNIVERSAL_SOURCES = ("python.org", "system")
+# The key of the step that installs torch into the plan's new environment (a remedy's own install has another).
+NEW_ENV_TORCH = "new-env-torch"
 
 
 class Planner:
@@ -198,8 +200,8 @@ class Planner:
     def commands(self, action, reason: str = "") -> Tuple[Cmd, ...]:
         """The commands that carry out one action inside a step (REASON: why its remedy is needed)."""
         if isinstance(action, InstallTorch):
-            if self.has("install-torch") and self.new_python is not None and not action.cuda:
-                self.mark(next(i for i, step in enumerate(self.steps) if step.key == "install-torch"))
+            if self.has(NEW_ENV_TORCH) and self.new_python is not None and not action.cuda:
+                self.mark(next(i for i, step in enumerate(self.steps) if step.key == NEW_ENV_TORCH))
                 return ()
             if not self.allowed(action):
                 return self.policy_blocks(action, reason)
@@ -256,6 +258,19 @@ class Planner:
         flush()
         self.fixing = ""
 
+    def drop_moot_installs(self) -> None:
+        """In a plan that moves to a new environment with torch in it, the torch installs into the old environment are
+        moot: they are dropped, and the new environment's steps fix their results."""
+        if not self.has(NEW_ENV_TORCH):
+            return
+        old = {command for python, (command, _) in self.installs.items() if python != self.new_python}
+        moot = [step for step in self.steps if step.key != NEW_ENV_TORCH and step.commands and all(
+            command in old for command in step.commands)]
+        fixes = tuple(dict.fromkeys(result for step in moot for result in step.fixes))
+        self.steps = [replace(step, fixes=tuple(dict.fromkeys(step.fixes + fixes)))
+                      if step.key in ("create-env", NEW_ENV_TORCH, "switch") else step
+                      for step in self.steps if step not in moot]
+
     def verify(self) -> None:
         """The closing step: check again, in the environment the plan ends in."""
         device = ("--device", self.verify_device) if self.verify_device != "auto" else ()
@@ -309,6 +324,7 @@ def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[st
     for result in first + tuple(r for r in report.results if r not in first):
         if result.status == Status.FAIL or (result.status == Status.WARN and not result.accepted):
             planner.fix(result)
+    planner.drop_moot_installs()
     if planner.steps or planner.verify_fixes:
         planner.verify()
     return Plan(steps=tuple(planner.steps), shell=planner.setup.shell, manager=planner.setup.manager,
@@ -332,7 +348,7 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
     """A new environment beside the old one with a (native) Python, then torch, then how to switch; a plan makes one."""
     if planner.has("create-env"):
         for index, step in enumerate(planner.steps):
-            if step.key in ("create-env", "install-torch", "switch"):
+            if step.key in ("create-env", NEW_ENV_TORCH, "switch"):
                 planner.mark(index)
         return
     setup, host = planner.setup, planner.report.facts.host
@@ -365,7 +381,7 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     *commands)
         planner.python = "python"
         if action.install_torch:
-            planner.add("install-torch", "Install torch and torchvision, pinned together", "pip wheels from PyPI are "
+            planner.add(NEW_ENV_TORCH, "Install torch and torchvision, pinned together", "pip wheels from PyPI are "
                         "the MPS builds on Apple Silicon; inside a conda environment pip is the supported route since "
                         "the official conda channel was deprecated (pytorch/pytorch#138506).",
                         run("conda", "run", "-n", name, "python", "-m", "pip", "install", *planner.pins(release),
@@ -387,7 +403,7 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     *provide, run(*planner.arch_prefix, base, "-m", "venv", folder))
     planner.python = planner.new_python = posixpath.join(folder, "bin", "python")
     if action.install_torch:
-        planner.add("install-torch", "Install torch and torchvision in %s, pinned together" % folder,
+        planner.add(NEW_ENV_TORCH, "Install torch and torchvision in %s, pinned together" % folder,
                     "torch and torchvision from different releases fail at import; pinning both keeps pip from pulling "
                     "another torch.", planner.install_torch(InstallTorch(release.torch if release else None)))
     planner.add("switch", "Switch to the new environment", "The old environment %s is left as it was; remove it "
