@@ -12,7 +12,7 @@ import sys
 from dataclasses import replace
 from typing import Dict, List, Optional, Tuple
 
-from mps_doctor.checks.context import CPU_INDEX, Context
+from mps_doctor.checks.context import CPU_INDEX, Context, new_environment
 from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capabilities
 from mps_doctor.checks.model import (
     CheckAgain,
@@ -175,13 +175,12 @@ class Planner:
             return None
         return next((i for i, step in enumerate(self.steps) if command in step.commands), None)
 
-    def policy_blocks(self, action: InstallTorch, reason: str) -> Tuple[Cmd, ...]:
+    def policy_blocks(self, reason: str) -> Tuple[Cmd, ...]:
         """In place of an install the team's policy does not allow: a new environment with a Python that gets a
         release it allows, else a note that none installs here."""
-        python = self.ctx.new_environment_python()
-        if python is not None:
-            create_env(self, NewEnvironment("py" + python.replace(".", ""), python,
-                                            arm64=self.ctx.is_mac and bool(self.report.facts.host.hw_arm64)), reason)
+        if self.ctx.new_environment_python() is not None:
+            create_env(self, new_environment(self.ctx, arm64=self.ctx.is_mac and bool(self.report.facts.host.hw_arm64)),
+                       reason)
             return ()
         limits = ", ".join("%s %s" % item for item in (("torch", self.policy.torch), ("torchvision", self.policy.torchvision))
                            if item[1])
@@ -204,7 +203,7 @@ class Planner:
                 self.mark(next(i for i, step in enumerate(self.steps) if step.key == NEW_ENV_TORCH))
                 return ()
             if not self.allowed(action):
-                return self.policy_blocks(action, reason)
+                return self.policy_blocks(reason)
             planned = self.planned_install(action)
             if planned is not None:
                 self.mark(planned)
