@@ -324,7 +324,7 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
 @click.option("--from", "from_report", metavar="REPORT.json|FILE|-", help="Plan for a saved report (e.g. a teammate's), "
               "or for pasted text (as `triage` reads it; - for stdin).")
 @click.option("--torch", "torch_pin", metavar="VERSION", help="Install exactly this torch (torchvision is paired from "
-              "the release table) instead of the newest that fits.")
+              "the release table) instead of the newest that fits; it must meet the team's policy.")
 @click.option("--index-url", metavar="URL", help="Package index for torch, instead of the one mps-doctor picks.")
 @click.option("--pypi", is_flag=True, help="Install torch from the default index (no --index-url).")
 @click.option("--quick", is_flag=True, help="Skip the training smoke step while diagnosing.")

@@ -293,3 +293,16 @@ def test_mps_features_advisory_covers_exactly_torch_2_3_to_2_8_below_macos_14(ve
     assert outcome.status == status, outcome.summary
     if status == Status.WARN:
         assert "MPS BFloat16 is only supported on MacOS 14 or newer" in outcome.remedy.problem
+
+
+@pytest.mark.parametrize(("python", "new_python"), [((3, 12, 4), None), ((3, 13, 1), "3.12")])
+def test_an_intel_mac_needs_a_new_python_only_outside_the_last_intel_releases_range(python, new_python):
+    """torch 2.2.2 has macOS x86_64 wheels for cp38 to cp312 (its row of the release table, read from PyPI's file
+    list): Python 3.12 installs it where it is, 3.13 needs an environment with 3.12 (it was 3.11 for both)."""
+    facts = replay_facts(load_machine("intel-mac-torch222"))
+    interp = dataclasses.replace(facts.target.interpreter, version=python)
+    facts = dataclasses.replace(facts, target=dataclasses.replace(facts.target, interpreter=interp))
+    remedy = result(facts, "hardware.apple-silicon").remedy
+    created = [a.python for a in remedy.actions if type(a).__name__ == "NewEnvironment"]
+    assert created == ([new_python] if new_python else [])
+    assert "torch 2.2.2" in remedy.why and load_releases().last_intel_torch == "2.2.2"

@@ -12,6 +12,7 @@ from mps_doctor.checks.context import (
     describe_failure,
     known_actions,
     needs_interpreter,
+    new_environment,
     timeout_outcome,
     unpinned_gap,
 )
@@ -20,7 +21,6 @@ from mps_doctor.checks.model import (
     CheckAgain,
     InstallPackages,
     InstallTorch,
-    NewEnvironment,
     Outcome,
     Remedy,
     Task,
@@ -86,7 +86,7 @@ def os_macos(ctx: Context) -> Outcome:
        layer=20, devices=("mps",), facts=("host.hw_arm64",), evidence=("x86_64-python-on-mac",))
 def hardware_apple_silicon(ctx: Context) -> Outcome:
     """`sysctl -n hw.optional.arm64` (1 on Apple Silicon, also to an x86_64 process; missing on Intel). Intel-Mac
-    wheels stopped at 2.2.2 (PyTorch 2.2 release notes, pytorch#114602).
+    wheels stopped at 2.2.2 (PyTorch 2.2 release notes, pytorch#114602; `last_intel_mac_torch` of the release table).
     """
     if ctx.host.hw_arm64 is True:
         return passed(ctx.host.cpu_brand or "Apple Silicon (hw.optional.arm64 = 1)")
@@ -97,14 +97,14 @@ def hardware_apple_silicon(ctx: Context) -> Outcome:
                    (run("sysctl", "-n", "hw.optional.arm64"),), key="read-sysctl"),
         )
     last = ctx.releases.row_for(ctx.releases.last_intel_torch)[0]
-    py = ctx.python_version or (3, 11)
-    # The last Intel-Mac wheels (torch 2.2.2) exist for Python 3.8 to 3.11 (PyPI file list of torch 2.2.2).
-    older_python = (NewEnvironment("py311", "3.11", install_torch=False),) if py[:2] > (3, 11) else ()
+    py = ctx.python_version
+    # The last Intel-Mac release's macOS x86_64 wheels cover its row's Python range (torch 2.2.2: cp38 to cp312).
+    older_python = (new_environment(ctx, install_torch=False),) if py and not last.supports_python(py) else ()
     return failed(
         "Intel Mac (%s): PyTorch's MPS backend needs Apple Silicon" % (ctx.host.cpu_brand or "x86_64"),
         Remedy("This Mac has an Intel CPU.",
-               "Current PyTorch wheels use MPS on Apple Silicon only, and Intel-Mac wheels stopped at torch 2.2.2 "
-               "(PyTorch 2.2 release notes).",
+               "Current PyTorch wheels use MPS on Apple Silicon only, and Intel-Mac wheels stopped at torch %s "
+               "(PyTorch 2.2 release notes)." % ctx.releases.last_intel_torch,
                older_python + (InstallTorch(last.torch), CheckAgain(device="cpu")),
                "https://github.com/pytorch/pytorch/issues/114602", key="intel-mac",
                title="Install the last Intel-Mac torch for the CPU"),
@@ -133,7 +133,8 @@ def python_rosetta(ctx: Context) -> Outcome:
         summary = "Python runs under Rosetta (x86_64) on an arm64 Mac" + (" (Intel conda, osx-64)" if conda else "")
         remedy = rosetta_remedy(ctx, conda)
         if ctx.device == "cpu":
-            return warned(summary, remedy, "torch still runs on the CPU here, but only up to torch 2.2.2")
+            return warned(summary, remedy, "torch still runs on the CPU here, but only up to torch %s" %
+                          ctx.releases.last_intel_torch)
         return failed(summary, remedy, "platform.machine() = %s, sysctl.proc_translated = %s" % (machine, translated))
     if machine == "x86_64":
         return skipped("Intel Mac: Rosetta does not apply")
@@ -152,9 +153,9 @@ def rosetta_remedy(ctx: Context, conda: bool) -> Remedy:
         problem = "%s is an x86_64 program, translated by Rosetta." % ctx.target.python
     return Remedy(
         problem,
-        "An x86_64 Python gets x86_64 torch wheels, which stop at 2.2.2 and never use the Apple GPU. "
-        "A new environment is created beside the old one; nothing is deleted.",
-        (NewEnvironment("arm64", "3.12", arm64=True),), ROSETTA_DOCS, key="native-python-conda" if conda else "native-python",
+        "An x86_64 Python gets x86_64 torch wheels, which stop at %s and never use the Apple GPU. "
+        "A new environment is created beside the old one; nothing is deleted." % ctx.releases.last_intel_torch,
+        (new_environment(ctx, "arm64", arm64=True),), ROSETTA_DOCS, key="native-python-conda" if conda else "native-python",
     )
 
 
@@ -173,12 +174,13 @@ def macos_version(ctx: Context) -> Outcome:
     if unreadable:
         return unreadable
     version = ctx.torch_version()
-    release, exact = ctx.releases.row_for(version) if version else (ctx.releases.current, True)
-    whose = "torch %s" % version if version else "current torch %s (not installed yet)" % ctx.releases.current.torch
+    release, exact = ctx.releases.row_for(version) if version else (ctx.newest_allowed(), True)
+    whose = "torch %s" % version if version else "%s (not installed yet)" % ctx.current_words(release)
     if release is None:
+        first = ctx.releases.first_mps
         return warned(
-            "%s is older than the release table (torch 1.12 introduced MPS)" % whose,
-            Remedy("torch %s predates MPS." % version, "MPS arrived in torch 1.12.", (InstallTorch(force=True),), GET_STARTED,
+            "%s is older than the release table (torch %s introduced MPS)" % (whose, first),
+            Remedy("torch %s predates MPS." % version, "MPS arrived in torch %s." % first, (InstallTorch(force=True),), GET_STARTED,
                    key="upgrade-torch", title="Upgrade torch and torchvision to the newest pair for this machine"),
         )
     if not exact:
@@ -226,7 +228,7 @@ def unknown_mps_minimum(ctx: Context, release, macos: str, whose: str) -> Outcom
 
 def too_old_for_mps(ctx: Context, release, macos: str, whose: str) -> Outcome:
     """The failure for a macOS below RELEASE's MPS minimum: upgrade macOS, or pin the newest torch whose MPS runs."""
-    fallback = ctx.releases.newest_for_macos(macos, ctx.python_version)
+    fallback = ctx.allowed_release()
     installs = ""
     if release.macos_min_install and not at_least(release.macos_min_install, release.macos_min_mps):
         # The wheel's platform tag (macosx_11_0_arm64) lets it install, while libtorch_cpu's MPSDevice gate refuses a
@@ -307,27 +309,34 @@ def python_version(ctx: Context) -> Outcome:
                       remedy, rule=release.label)
     current = ctx.newest_for_platform()
     if current.supports_python(py):
-        return passed("Python %s is supported by torch %s (%s), the newest for this machine" % (
-            label, current.torch, current.python), rule=current.label)
-    older = ctx.releases.newest_for_python(py)
+        return passed("Python %s is supported by torch %s (%s), %s" % (
+            label, current.torch, current.python, ctx.newest_words()), rule=current.label)
+    older = ctx.allowed_release()
     if older is not None and not ctx.intel_mac():
         return warned(
-            "Python %s only gets torch up to %s; current torch %s needs %s" % (label, older.torch, current.torch, current.python),
-            python_remedy(ctx, "Current torch supports Python %s." % current.python), rule=older.label,
+            "Python %s only gets torch up to %s; %s needs %s" % (label, older.torch, ctx.current_words(current), current.python),
+            python_remedy(ctx, "%s supports Python %s." % (capitalized(ctx.current_words(current)), current.python)),
+            rule=older.label,
         )
     return failed(
-        "Python %s is not supported by current torch %s (%s): pip will find no wheel" % (label, current.torch, current.python),
-        python_remedy(ctx, "Current torch supports Python %s." % current.python), rule=current.label,
+        "Python %s is not supported by %s (%s): pip will find no wheel" % (label, ctx.current_words(current), current.python),
+        python_remedy(ctx, "%s supports Python %s." % (capitalized(ctx.current_words(current)), current.python)),
+        rule=current.label,
     )
+
+
+def capitalized(text: str) -> str:
+    """TEXT with its first letter upper-case (a phrase that starts a sentence)."""
+    return text[:1].upper() + text[1:]
 
 
 def python_remedy(ctx: Context, why: str) -> Remedy:
     """Create an environment with a supported Python beside the current one."""
     return Remedy(
         "%s is outside the supported range." % ctx.python_label(), why + " A new environment is created beside the old one.",
-        (NewEnvironment("py312", "3.12", arm64=ctx.is_mac and bool(ctx.host.hw_arm64)),),
+        (new_environment(ctx, arm64=ctx.is_mac and bool(ctx.host.hw_arm64)),),
         "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix", key="supported-python",
-        title="Create an environment with Python 3.12 beside the current one",
+        title="Create an environment with Python %s beside the current one" % ctx.new_python(),
     )
 
 
@@ -549,7 +558,7 @@ def mps_unavailable(ctx: Context) -> Outcome:
     version, macos = ctx.torch_version(), ctx.macos()
     release, exact = ctx.releases.row_for(version) if version else (None, False)
     if release is not None and exact and release.macos_min_mps is None and macos:
-        fallback = ctx.releases.newest_for_macos(macos, ctx.python_version)
+        fallback = ctx.allowed_release()
         return failed(
             "MPS is not available, and torch %s's macOS minimum for MPS is unknown" % version,
             Remedy("The release table has no MPS minimum for torch %s; this Mac runs %s." % (version, macos),

@@ -10,9 +10,9 @@ import os
 import posixpath
 import sys
 from dataclasses import replace
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from mps_doctor.checks.context import CPU_INDEX, Context
+from mps_doctor.checks.context import CPU_INDEX, Context, new_environment
 from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capabilities
 from mps_doctor.checks.model import (
     CheckAgain,
@@ -21,6 +21,7 @@ from mps_doctor.checks.model import (
     InstallPackages,
     InstallTorch,
     NewEnvironment,
+    Policy,
     Status,
     Task,
     note,
@@ -30,13 +31,15 @@ from mps_doctor.errors import UsageError
 from mps_doctor.remedies.model import InCondaBase, Plan, Step, activate_conda, activate_venv
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
-from mps_doctor.versions import Release, load_releases, minor_of
+from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies
 
 # uv names a CPython build by implementation-version-os-arch-libc (docs.astral.sh/uv/concepts/python-versions):
 # asking for the aarch64 build gets a native Python even when uv itself runs under Rosetta.
 UV_ARM64_PYTHON = "cpython-%s-macos-aarch64-none"
 # Binaries that run as x86_64 under a Rosetta shell unless started with `arch -arm64`: universal2 builds.
 UNIVERSAL_SOURCES = ("python.org", "system")
+# The key of the step that installs torch into the plan's new environment (a remedy's own install has another).
+NEW_ENV_TORCH = "new-env-torch"
 
 
 class Planner:
@@ -48,7 +51,8 @@ class Planner:
         self.releases = load_releases()
         self.ctx = Context(report.facts, report.options, self.releases)
         self.torch_pin, self.index = torch_pin, index
-        self.pinned: Optional[Release] = pinned_release(torch_pin) if torch_pin else None
+        self.policy = report.options.policy
+        self.pinned: Optional[Release] = pinned_release(torch_pin, self.policy) if torch_pin else None
         self.python = report.facts.target.python
         self.new_python: Optional[str] = None
         self.steps: List[Step] = []
@@ -58,6 +62,7 @@ class Planner:
         self.verify_device_chosen = False
         self.verify_timeout: Optional[float] = None
         self.verify_fixes: Tuple[str, ...] = ()
+        self.installs: Dict[str, Tuple[Cmd, InstallTorch]] = {}
 
     def add(self, key: str, title: str, reason: str, *commands: Cmd) -> None:
         """A step fixing the current result; a step with KEY already planned, or whose commands all are, is not
@@ -87,13 +92,15 @@ class Planner:
         return any(step.key == key for step in self.steps)
 
     def pins(self, release: Optional[Release], audio: bool = False) -> Tuple[str, ...]:
-        """torch and torchvision requirements, pinned together, and torchaudio with AUDIO (an explicit --torch wins)."""
+        """torch and torchvision requirements, pinned together within the team's specifiers, and torchaudio with AUDIO
+        (an explicit --torch wins)."""
         if self.pinned is not None:
-            pins = ("torch==%s" % self.torch_pin, "torchvision==%s" % self.pinned.torchvision_pin)
+            pins = ("torch==%s" % self.torch_pin,
+                    requirement("torchvision", self.pinned.torchvision_pin, self.policy.torchvision))
             release = self.pinned
         else:
             release = release or self.ctx.release_to_install() or self.releases.current
-            pins = release.pip_args()
+            pins = release.pip_args(self.policy.torch, self.policy.torchvision)
         return pins + ((release.torchaudio_requirement(self.releases.torchaudio_stable_abi_from),) if audio else ())
 
     def index_args(self, cuda_build: Optional[str] = None) -> Tuple[str, ...]:
@@ -131,18 +138,53 @@ class Planner:
 
     def resolved(self, action: InstallTorch) -> Tuple[Optional[Release], Optional[str], str]:
         """(table row or None for the release for this machine, CUDA build, torch version named) that ACTION installs:
-        under --torch the pinned release, from the CUDA build that covers this GPU and driver for that release."""
+        under --torch the pinned release; a release the team's policy does not allow is replaced by the one it allows
+        here; from the CUDA build that covers this GPU and driver for the release installed."""
         release = self.releases.row_for(action.torch)[0] if action.torch else None
         cuda = action.cuda
-        if cuda and self.pinned is not None:
-            cuda = best_build(self.pinned, gpu_capabilities(self.ctx), driver_cuda(self.ctx)) or cuda
+        if self.pinned is None and release is not None and not self.ctx.allows(release):
+            release = self.ctx.release_to_install()
+        installed = self.pinned or release
+        if cuda and installed is not None and installed.torch != action.torch:
+            cuda = best_build(installed, gpu_capabilities(self.ctx), driver_cuda(self.ctx)) or cuda
         torch = self.torch_pin or (release or self.ctx.release_to_install() or self.releases.current).torch
         return release, cuda, torch
 
+    def allowed(self, action: InstallTorch) -> bool:
+        """Whether the release ACTION installs is one the team's policy allows (--torch was checked against it)."""
+        if self.pinned is not None:
+            return True
+        release = self.resolved(action)[0] or self.ctx.release_to_install() or self.releases.current
+        return self.ctx.allows(release)
+
     def install_torch(self, action: InstallTorch) -> Cmd:
-        """The install command of ACTION, from its index."""
+        """The install command of ACTION, from its index; recorded as this environment's torch install."""
         release, cuda, _ = self.resolved(action)
-        return self.pip(*self.pins(release, action.audio), *self.index_args(cuda), force=action.force)
+        command = self.pip(*self.pins(release, action.audio), *self.index_args(cuda), force=action.force)
+        self.installs.setdefault(self.python, (command, replace(action, cuda=cuda)))
+        return command
+
+    def planned_install(self, action: InstallTorch) -> Optional[int]:
+        """The step that already installs torch into this environment, a release the team's policy allows (a plan
+        installs one per environment), from the CUDA index ACTION needs, as forcefully and with torchaudio where
+        ACTION asks for them; None if none does."""
+        cuda = self.resolved(action)[1]
+        command, earlier = self.installs.get(self.python, (None, None))
+        if earlier is None or (cuda or earlier.cuda) != earlier.cuda or (action.force and not earlier.force) or (
+                action.audio and not earlier.audio):
+            return None
+        return next((i for i, step in enumerate(self.steps) if command in step.commands), None)
+
+    def policy_blocks(self, reason: str) -> Tuple[Cmd, ...]:
+        """In place of an install the team's policy does not allow: a new environment with a Python that gets a
+        release it allows, else a note that none installs here."""
+        if self.ctx.new_environment_python() is not None:
+            create_env(self, new_environment(self.ctx, arm64=self.ctx.is_mac and bool(self.report.facts.host.hw_arm64)),
+                       reason)
+            return ()
+        limits = ", ".join("%s %s" % item for item in (("torch", self.policy.torch), ("torchvision", self.policy.torchvision))
+                           if item[1])
+        return (note("no torch release that installs here meets the team's %s: see mps-doctor policy show" % limits),)
 
     def install_title(self, actions) -> str:
         """The title of a step that installs the first InstallTorch of ACTIONS, naming what it installs; '' if none."""
@@ -154,11 +196,17 @@ class Planner:
             return "Reinstall torch %s from the CUDA %s index, pinned with torchvision" % (torch, cuda)
         return "%s torch %s and torchvision, pinned together" % ("Reinstall" if action.force else "Install", torch)
 
-    def commands(self, action) -> Tuple[Cmd, ...]:
-        """The commands that carry out one action inside a step."""
+    def commands(self, action, reason: str = "") -> Tuple[Cmd, ...]:
+        """The commands that carry out one action inside a step (REASON: why its remedy is needed)."""
         if isinstance(action, InstallTorch):
-            if self.has("install-torch") and self.new_python is not None and not action.cuda:
-                self.mark(next(i for i, step in enumerate(self.steps) if step.key == "install-torch"))
+            if self.has(NEW_ENV_TORCH) and self.new_python is not None and not action.cuda:
+                self.mark(next(i for i, step in enumerate(self.steps) if step.key == NEW_ENV_TORCH))
+                return ()
+            if not self.allowed(action):
+                return self.policy_blocks(reason)
+            planned = self.planned_install(action)
+            if planned is not None:
+                self.mark(planned)
                 return ()
             return (self.install_torch(action),)
         if isinstance(action, InstallPackages):
@@ -193,7 +241,7 @@ class Planner:
         for action in remedy.actions:
             if isinstance(action, Task):
                 flush()
-                commands = [command for inner in action.actions for command in self.commands(inner)]
+                commands = [command for inner in action.actions for command in self.commands(inner, remedy.why)]
                 # Under --torch the task installs the pinned release, whatever release its title names.
                 installs = self.install_title(action.actions) if self.pinned is not None else ""
                 if commands:
@@ -205,9 +253,22 @@ class Planner:
             elif isinstance(action, CheckAgain):
                 self.check_again(action)
             else:
-                pending.extend(self.commands(action))
+                pending.extend(self.commands(action, remedy.why))
         flush()
         self.fixing = ""
+
+    def drop_moot_installs(self) -> None:
+        """In a plan that moves to a new environment with torch in it, the torch installs into the old environment are
+        moot: they are dropped, and the new environment's steps fix their results."""
+        if not self.has(NEW_ENV_TORCH):
+            return
+        old = {command for python, (command, _) in self.installs.items() if python != self.new_python}
+        moot = [step for step in self.steps if step.key != NEW_ENV_TORCH and step.commands and all(
+            command in old for command in step.commands)]
+        fixes = tuple(dict.fromkeys(result for step in moot for result in step.fixes))
+        self.steps = [replace(step, fixes=tuple(dict.fromkeys(step.fixes + fixes)))
+                      if step.key in ("create-env", NEW_ENV_TORCH, "switch") else step
+                      for step in self.steps if step not in moot]
 
     def verify(self) -> None:
         """The closing step: check again, in the environment the plan ends in."""
@@ -220,8 +281,9 @@ class Planner:
                                     *timeout),), self.verify_fixes))
 
 
-def pinned_release(torch_pin: str) -> Release:
-    """The release table's row for `--torch TORCH_PIN`; a UsageError naming the known range when there is none."""
+def pinned_release(torch_pin: str, policy: Optional[Policy] = None) -> Release:
+    """The release table's row for `--torch TORCH_PIN`; a UsageError naming the known range when there is none, or
+    the team's requirement when POLICY's torch or torchvision specifier leaves it out."""
     releases = load_releases()
     row, exact = releases.row_for(torch_pin) if minor_of(torch_pin) else (None, False)
     if row is None or not exact:
@@ -230,6 +292,12 @@ def pinned_release(torch_pin: str) -> Release:
         if minor_of(torch_pin) is None:
             raise UsageError("--torch %s: not a version such as %s" % (torch_pin, releases.current.torch + ".0"))
         raise UsageError("--torch %s: not a release mps-doctor knows; it knows %s" % (torch_pin, known))
+    if policy is not None and policy.torch and not satisfies(torch_pin, policy.torch):
+        raise UsageError("--torch %s: the team's policy%s requires torch %s" % (
+            torch_pin, " in %s" % policy.source if policy.source else "", policy.torch))
+    if policy is not None and not admits(policy.torchvision, row.torchvision_pin):
+        raise UsageError("--torch %s: its torchvision %s is not the team's torchvision %s%s" % (
+            torch_pin, row.torchvision_pin, policy.torchvision, " (%s)" % policy.source if policy.source else ""))
     return row
 
 
@@ -255,6 +323,7 @@ def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[st
     for result in first + tuple(r for r in report.results if r not in first):
         if result.status == Status.FAIL or (result.status == Status.WARN and not result.accepted):
             planner.fix(result)
+    planner.drop_moot_installs()
     if planner.steps or planner.verify_fixes:
         planner.verify()
     return Plan(steps=tuple(planner.steps), shell=planner.setup.shell, manager=planner.setup.manager,
@@ -278,7 +347,7 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
     """A new environment beside the old one with a (native) Python, then torch, then how to switch; a plan makes one."""
     if planner.has("create-env"):
         for index, step in enumerate(planner.steps):
-            if step.key in ("create-env", "install-torch", "switch"):
+            if step.key in ("create-env", NEW_ENV_TORCH, "switch"):
                 planner.mark(index)
         return
     setup, host = planner.setup, planner.report.facts.host
@@ -311,7 +380,7 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     *commands)
         planner.python = "python"
         if action.install_torch:
-            planner.add("install-torch", "Install torch and torchvision, pinned together", "pip wheels from PyPI are "
+            planner.add(NEW_ENV_TORCH, "Install torch and torchvision, pinned together", "pip wheels from PyPI are "
                         "the MPS builds on Apple Silicon; inside a conda environment pip is the supported route since "
                         "the official conda channel was deprecated (pytorch/pytorch#138506).",
                         run("conda", "run", "-n", name, "python", "-m", "pip", "install", *planner.pins(release),
@@ -333,7 +402,7 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     *provide, run(*planner.arch_prefix, base, "-m", "venv", folder))
     planner.python = planner.new_python = posixpath.join(folder, "bin", "python")
     if action.install_torch:
-        planner.add("install-torch", "Install torch and torchvision in %s, pinned together" % folder,
+        planner.add(NEW_ENV_TORCH, "Install torch and torchvision in %s, pinned together" % folder,
                     "torch and torchvision from different releases fail at import; pinning both keeps pip from pulling "
                     "another torch.", planner.install_torch(InstallTorch(release.torch if release else None)))
     planner.add("switch", "Switch to the new environment", "The old environment %s is left as it was; remove it "
