@@ -175,6 +175,15 @@ class NvidiaSmi:
 
 
 @dataclass(frozen=True)
+class NvidiaHardware:
+    """NVIDIA hardware as the Linux kernel shows it, with or without a driver: device files under /dev (the driver's
+    nvidia*, WSL 2's dxg, Jetson's nvhost* and nvgpu) and the addresses of the PCI devices of vendor 0x10de."""
+
+    device_files: Optional[Tuple[str, ...]] = None  # None: /dev could not be listed
+    pci_devices: Optional[Tuple[str, ...]] = None  # None: no PCI bus visible, or a vendor file unreadable
+
+
+@dataclass(frozen=True)
 class Host:
     """Facts about the machine, read in the doctor process (platform, sysctl, sw_vers, psutil, distro)."""
 
@@ -190,6 +199,7 @@ class Host:
     linux_distro: Optional[Mapping[str, str]] = None
     brew_prefixes: Tuple[str, ...] = ()
     nvidia_smi: Optional[NvidiaSmi] = None
+    nvidia_hardware: Optional[NvidiaHardware] = None
     tools: Mapping[str, str] = dataclasses.field(default_factory=dict)
     env: Env = dataclasses.field(default_factory=dict)
     home: Optional[str] = None

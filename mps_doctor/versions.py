@@ -113,6 +113,11 @@ class ReleaseTable:
                       and (python is None or r.supports_python(python))]
         return candidates[-1] if candidates else None
 
+    def oldest_python(self) -> str:
+        """The lowest Python that any release of the table supports, such as "3.7" (the `>=` bounds of its ranges)."""
+        floors = [spec.version for r in self.releases for spec in SpecifierSet(r.python) if spec.operator == ">="]
+        return min(floors, key=version_tuple)
+
     def newest_for_python(self, python: Tuple[int, ...], arm64_mac: bool = False) -> Optional[Release]:
         """The newest known release that supports PYTHON (on an arm64 Mac, one that also has MPS there)."""
         candidates = [r for r in self.releases if r.confidence != "unknown" and r.supports_python(python)]

@@ -9,6 +9,7 @@ from mps_doctor.facts import Facts, Host, Interpreter, Target, TorchInfo
 from mps_doctor.versions import Release, ReleaseTable, admits, version_tuple
 
 PYTORCH_MPS_DOCS = "https://docs.pytorch.org/docs/stable/notes/mps.html"
+CUDA_DOCS = "https://docs.pytorch.org/docs/stable/notes/cuda.html"
 GET_STARTED = "https://pytorch.org/get-started/locally/"
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 WHEEL_INDEX = "https://download.pytorch.org/whl/"
@@ -73,6 +74,10 @@ class Context:
         if self.interp and self.interp.mac_ver and self.interp.mac_ver != "10.16":
             return self.interp.mac_ver
         return None
+
+    def device_docs(self) -> str:
+        """PyTorch's notes on the device checked: MPS, CUDA semantics, else installing PyTorch (the CPU)."""
+        return {"mps": PYTORCH_MPS_DOCS, "cuda": CUDA_DOCS}.get(self.device, GET_STARTED)
 
     def intel_mac(self) -> bool:
         return self.is_mac and self.host.hw_arm64 is False
@@ -198,14 +203,7 @@ def needs_interpreter(ctx: Context) -> Optional[Outcome]:
     """A fail when the target interpreter never described itself (crash, hang, too old), else None."""
     interp, failure = ctx.interp, ctx.target.failure
     if interp is not None and interp.too_old:
-        version = ".".join(map(str, interp.version))
-        return failed(
-            "Python %s is too old for mps-doctor's probe and for every PyTorch with MPS" % version,
-            Remedy("The target Python is %s." % version,
-                   "PyTorch with MPS needs Python %s at the very least." % ctx.releases.pythons[-1],
-                   (new_environment(ctx),), "https://docs.astral.sh/uv/guides/install-python/", key="python-too-old",
-                   title="Create an environment with Python %s beside the current one" % ctx.new_python()),
-        )
+        return python_too_old(ctx, ".".join(map(str, interp.version)))
     if interp is not None:
         return None
     if failure is not None and failure.stage == "interpreter" and failure.kind == "timeout":
@@ -223,6 +221,34 @@ def needs_interpreter(ctx: Context) -> Optional[Outcome]:
         "the target Python did not report itself",
         Remedy("No interpreter facts were recorded.", "Every later layer depends on them.",
                (run(ctx.target.python, "-c", "import sys; print(sys.version)"),), key="python-broken"),
+    )
+
+
+# The oldest Python the probe child runs on: child/__main__.py answers `too_old` below it.
+PROBE_PYTHON = "3.7"
+
+
+def python_too_old(ctx: Context, version: str) -> Outcome:
+    """The failure for a Python too old for the probe child, worded for the device asked for and this platform: MPS is
+    macOS's, and on Linux the torch in question is a CUDA or CPU build."""
+    first, current = ctx.releases.releases[0], ctx.releases.current
+    floor = ctx.releases.oldest_python()
+    newest = "the newest, torch %s, needs Python %s" % (current.torch, current.python)
+    if ctx.device == "mps":
+        scope = "every PyTorch with MPS"
+        why = "PyTorch with MPS (torch %s and later) needs Python %s at the very least; %s." % (first.torch, floor, newest)
+    else:
+        builds = {"cuda": "CUDA builds", "cpu": "CPU builds"}.get(ctx.device, "builds")
+        on = "Linux" if ctx.host.system == "Linux" else "macOS" if ctx.is_mac else ctx.host.system
+        scope = "PyTorch's %s for %s since %s" % (builds, on, first.torch)
+        why = "Every torch release since %s needs Python %s or newer, its %s for %s included; %s." % (
+            first.torch, floor, builds, on, newest)
+    return failed(
+        "Python %s is too old for mps-doctor's probe and for %s" % (version, scope),
+        Remedy("The target Python is %s; mps-doctor's probe needs Python %s or newer." % (version, PROBE_PYTHON), why,
+               (new_environment(ctx, arm64=ctx.is_mac and bool(ctx.host.hw_arm64)),),
+               "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix",
+               key="python-too-old", title="Create an environment with Python %s beside the current one" % ctx.new_python()),
     )
 
 

@@ -599,7 +599,7 @@ def stage_failure(ctx: Context, stage: str):
         "the %s run on %s %s" % (stage, ctx.device, what),
         Remedy("The %s stage on %s %s." % (stage, ctx.device, what),
                "A device that crashes or hangs on small tensor work is not usable for training.",
-               (CheckAgain(device="cpu"),), PYTORCH_MPS_DOCS, key="device-crash"),
+               (CheckAgain(device="cpu"),), ctx.device_docs(), key="device-crash"),
         *(("stderr: " + failure.stderr_tail,) if failure.stderr_tail else ()),
     )
 
@@ -672,7 +672,7 @@ def device_parity(ctx: Context) -> Outcome:
         return failed(
             "tensor work on %s raised %s" % (ctx.device, parity.error.type),
             explained(Remedy(text.splitlines()[0][:300], "A device that cannot run a small matmul cannot train.",
-                             (CheckAgain(device="cpu"),), PYTORCH_MPS_DOCS, key="device-error"), text),
+                             (CheckAgain(device="cpu"),), ctx.device_docs(), key="device-error"), text),
             text,
         )
     details = tuple("%s: max |err| %.3g vs max |ref| %.3g (tolerance %.0e relative)" %
@@ -686,8 +686,8 @@ def device_parity(ctx: Context) -> Outcome:
             "%s gives wrong results on %s: %s" % ("an operation" if len(wrong) == 1 else "operations", ctx.device, ", ".join(wrong)),
             Remedy("Results on %s differ from a float64 CPU reference beyond the tolerance." % ctx.device,
                    "Silent correctness bugs of this kind shipped in torch releases (pytorch#109457, #118115) and in "
-                   "virtualized GPUs (actions/runner-images#14380). Upgrade torch and macOS; until then train on the CPU.",
-                   upgrade_torch(ctx), PYTORCH_MPS_DOCS, key="device-wrong-results",
+                   "virtualized GPUs (actions/runner-images#14380). " + upgrade_advice(ctx),
+                   upgrade_torch(ctx), ctx.device_docs(), key="device-wrong-results",
                    title="Upgrade torch and torchvision to the newest pair for this machine"),
             *details,
         )
@@ -696,6 +696,12 @@ def device_parity(ctx: Context) -> Outcome:
         return warned(summary + ", but ops fell back to the CPU",
                       fallback_remedy(ctx.host.env.get("PYTORCH_ENABLE_MPS_FALLBACK"), parity.fallback_warnings), *details)
     return passed(summary, *details)
+
+
+def upgrade_advice(ctx: Context) -> str:
+    """What to upgrade after wrong results on the device: macOS carries MPS, the NVIDIA driver carries CUDA."""
+    carrier = {"mps": " and macOS", "cuda": " and the NVIDIA driver"}.get(ctx.device)
+    return "Upgrade torch%s; until then train on the CPU." % carrier if carrier else "Upgrade torch."
 
 
 def upgrade_torch(ctx: Context) -> tuple:
@@ -760,7 +766,7 @@ def device_smoke(ctx: Context) -> Outcome:
             Remedy("The same step (same weights, same batch, dropout off) gave different numbers %s." % on,
                    "Wrong gradients train a wrong model without any error message (pytorch#118115, "
                    "actions/runner-images#14380).",
-                   upgrade_torch(ctx), PYTORCH_MPS_DOCS, key="smoke-mismatch",
+                   upgrade_torch(ctx), ctx.device_docs(), key="smoke-mismatch",
                    title="Upgrade torch and torchvision to the newest pair for this machine"),
             *details,
         )
@@ -770,7 +776,7 @@ def device_smoke(ctx: Context) -> Outcome:
             "the loss did not fall %s (%s -> %s)" % (on, fmt(before), fmt(after)),
             Remedy("Training %d steps left the loss at %s from %s." % (smoke.steps, fmt(after), fmt(before)),
                    "On real MNIST digits a few Adadelta steps always lower the loss; this device does not train.",
-                   (CheckAgain(device="cpu"),), PYTORCH_MPS_DOCS, key="smoke-no-learning"),
+                   (CheckAgain(device="cpu"),), ctx.device_docs(), key="smoke-no-learning"),
             *details,
         )
     summary = "trained %d steps %s: loss %.3f -> %.3f, %.1f ms/step warm" % (
@@ -790,7 +796,7 @@ def smoke_error(ctx: Context, error, on: str) -> Outcome:
         "training %s raised %s" % (on, error.type),
         explained(Remedy(text.splitlines()[0][:300], "The MNIST network of pytorch/examples could not train here.",
                          (export("PYTORCH_ENABLE_MPS_FALLBACK", "1"),) if MISSING_OPERATOR in text else
-                         (CheckAgain(device="cpu"),), PYTORCH_MPS_DOCS, key="smoke-error"), text),
+                         (CheckAgain(device="cpu"),), ctx.device_docs(), key="smoke-error"), text),
         text, error.traceback,
     )
 

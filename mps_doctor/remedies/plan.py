@@ -380,9 +380,12 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     *commands)
         planner.python = "python"
         if action.install_torch:
-            planner.add(NEW_ENV_TORCH, "Install torch and torchvision, pinned together", "pip wheels from PyPI are "
-                        "the MPS builds on Apple Silicon; inside a conda environment pip is the supported route since "
-                        "the official conda channel was deprecated (pytorch/pytorch#138506).",
+            # PyPI's macOS arm64 wheels are the MPS builds; on Linux pip gets PyTorch's CPU or CUDA wheels (index_args).
+            wheels = ("pip wheels from PyPI are the MPS builds on Apple Silicon" if host.system == "Darwin" else
+                      "pip installs PyTorch's own CPU or CUDA wheels")
+            planner.add(NEW_ENV_TORCH, "Install torch and torchvision, pinned together", wheels + "; inside a conda "
+                        "environment pip is the supported route since the official conda channel was deprecated "
+                        "(pytorch/pytorch#138506).",
                         run("conda", "run", "-n", name, "python", "-m", "pip", "install", *planner.pins(release),
                             *planner.index_args()))
         planner.new_python = in_conda_root(planner, "envs/%s/bin/python" % name)
@@ -390,11 +393,16 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     "yourself once the new one works." % old, activate_conda(name))
         return
     folder = new_env_folder(planner, action.suffix)
-    if setup.manager == "uv" or (host.tools.get("uv") and setup.python_source not in ("homebrew",)):
+    if uses_uv(setup, host):
         request = UV_ARM64_PYTHON % version if action.arm64 else version
         planner.add("create-env", "Create %s with a %s" % (folder, what), reason,
                     run("uv", "python", "install", request), run("uv", "venv", "--python", request, folder))
         planner.setup = replace(setup, manager="uv")
+    elif setup.python_source == "pyenv":
+        # pyenv 2.3.6 and later resolve a prefix such as 3.12 to its newest 3.12.x, to install and to run (pyenv#2487).
+        planner.add("create-env", "Create %s with a %s from pyenv" % (folder, what), reason,
+                    run("pyenv", "install", "--skip-existing", version),
+                    run("pyenv", "exec", "python", "-m", "venv", folder, env=(("PYENV_VERSION", version),)))
     else:
         base, provide = base_python_for(planner, version, action.arm64)
         planner.arch_prefix = ("arch", "-arm64") if action.arm64 and setup.python_source in UNIVERSAL_SOURCES else ()
@@ -407,6 +415,14 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     "another torch.", planner.install_torch(InstallTorch(release.torch if release else None)))
     planner.add("switch", "Switch to the new environment", "The old environment %s is left as it was; remove it "
                 "yourself once the new one works." % old, activate_venv(folder))
+
+
+def uses_uv(setup: Setup, host) -> bool:
+    """Whether uv provides a new environment's Python: for a uv project or a uv-managed Python, and wherever uv is on
+    PATH unless the target Python came from Homebrew or pyenv, whose users get a Python their own way."""
+    if setup.manager == "uv" or setup.python_source == "uv":
+        return True
+    return bool(host.tools.get("uv")) and setup.python_source not in ("homebrew", "homebrew-intel", "pyenv")
 
 
 def in_conda_root(planner: Planner, relative: str) -> str:
@@ -423,15 +439,45 @@ def in_conda_root(planner: Planner, relative: str) -> str:
 
 
 def base_python_for(planner: Planner, version: str, arm64: bool) -> Tuple[str, Tuple[Cmd, ...]]:
-    """(python executable, commands that provide it) for a new venv, without uv."""
+    """(python executable, commands that provide it) for a new venv, without uv or pyenv: Homebrew's for a Homebrew
+    Python, else this platform's way (arm64 Homebrew or python.org on macOS, the distribution's packages on Linux)."""
     facts, setup = planner.report.facts, planner.setup
     interp = facts.target.interpreter
     if facts.host.system == "Darwin" and "/opt/homebrew" in facts.host.brew_prefixes:
         return "/opt/homebrew/bin/python%s" % version, (run("/opt/homebrew/bin/brew", "install", "python@" + version),)
+    brew = homebrew_prefix(interp) if setup.python_source in ("homebrew", "homebrew-intel") and not arm64 else None
+    if brew:
+        return posixpath.join(brew, "bin", "python" + version), (
+            run(posixpath.join(brew, "bin", "brew"), "install", "python@" + version),)
     if arm64 and setup.python_source in UNIVERSAL_SOURCES and interp is not None and interp.executable_realpath:
         return interp.executable_realpath, (note("%s is a universal2 build: `arch -arm64` runs it natively" %
                                                  interp.executable_realpath),)
     if facts.host.system == "Darwin":
         return "/usr/local/bin/python%s" % version, (
             note("Install Python %s for macOS (universal2) from https://www.python.org/downloads/macos/ first" % version),)
-    return "python%s" % version, (note("Install Python %s with your distribution's package manager first" % version),)
+    return "python%s" % version, (note(linux_python_note(facts.host, setup, version)),)
+
+
+def homebrew_prefix(interp) -> Optional[str]:
+    """The Homebrew prefix that a Python from Homebrew lives in: the part of its real path before /Cellar/ (Homebrew
+    installs formulae to PREFIX/Cellar, docs.brew.sh/Installation), or None."""
+    real = (interp.executable_realpath or "") if interp is not None else ""
+    prefix = real.split("/Cellar/")[0] if "/Cellar/" in real else ""
+    return prefix if prefix.startswith("/") else None
+
+
+# The package manager of a distribution, by its os-release ID (the `distro` package's id).
+DISTRO_PACKAGES = {"debian": "apt", "ubuntu": "apt", "fedora": "dnf", "rhel": "dnf", "rocky": "dnf",
+                   "almalinux": "dnf", "centos": "dnf", "arch": "pacman", "alpine": "apk"}
+
+
+def linux_python_note(host, setup: Setup, version: str) -> str:
+    """Where a Linux machine gets Python VERSION for a new venv: for the distribution's Python (/usr/bin) its
+    packages, which may not carry that version; else, or as well, pyenv or uv."""
+    distro = host.linux_distro or {}
+    name, manager = distro.get("name") or "your distribution", DISTRO_PACKAGES.get((distro.get("id") or "").lower())
+    others = "pyenv, or uv: https://docs.astral.sh/uv/guides/install-python/"
+    if setup.python_source == "system":
+        return "Install Python %s from %s's packages%s first if it has it, else with %s" % (
+            version, name, " (%s)" % manager if manager else "", others)
+    return "Install Python %s first: from %s's packages, with %s" % (version, name, others)
