@@ -197,7 +197,8 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None)
         runs.append(device_run(data, torch_data))
     accel_run = next((r for r in runs if r.device == accel), None)
     if accel != "cpu" and accel_run is not None and accel_run.unavailable:
-        raise BenchUnavailable("%s is not available to torch in %s; run: mps-doctor check --device %s" % (accel, python, accel))
+        raise BenchUnavailable("%s is not available to torch in %s; run: mps-doctor check --python %s --device %s"
+                               % (accel, python, python, accel))
     data_note = describe_data(options, data_dir)
     return BenchReport(options=options, python=python, torch_version=torch_data.get("version"), runs=tuple(runs),
                        data=data_note, notes=(("pipeline: " + describe_pipeline(pipeline, options.workers)),))

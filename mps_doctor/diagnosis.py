@@ -69,7 +69,8 @@ def diagnose(request: DiagnosisRequest) -> Report:
             quick = bool(saved.get("quick", False))
     policy = load_policy(request.config) if request.config or not request.from_report else saved["policy"]
     if request.skip_ids:
-        policy = Policy(**dict(policy.__dict__, skip=policy.skip + tuple((i, COMMAND_LINE_SKIP) for i in request.skip_ids)))
+        added = tuple((i, COMMAND_LINE_SKIP) for i in dict.fromkeys(request.skip_ids) if not policy.reason_to_skip(i))
+        policy = Policy(**dict(policy.__dict__, skip=policy.skip + added))
     select = tuple(request.select_ids) or saved.get("select", ())
     required = tuple(request.required) or saved.get("required", ())
     if not request.from_report:

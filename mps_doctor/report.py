@@ -83,6 +83,9 @@ def guarded(spec, ctx: Context) -> Outcome:
     return outcome
 
 
+NOT_SELECTED = "skipped: not selected (--select)"
+
+
 def selected(check_id: str, options: Options) -> bool:
     """Whether --select leaves CHECK_ID in (no --select: every check)."""
     return not options.select or check_id in options.select
@@ -91,7 +94,7 @@ def selected(check_id: str, options: Options) -> bool:
 def filtered(check_id: str, options: Options) -> Optional[Outcome]:
     """A skip outcome when --select leaves CHECK_ID out or the policy (or --skip) skips it."""
     if not selected(check_id, options):
-        return Outcome(Status.SKIP, "skipped: not selected (--select)")
+        return Outcome(Status.SKIP, NOT_SELECTED)
     reason = options.policy.reason_to_skip(check_id)
     if reason:
         return Outcome(Status.SKIP, "skipped by policy: %s" % reason)

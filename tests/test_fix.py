@@ -134,7 +134,8 @@ def test_fix_explains_in_words_by_default():
     assert out.startswith("mps-doctor fix: not ready: Python runs under Rosetta")
     assert "\n1. Stop the terminal from running under Rosetta\n" in out
     assert "      arch -arm64 /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 -m venv" in out
-    assert out.rstrip().endswith("Print these as a zsh script: mps-doctor fix --print-commands")
+    assert out.rstrip().endswith("Print these as a zsh script, run: %s -m mps_doctor fix --from %s --shell zsh "
+                                 "--print-commands" % (sys.executable, example))
 
 
 def test_fix_from_a_file_that_is_not_a_report_is_exit_2(tmp_path):

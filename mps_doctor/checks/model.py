@@ -37,7 +37,7 @@ def run(*argv: str, env: Tuple[Tuple[str, str], ...] = ()) -> Cmd:
 
 
 def doctor(*args: str) -> Cmd:
-    """Run this mps-doctor with ARGS (remedies/ spells it as a path that works after switching environments)."""
+    """Run mps-doctor with ARGS (remedies/ spells it: by name on another machine, else this one's path)."""
     return Cmd("doctor", tuple(args))
 
 

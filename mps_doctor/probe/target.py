@@ -369,13 +369,15 @@ SEED_DISTRIBUTIONS = frozenset(("pip", "setuptools", "wheel"))
 OWN_VENV = "its own venv, which holds nothing but mps-doctor"
 
 
+PIPX_RUN_ENVIRONMENT = "pipx run's cached environment"
+
+
 def runner_environment(prefix: str) -> Optional[str]:
     """What made the environment at PREFIX for one program (pipx, pipx run, uv tool, uvx, uv run --with), in words;
     None when no tool runner or installer did."""
     real = os.path.realpath(prefix)
     if os.path.isfile(os.path.join(real, PIPX_METADATA)):
-        return "pipx's environment" if os.path.basename(os.path.dirname(real)) == "venvs" else \
-            "pipx run's cached environment"
+        return "pipx's environment" if os.path.basename(os.path.dirname(real)) == "venvs" else PIPX_RUN_ENVIRONMENT
     if os.path.isfile(os.path.join(real, UV_TOOL_RECEIPT)):
         return "uv tool's environment"
     folder = real
@@ -385,6 +387,12 @@ def runner_environment(prefix: str) -> Optional[str]:
                 os.path.isfile(os.path.join(os.path.dirname(folder), "CACHEDIR.TAG")):
             return UV_CACHE_ENVIRONMENT
     return None
+
+
+def ephemeral_environment(prefix: str) -> bool:
+    """Whether the environment at PREFIX is one a tool made for one run (uvx, uv run --with, pipx run): its commands
+    on PATH are gone, or are another run's, once this one has exited."""
+    return runner_environment(prefix) in (UV_CACHE_ENVIRONMENT, PIPX_RUN_ENVIRONMENT)
 
 
 def installed_distributions(prefix: str) -> Dict[str, str]:

@@ -40,6 +40,9 @@ UV_ARM64_PYTHON = "cpython-%s-macos-aarch64-none"
 UNIVERSAL_SOURCES = ("python.org", "system")
 # The key of the step that installs torch into the plan's new environment (a remedy's own install has another).
 NEW_ENV_TORCH = "new-env-torch"
+# How a plan for another machine (a saved report, a paste) starts mps-doctor: by name, installed there as the README
+# says; never this machine's path to it.
+OTHER_MACHINE_DOCTOR = ("mps-doctor",)
 
 
 class Planner:
@@ -310,14 +313,22 @@ def doctor_command() -> Tuple[str, ...]:
     return (sys.executable, "-m", "mps_doctor")
 
 
+def doctor_for(report: Report) -> Tuple[str, ...]:
+    """How a plan for REPORT starts mps-doctor: by name for a saved report or a paste (the plan runs on that
+    machine, where this doctor's paths mean nothing), else this doctor as doctor_command() spells it."""
+    if report.options.replayed_from or report.source is not None:
+        return OTHER_MACHINE_DOCTOR
+    return doctor_command()
+
+
 def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[str] = None,
                torch_pin: Optional[str] = None, index: Optional[str] = None,
                doctor: Optional[Tuple[str, ...]] = None) -> Plan:
     """The plan for REPORT: the root cause's remedy first, then the other failures', then the unaccepted warnings',
     each step marked with the results it fixes; empty when nothing fails or warns. DOCTOR is how its steps start
-    mps-doctor (default: doctor_command())."""
+    mps-doctor (default: doctor_for(REPORT))."""
     setup = detect_setup(report.facts, manager, shell)
-    planner = Planner(report, setup, torch_pin, index, doctor or doctor_command())
+    planner = Planner(report, setup, torch_pin, index, doctor or doctor_for(report))
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     first = (root,) if root is not None and root.status == Status.FAIL else ()
     for result in first + tuple(r for r in report.results if r not in first):
