@@ -12,7 +12,8 @@ from typing import Dict, List, Optional, Tuple
 
 from mps_doctor import __version__, exit_codes
 from mps_doctor.errors import DoctorError, UsageError
-from mps_doctor.probe.target import CHILD_DIR, DATA_DIR, ChildRun, validate_python
+from mps_doctor.facts import Target
+from mps_doctor.probe.target import CHILD_DIR, DATA_DIR, ChildOutcome, ChildRun, target_from_frames, validate_python
 
 FORMAT = "mps-doctor-bench"
 SCHEMA_VERSION = 1
@@ -23,9 +24,15 @@ PEAKS_FILE = Path(__file__).resolve().parent / "data" / "chip_peaks.json"
 
 
 class BenchUnavailable(DoctorError):
-    """The accelerator asked for cannot run here (exit 1)."""
+    """The accelerator asked for, or torch, cannot run here (exit 1). TARGET holds what the bench's child found, for
+    `check`'s layers on DEVICE to say why (with WHAT, the part of the run that was not measured); MESSAGE is the line
+    shown when they find no cause."""
 
     exit_code = exit_codes.NOT_READY
+
+    def __init__(self, message: str, target: Optional[Target] = None, device: str = "auto", what: str = ""):
+        super().__init__(message)
+        self.target, self.device, self.what = target, device, what
 
 
 @dataclass(frozen=True)
@@ -157,8 +164,10 @@ def find_peak(name: str, cores: Optional[int] = None, peaks: Optional[List[dict]
     return None, None
 
 
-def run_bench(python: str, options: BenchOptions, system: str, on_progress=None) -> BenchReport:
-    """Run the bench child under PYTHON and build the report."""
+def run_bench(python: str, options: BenchOptions, system: str, on_progress=None,
+              chosen_because: str = "--python") -> BenchReport:
+    """Run the bench child under PYTHON (chosen as CHOSEN_BECAUSE says) and build the report; a target whose torch
+    does not import raises BenchUnavailable with check's report of it."""
     python = validate_python(python)
     accel = options.device  # auto is resolved by the child, as check resolves it
     if accel == "cpu" and not options.include_cpu:
@@ -175,11 +184,11 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None)
     child = ChildRun([python, str(CHILD_DIR), "bench", json.dumps(child_options)], options.timeout)
     outcome = child.stream(on_progress or (lambda frame: None))
     results = outcome.results
-    if "interpreter" not in results:
-        raise UsageError("--python %s: not a Python interpreter (it exited with code %s)" % (python, outcome.returncode))
-    torch_data = results.get("torch") or {}
-    if not torch_data.get("installed") or torch_data.get("import_error"):
-        raise BenchUnavailable("torch does not import in %s; run: mps-doctor check --python %s" % (python, python))
+    target = early_target(outcome, python, options, chosen_because)
+    if not torch_usable(target):
+        raise BenchUnavailable("torch does not import in %s; run: mps-doctor check --python %s" % (python, python),
+                               target, options.device, "nothing was measured")
+    torch_data = results["torch"]
     accel = resolved_accelerator(options.device, results)
     if accel == "cpu" and not options.include_cpu:
         raise UsageError("--no-cpu: torch in %s sees no accelerator (no MPS, no CUDA GPU), so there is nothing to "
@@ -197,10 +206,33 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None)
         runs.append(device_run(data, torch_data))
     accel_run = next((r for r in runs if r.device == accel), None)
     if accel != "cpu" and accel_run is not None and accel_run.unavailable:
-        raise BenchUnavailable("%s is not available to torch in %s; run: mps-doctor check --device %s" % (accel, python, accel))
+        raise BenchUnavailable("%s is not available to torch in %s; run: mps-doctor check --device %s"
+                               % (accel, python, accel), target, accel, "%s was not measured" % accel)
     data_note = describe_data(options, data_dir)
     return BenchReport(options=options, python=python, torch_version=torch_data.get("version"), runs=tuple(runs),
                        data=data_note, notes=(("pipeline: " + describe_pipeline(pipeline, options.workers)),))
+
+
+# The stages the bench child answers as check's child does (child/mpsd_bench.py run).
+EARLY_STAGES = ("interpreter", "torch")
+
+
+def early_target(outcome: ChildOutcome, python: str, options: BenchOptions, chosen_because: str) -> Target:
+    """The interpreter and torch stages of a bench child as check's probe reads them; how the child ended counts
+    only when it ended before the torch stage answered (later, it is a device's run that failed)."""
+    results = {stage: outcome.results[stage] for stage in EARLY_STAGES if stage in outcome.results}
+    begun = [stage for stage in outcome.begun if stage in EARLY_STAGES]
+    ended_early = "torch" not in results
+    return target_from_frames(results, begun, outcome.returncode if ended_early else 0, outcome.stderr,
+                              outcome.timed_out and ended_early, options.timeout, python, options.device, False,
+                              chosen_because)
+
+
+def torch_usable(target: Target) -> bool:
+    """Whether the facts show a torch that imported in a Python the probe could describe (Context.torch_imported)."""
+    torch, interp = target.torch, target.interpreter
+    return bool(target.failure is None and interp is not None and not interp.too_old and torch is not None
+                and torch.installed and torch.import_error is None and torch.version)
 
 
 def device_run(data: dict, torch_data: dict) -> DeviceRun:

@@ -3,6 +3,9 @@
 Timing rules (reference/performance.md section 5): synchronize the device before every clock read, keep
 .item() and other host reads out of the timed loop, time the cold first step apart, exclude warm-up, and
 report the median of several windows.
+
+mpsd_net imports torch, so it is imported inside the functions that run after the torch stage: a target without
+a working torch still answers the interpreter and torch stages, as in `check` mode.
 """
 import itertools
 import platform
@@ -11,7 +14,6 @@ import time
 import warnings
 
 import mpsd_idx
-import mpsd_net
 import mpsd_probe
 
 
@@ -37,7 +39,10 @@ class MnistDataset(object):
     """IDX images decoded and normalized one sample at a time, like torchvision's ToTensor + Normalize in the seed."""
 
     def __init__(self, torch, images, labels, length=None):
+        import mpsd_net
+
         self.torch, self.images, self.labels = torch, images, labels
+        self.mean, self.std = mpsd_net.MNIST_MEAN, mpsd_net.MNIST_STD
         self.count = len(images)
         self.length = length or self.count
 
@@ -48,12 +53,14 @@ class MnistDataset(object):
         j = index % self.count
         raw = bytearray(self.images.data[j * 784:(j + 1) * 784])
         pixels = self.torch.frombuffer(raw, dtype=self.torch.uint8).reshape(1, 28, 28)
-        x = pixels.to(self.torch.float32).div(255.0).sub(mpsd_net.MNIST_MEAN).div(mpsd_net.MNIST_STD)
+        x = pixels.to(self.torch.float32).div(255.0).sub(self.mean).div(self.std)
         return x, int(self.labels.data[j])
 
 
 def batch_source(torch, device, images, labels, options, length):
     """An endless iterator of (x, y) batches on DEVICE, from data resident on the device or from a DataLoader."""
+    import mpsd_net
+
     batch = options["batch"]
     if options["pipeline"] == "loader":
         dataset = MnistDataset(torch, images, labels, length)
@@ -84,6 +91,8 @@ def device_name(torch, device, torch_data):
 
 def bench_device(torch, device, images, labels, options, emit):
     """Cold first step, then either timed windows (quick) or whole epochs, on DEVICE."""
+    import mpsd_net
+
     sync = make_sync(torch, device)
     torch.manual_seed(options.get("seed", 1))
     model = mpsd_net.make_model(device, seed=options.get("seed", 1))

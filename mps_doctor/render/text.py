@@ -24,31 +24,14 @@ COLORS = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "red", Statu
 def render_text(report: Report, verbose: bool = False, color: bool = False, unicode: bool = True) -> str:
     """The whole text report as one string (colour codes only when COLOR); no control character of the report's
     own strings reaches the output."""
-    commands = {result_id: tuple(one_line(line) for command in spelled for line in command.split("\n")
-                                 if not line.startswith("# shellcheck"))
-                for result_id, spelled in remedy_commands(report).items()}
+    commands = shown_commands(report)
     report = displayable(report)
-    lines: List[str] = []
-
-    def mark(status: Status) -> str:
-        glyph = "[%s]" % (MARKS if unicode else ASCII_MARKS)[status]
-        return click.style(glyph, fg=COLORS[status], bold=True) if color and COLORS[status] else glyph
-
-    target = report.facts.target
-    interp = target.interpreter
-    python = "Python %s" % ".".join(map(str, interp.version)) if interp else "Python ?"
-    if interp and interp.machine:
-        python += " " + interp.machine
-    lines.append("mps-doctor %s: %s (%s), device %s" % (report.tool_version, target.python, python, report.options.device))
-    if target.chosen_because:
-        lines.append("Python chosen: %s" % target.chosen_because)
+    mark = marker(color, unicode)
+    lines = header_lines(report)
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     if root is not None and root.status == Status.FAIL:
         lines.append("")
-        lines.append("%s Root cause: %s" % (mark(root.status), root.summary))
-        lines += remedy_lines(root.remedy, commands[root.id], "    ", verbose=True)
-        if root.rule:
-            lines.append("    data: %s" % root.rule)
+        lines += root_cause_lines(root, commands[root.id], mark)
     layers = [r for r in report.results if r.layer is not None]
     policy_ids = {spec.id for spec in all_checks() if spec.policy}
     advisories = [r for r in report.results if r.layer is None and r.id not in policy_ids]
@@ -83,6 +66,59 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
         summary = click.style(summary, fg="green" if report.verdict.ready else "red", bold=True)
     lines.append(summary)
     return "\n".join(lines) + "\n"
+
+
+def render_root_cause(report: Report, color: bool = False, unicode: bool = True) -> str:
+    """The head of the text report: the target, the root cause with its remedy and the `fix` command; for a command
+    that stops where `check` finds a root cause (bench without a working torch)."""
+    commands = shown_commands(report)
+    report = displayable(report)
+    lines = header_lines(report)
+    root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
+    if root is not None and root.status == Status.FAIL:
+        lines.append("")
+        lines += root_cause_lines(root, commands[root.id], marker(color, unicode))
+    lines += ["", "To print the commands that fix this, run: %s" % fix_command(report)]
+    return "\n".join(lines) + "\n"
+
+
+def shown_commands(report: Report):
+    """The commands shown under each result, by result id: `fix`'s, one line each."""
+    return {result_id: tuple(one_line(line) for command in spelled for line in command.split("\n")
+                             if not line.startswith("# shellcheck"))
+            for result_id, spelled in remedy_commands(report).items()}
+
+
+def marker(color: bool, unicode: bool):
+    """The function that draws a status's mark."""
+
+    def mark(status: Status) -> str:
+        glyph = "[%s]" % (MARKS if unicode else ASCII_MARKS)[status]
+        return click.style(glyph, fg=COLORS[status], bold=True) if color and COLORS[status] else glyph
+
+    return mark
+
+
+def header_lines(report: Report) -> List[str]:
+    """The target interpreter, its Python and the device; why that Python was chosen."""
+    target = report.facts.target
+    interp = target.interpreter
+    python = "Python %s" % ".".join(map(str, interp.version)) if interp else "Python ?"
+    if interp and interp.machine:
+        python += " " + interp.machine
+    lines = ["mps-doctor %s: %s (%s), device %s" % (report.tool_version, target.python, python, report.options.device)]
+    if target.chosen_because:
+        lines.append("Python chosen: %s" % target.chosen_because)
+    return lines
+
+
+def root_cause_lines(root: CheckResult, commands: Tuple[str, ...], mark) -> List[str]:
+    """The root cause, its remedy in full and the data row it used."""
+    lines = ["%s Root cause: %s" % (mark(root.status), root.summary)]
+    lines += remedy_lines(root.remedy, commands, "    ", verbose=True)
+    if root.rule:
+        lines.append("    data: %s" % root.rule)
+    return lines
 
 
 def fix_command(report: Report) -> str:
