@@ -12,8 +12,17 @@ from typing import Dict, List, Optional, Tuple
 
 from mps_doctor import __version__, exit_codes
 from mps_doctor.errors import DoctorError, UsageError
-from mps_doctor.facts import Target
-from mps_doctor.probe.target import CHILD_DIR, DATA_DIR, ChildOutcome, ChildRun, target_from_frames, validate_python
+from mps_doctor.facts import Target, describe_failure, longer_timeout, stage_work
+from mps_doctor.probe.target import (
+    CHILD_DIR,
+    DATA_DIR,
+    ChildOutcome,
+    ChildRun,
+    last_line,
+    probe_failure,
+    target_from_frames,
+    validate_python,
+)
 
 FORMAT = "mps-doctor-bench"
 SCHEMA_VERSION = 1
@@ -21,6 +30,14 @@ SCHEMA_VERSION = 1
 STEP_FLOP_AT_64 = 4.580179968e9
 SEED_EPOCH_IMAGES = 60000
 PEAKS_FILE = Path(__file__).resolve().parent / "data" / "chip_peaks.json"
+# The largest --timeout that bench accepts (cli.py).
+MAX_TIMEOUT = 86400
+
+
+class BenchTimedOut(DoctorError):
+    """The run ran out of --timeout before any device was measured (exit 1)."""
+
+    exit_code = exit_codes.NOT_READY
 
 
 class BenchUnavailable(DoctorError):
@@ -65,7 +82,8 @@ class DeviceRun:
     epochs: Tuple[Dict[str, float], ...] = ()
     final_loss: Optional[float] = None
     warnings: Tuple[str, ...] = ()
-    error: Optional[str] = None
+    error: Optional[str] = None  # why there are no figures: the run failed, or it was stopped (timed_out)
+    timed_out: bool = False
     unavailable: bool = False
     peak_tflops: Optional[float] = None
     peak_source: Optional[str] = None
@@ -121,10 +139,16 @@ class BenchReport:
 
     @property
     def status(self) -> Tuple[str, str]:
-        """('pass' | 'warn' | 'fail', message)."""
-        failed = [r for r in self.runs if r.error]
+        """('pass' | 'warn' | 'fail' | 'timeout', message): a run that failed first, then one that --timeout stopped
+        (neither fast nor broken is shown: the remedy is more time)."""
+        failed = [r for r in self.runs if r.error and not r.timed_out]
         if failed:
             return "fail", "%s failed: %s" % (failed[0].device, failed[0].error)
+        stopped = [r for r in self.runs if r.timed_out]
+        if stopped:
+            return "timeout", "%s: %s. Nothing shows whether it is slow or hangs; run again with more time (--timeout " \
+                              "%g)." % (stopped[0].device, stopped[0].error, longer_timeout(self.options.timeout,
+                                                                                           MAX_TIMEOUT))
         if self.speedup is not None and self.speedup < 1.0:
             return "warn", (
                 "%s is slower than the CPU here (%.2fx). On this small network at batch %d each step is ~%.1f GFLOP, so "
@@ -134,8 +158,9 @@ class BenchReport:
         return "pass", ""
 
     def exit_code(self) -> int:
-        """NOT_READY when a device's run failed, else READY (a slower accelerator is a warning, not a failure)."""
-        return exit_codes.NOT_READY if self.status[0] == "fail" else exit_codes.READY
+        """NOT_READY when a device's run failed or timed out, else READY (a slower accelerator is a warning, not a
+        failure)."""
+        return exit_codes.NOT_READY if self.status[0] in ("fail", "timeout") else exit_codes.READY
 
 
 def resolved_accelerator(requested: str, results: Dict[str, dict]) -> str:
@@ -182,9 +207,22 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None,
         "no_cpu": not options.include_cpu,
     }
     child = ChildRun([python, str(CHILD_DIR), "bench", json.dumps(child_options)], options.timeout)
-    outcome = child.stream(on_progress or (lambda frame: None))
+    progress: Dict[str, dict] = {}
+
+    def on_frame(frame) -> None:
+        if isinstance(frame, dict) and frame.get("event") == "progress" and isinstance(frame.get("data"), dict):
+            progress["last"] = frame["data"]
+            if on_progress is not None:
+                on_progress(frame)
+
+    outcome = child.stream(on_frame)
     results = outcome.results
     target = early_target(outcome, python, options, chosen_because)
+    if target.failure is not None and target.failure.kind == "timeout":
+        doing = stage_work(target.failure.stage, options.device)
+        raise BenchTimedOut("nothing was measured: %s stopped after the --timeout of %g s while %s; run again with more "
+                            "time (--timeout %g)" % (python, options.timeout, doing,
+                                                     longer_timeout(options.timeout, MAX_TIMEOUT)))
     if not torch_usable(target):
         raise BenchUnavailable("torch does not import in %s; run: mps-doctor check --python %s" % (python, python),
                                target, options.device, "nothing was measured")
@@ -199,9 +237,7 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None,
     for device in devices:
         data = results.get("bench-" + device)
         if data is None:
-            why = "timed out after %g s" % options.timeout if outcome.timed_out else "the child stopped (exit %s)" % outcome.returncode
-            last = outcome.stderr.strip().splitlines()[-1:]
-            runs.append(DeviceRun(device=device, error=why + (": " + last[0] if last else "")))
+            runs.append(stopped_run(device, outcome, progress.get("last"), options.timeout))
             continue
         runs.append(device_run(data, torch_data))
     accel_run = next((r for r in runs if r.device == accel), None)
@@ -233,6 +269,48 @@ def torch_usable(target: Target) -> bool:
     torch, interp = target.torch, target.interpreter
     return bool(target.failure is None and interp is not None and not interp.too_old and torch is not None
                 and torch.installed and torch.import_error is None and torch.version)
+
+
+def stopped_run(device: str, outcome: ChildOutcome, progress: Optional[dict], timeout: float) -> DeviceRun:
+    """The run of DEVICE, which the child never reported: stopped by --timeout or ended (a crash, an exit) while it
+    ran, or before it began; it says what was still running, from the child's last PROGRESS frame."""
+    stage = "bench-" + device
+    began = stage in outcome.begun
+    doing = running(progress, device if began else None)
+    if outcome.timed_out:
+        return DeviceRun(device=device, timed_out=True, error=(
+            "stopped after the --timeout of %g s while %s" % (timeout, doing) if began else
+            "not started: the --timeout of %g s passed while %s" % (timeout, doing)))
+    ended = describe_failure(probe_failure(stage, outcome.returncode, outcome.stderr, False, timeout))
+    last = last_line(outcome.stderr)
+    return DeviceRun(device=device, error=(
+        "the benchmark %s while %s" % (ended, doing) if began else "not started: the benchmark %s while %s" % (ended, doing))
+        + (": " + last if last else ""))
+
+
+def running(progress: Optional[dict], device: Optional[str] = None) -> str:
+    """What the bench child was doing by its last PROGRESS frame (untrusted), 'timing window 3 of 5 on cpu'; with
+    DEVICE, the device whose run had begun (before its first frame, its network and data were being set up)."""
+    data = progress or {}
+    on = data.get("device") if data.get("device") in ("cpu", "mps", "cuda") else None
+    phase = data.get("phase")
+    if device is not None and on != device:
+        return "setting up the network and data on %s" % device
+    try:
+        if phase == "window" and on:
+            return "timing window %d of %d on %s" % (int(data["window"]), int(data["windows"]), on)
+        if phase == "epoch" and on:
+            return "training epoch %d of %d on %s (step %d of %d)" % (
+                int(data["epoch"]), int(data["epochs"]), on, int(data["step"]) + 1, int(data["steps"]))
+    except (KeyError, TypeError, ValueError, OverflowError):
+        pass
+    if phase == "cold-step" and on:
+        return "running the cold first step on %s" % on
+    if phase == "warm-up" and on:
+        return "running the warm-up steps on %s" % on
+    if phase == "data":
+        return "loading the MNIST data"
+    return "benchmarking"
 
 
 def device_run(data: dict, torch_data: dict) -> DeviceRun:
@@ -285,6 +363,7 @@ def bench_to_dict(report: BenchReport) -> dict:
 def run_to_dict(run: DeviceRun) -> dict:
     return {
         "device": run.device, "name": run.name, "unavailable": run.unavailable, "error": run.error,
+        "timed_out": run.timed_out,
         "cold_first_step_ms": run.cold_first_step_ms, "window_ms_per_step": list(run.window_ms),
         "median_ms_per_step": run.median_ms, "spread": run.spread, "images_per_second": run.images_per_second,
         "achieved_tflops": run.tflops, "peak_fp32_tflops": run.peak_tflops, "peak_source": run.peak_source,

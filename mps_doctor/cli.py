@@ -502,9 +502,9 @@ class ProgressBar:
         self.current = None
 
     def __call__(self, frame) -> None:
-        if frame.get("event") != "progress":
-            return
-        data = frame["data"]
+        data = frame.get("data")
+        if frame.get("event") != "progress" or not isinstance(data, dict) or "epoch" not in data:
+            return  # the other progress frames (the step being run) only say what a stop interrupted
         key = (data["device"], data["epoch"])
         if self.current is not None and key != self.current:
             click.echo("", err=True)

@@ -25,7 +25,8 @@ def render_policy(report: Report) -> str:
         lines.append('torch = "==%d.%d.*"' % minor_of(torch_version))
     else:
         current = load_releases().current
-        lines.append('# torch = "==%s.*"    # torch is not installed here; the newest release is %s' % (current.torch, current.torch))
+        lines.append(one_line('# torch = "==%s.*"    # %s; the newest release is %s' % (
+            current.torch, torch_not_read(report), current.torch)))
     if vision and minor_of(vision):
         lines.append('torchvision = "==%d.%d.*"' % minor_of(vision))
     else:
@@ -54,3 +55,14 @@ def render_policy(report: Report) -> str:
     else:
         lines.append('# accept = [{ id = "python.numpy", reason = "..." }]')
     return "\n".join(lines) + "\n"
+
+
+def torch_not_read(report: Report) -> str:
+    """Why REPORT has no torch version, as `check` classifies it (its root cause): not installed, a failed import, a
+    crash, or a probe that ran out of --timeout."""
+    root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
+    if root is None:
+        return "torch is not installed here"
+    if root.status == Status.TIMEOUT:
+        return "no torch version here: %s; run again with a longer --timeout" % root.summary
+    return "no torch version here: %s" % root.summary

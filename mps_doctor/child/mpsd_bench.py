@@ -22,10 +22,13 @@ def make_sync(torch, device):
     return mpsd_probe.synchronizer(torch, device)
 
 
-def time_windows(step, sync, windows, steps, clock=time.perf_counter):
-    """Milliseconds per step for each of WINDOWS windows of STEPS calls; the device is synced before each clock read."""
+def time_windows(step, sync, windows, steps, clock=time.perf_counter, on_window=None):
+    """Milliseconds per step for each of WINDOWS windows of STEPS calls; the device is synced before each clock read.
+    ON_WINDOW(index), when given, is told of each window before its clock starts."""
     results = []
-    for _ in range(windows):
+    for index in range(windows):
+        if on_window is not None:
+            on_window(index)
         sync()
         started = clock()
         for _ in range(steps):
@@ -103,8 +106,15 @@ def bench_device(torch, device, images, labels, options, emit):
     source = batch_source(torch, device, images, labels, options, per_epoch)
     batches = lambda: next(source)  # noqa: E731
     result = {"device": device, "batch": options["batch"], "pipeline": options["pipeline"]}
+
+    def phase(name, **where):
+        """Say what runs next (outside every timed region), so that a stop is attributed to it."""
+        where.update(device=device, phase=name)
+        emit("progress", "bench", where)
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        phase("cold-step")
         sync()
         started = time.perf_counter()
         mpsd_net.train_step(model, optimizer, *batches())
@@ -114,6 +124,7 @@ def bench_device(torch, device, images, labels, options, emit):
         def step():
             mpsd_net.train_step(model, optimizer, *batches())
 
+        phase("warm-up", steps=options["warmup"])
         for _ in range(options["warmup"]):
             step()
         if epochs:
@@ -126,14 +137,14 @@ def bench_device(torch, device, images, labels, options, emit):
                 for index in range(steps):
                     step()
                     if index % every == 0:
-                        emit("progress", "bench", {"device": device, "epoch": epoch + 1, "epochs": epochs,
-                                                   "step": index, "steps": steps})
+                        phase("epoch", epoch=epoch + 1, epochs=epochs, step=index, steps=steps)
                 sync()
                 seconds = time.perf_counter() - started
                 result["epochs"].append({"seconds": seconds, "steps": steps, "images": steps * options["batch"]})
             result["window_ms"] = [e["seconds"] * 1e3 / e["steps"] for e in result["epochs"]]
         else:
-            result["window_ms"] = time_windows(step, sync, options["windows"], options["steps"])
+            result["window_ms"] = time_windows(step, sync, options["windows"], options["steps"], on_window=lambda index:
+                                               phase("window", window=index + 1, windows=options["windows"]))
             result["steps_per_window"] = options["steps"]
         loss = mpsd_net.train_step(model, optimizer, *batches())
         result["final_loss"] = float(loss)
@@ -151,6 +162,7 @@ def run(options, emit):
     emit("result", "torch", torch_data)
     if torch is None:
         return
+    emit("progress", "bench", {"phase": "data"})
     images, labels = mpsd_idx.load_split(options["data_dir"], train=True)
     threads = options.get("threads")
     if threads:

@@ -13,12 +13,16 @@ from mps_doctor.render.commands import remedy_commands
 from mps_doctor.render.safe import displayable, one_line
 from mps_doctor.report import Report
 
-MARKS = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.SKIP: "-", Status.ERROR: "☠"}
-ASCII_MARKS = {Status.PASS: "ok", Status.WARN: "!!", Status.FAIL: "XX", Status.SKIP: "--", Status.ERROR: "!?"}
+MARKS = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.SKIP: "-", Status.ERROR: "☠", Status.TIMEOUT: "⏱"}
+ASCII_MARKS = {Status.PASS: "ok", Status.WARN: "!!", Status.FAIL: "XX", Status.SKIP: "--", Status.ERROR: "!?",
+               Status.TIMEOUT: "TO"}
+# The heading of the root cause shown first, by its status.
+ROOT_HEADINGS = {Status.FAIL: "Root cause", Status.TIMEOUT: "Timed out"}
 # Prose is wrapped for reading; commands never are, so that they paste whole.
 WIDTH = 100
 DELIBERATE_SKIPS = ("skipped by policy", "skipped: not selected")
-COLORS = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "red", Status.SKIP: None, Status.ERROR: "magenta"}
+COLORS = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "red", Status.SKIP: None, Status.ERROR: "magenta",
+          Status.TIMEOUT: "yellow"}
 
 
 def render_text(report: Report, verbose: bool = False, color: bool = False, unicode: bool = True) -> str:
@@ -29,7 +33,7 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
     mark = marker(color, unicode)
     lines = header_lines(report)
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
-    if root is not None and root.status == Status.FAIL:
+    if root is not None and root.status in ROOT_HEADINGS:
         lines.append("")
         lines += root_cause_lines(root, commands[root.id], mark)
     layers = [r for r in report.results if r.layer is not None]
@@ -39,8 +43,9 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
     lines.append("")
     lines.append("Layers (%s):" % report.options.device)
     width = max(len(r.id) for r in report.results) if report.results else 10
-    # A failing root cause shows its remedy above; a warning that is the root cause under --strict shows it in place.
-    shown_above = root if root is not None and root.status == Status.FAIL else None
+    # A failing or timed-out root cause shows its remedy above; a warning that is the root cause under --strict shows
+    # it in place.
+    shown_above = root if root is not None and root.status in ROOT_HEADINGS else None
     for result in layers:
         lines += result_lines(result, commands[result.id], mark, width, verbose, show_remedy=result is not shown_above)
     for title, group in (("Advisories", advisories), ("Policy (%s)" % (report.options.policy.source or "command line"),
@@ -75,7 +80,7 @@ def render_root_cause(report: Report, color: bool = False, unicode: bool = True)
     report = displayable(report)
     lines = header_lines(report)
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
-    if root is not None and root.status == Status.FAIL:
+    if root is not None and root.status in ROOT_HEADINGS:
         lines.append("")
         lines += root_cause_lines(root, commands[root.id], marker(color, unicode))
     lines += ["", "To print the commands that fix this, run: %s" % fix_command(report)]
@@ -114,7 +119,7 @@ def header_lines(report: Report) -> List[str]:
 
 def root_cause_lines(root: CheckResult, commands: Tuple[str, ...], mark) -> List[str]:
     """The root cause, its remedy in full and the data row it used."""
-    lines = ["%s Root cause: %s" % (mark(root.status), root.summary)]
+    lines = ["%s %s: %s" % (mark(root.status), ROOT_HEADINGS.get(root.status, "Root cause"), root.summary)]
     lines += remedy_lines(root.remedy, commands, "    ", verbose=True)
     if root.rule:
         lines.append("    data: %s" % root.rule)
@@ -145,7 +150,8 @@ def result_lines(result: CheckResult, commands: Tuple[str, ...], mark, width: in
     indent = " " * 10
     if result.accepted and not verbose:
         show_remedy = False
-    if result.remedy is not None and show_remedy and result.status in (Status.FAIL, Status.WARN, Status.ERROR):
+    if result.remedy is not None and show_remedy and result.status in (Status.FAIL, Status.WARN, Status.ERROR,
+                                                                       Status.TIMEOUT):
         lines += remedy_lines(result.remedy, commands, indent, verbose)
     if result.rule and (verbose or result.status in (Status.FAIL, Status.WARN)):
         lines.append("%sdata: %s" % (indent, result.rule))
