@@ -286,7 +286,17 @@ def render(report, fmt: str, verbose: bool, color: bool, redacted: bool, fix: st
 
 def stdout_is_unicode() -> bool:
     """Whether stdout can print the check marks."""
-    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return is_unicode(sys.stdout)
+
+
+def stderr_is_unicode() -> bool:
+    """Whether stderr can print the check marks."""
+    return is_unicode(sys.stderr)
+
+
+def is_unicode(stream) -> bool:
+    """Whether STREAM's encoding is a Unicode one."""
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
     return encoding in ("utf8", "utf16", "utf32")
 
 
@@ -338,7 +348,7 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
     """Time the MNIST network of pytorch/examples on the CPU vs the accelerator, measured correctly."""
     import platform
 
-    from mps_doctor.bench import BenchOptions, bench_to_dict, run_bench
+    from mps_doctor.bench import BenchOptions, BenchUnavailable, bench_to_dict, run_bench
     from mps_doctor.probe.target import default_python
 
     try:
@@ -348,7 +358,8 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
                                pipeline=pipeline, workers=workers, data_dir=data_dir, include_cpu=not no_cpu, timeout=timeout)
         show = not no_progress and epochs > 0 and sys.stderr.isatty() and not os.environ.get("CI")
         progress = ProgressBar() if show else None
-        report = run_bench(default_python()[0] if python is None else python, options, platform.system(), progress)
+        target, why = default_python() if python is None else (python, "--python")
+        report = run_bench(target, options, platform.system(), progress, chosen_because=why)
         if progress is not None:
             progress.finish()
         if fmt == "json":
@@ -358,9 +369,29 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
 
             text = render_bench_text(report, unicode=stdout_is_unicode())
         write_output(text, output)
+    except BenchUnavailable as error:
+        fail(explained(error))
     except DoctorError as error:
         fail(error)
     sys.exit(report.exit_code())
+
+
+def explained(error: DoctorError) -> DoctorError:
+    """ERROR after printing, on stderr, the root cause and remedy that `check` finds in what the bench's child
+    found (the same classification and commands); the error names that root cause. Where check finds none (or its
+    policy does not load), ERROR itself, which names the check to run."""
+    from mps_doctor.bench import BenchUnavailable
+    from mps_doctor.diagnosis import stopped_by
+    from mps_doctor.render.text import fix_command, render_root_cause
+
+    try:
+        report = stopped_by(error.target, error.device) if error.target is not None else None
+    except DoctorError:
+        report = None
+    if report is None:
+        return error
+    click.echo(render_root_cause(report, unicode=stderr_is_unicode(), fix=fix_command(report, local_doctor())), err=True)
+    return BenchUnavailable("%s: %s" % (error.what, report.result(report.verdict.root_cause).summary))
 
 
 @main.command(context_settings=CONTEXT, epilog="\b\nExit codes: 0 a plan was printed, or nothing to fix; 2 usage error "
@@ -527,9 +558,9 @@ class ProgressBar:
         self.current = None
 
     def __call__(self, frame) -> None:
-        if frame.get("event") != "progress":
-            return
-        data = frame["data"]
+        data = frame.get("data")
+        if frame.get("event") != "progress" or not isinstance(data, dict) or "epoch" not in data:
+            return  # the other progress frames (the step being run) only say what a stop interrupted
         key = (data["device"], data["epoch"])
         if self.current is not None and key != self.current:
             click.echo("", err=True)

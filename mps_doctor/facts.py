@@ -148,6 +148,32 @@ class ProbeFailure:
     timeout_seconds: Optional[float] = None
 
 
+def stage_work(stage: str, device: str) -> str:
+    """What the child does in STAGE (child/mpsd_probe.py run) on DEVICE, said of a stage that was still running."""
+    if stage == "interpreter":
+        return "starting the target Python"
+    if stage == "torch":
+        return "importing torch"
+    what = {"parity": "the parity operations", "smoke": "the smoke training step"}.get(stage, "the %s stage" % stage)
+    return "running %s on %s" % (what, device)
+
+
+def describe_failure(failure: ProbeFailure) -> str:
+    """'took longer than the --timeout of 60 s', 'crashed with SIGSEGV' or 'exited with code 1'."""
+    if failure.kind == "timeout":
+        return "took longer than the --timeout of %g s" % (failure.timeout_seconds or 0)
+    if failure.kind == "bad-answer":
+        return "answered the probe with malformed data"
+    if failure.signal:
+        return "crashed with %s%s" % (failure.signal, " (Illegal instruction)" if failure.signal == "SIGILL" else "")
+    return "exited with code %s" % failure.returncode
+
+
+def longer_timeout(allowed: float, most: float) -> float:
+    """A --timeout worth trying after ALLOWED seconds ran out: double, at least a minute more, at most MOST."""
+    return min(most, max(2 * allowed, allowed + 60))
+
+
 @dataclass(frozen=True)
 class Target:
     """Everything the child probe reported, stage by stage; a stage that never answered is None."""

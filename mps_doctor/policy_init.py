@@ -30,8 +30,8 @@ def release_lines(report: Report) -> list:
                          % (minor_of(vision) + (version,)))
         return lines
     release = ctx.release_to_install() or ctx.releases.current
-    return ['# torch = "==%s"    # torch is not installed here; the newest release for this machine is %s' % (
-        release.torch_pin, release.torch), '# torchvision = "==%s"    # the torchvision paired with torch %s' % (
+    return ['# torch = "==%s"    # %s; the newest release for this machine is %s' % (
+        release.torch_pin, torch_not_read(report), release.torch), '# torchvision = "==%s"    # the torchvision paired with torch %s' % (
         release.torchvision_pin, release.torch)]
 
 
@@ -72,3 +72,14 @@ def render_policy(report: Report) -> str:
     else:
         lines.append('# accept = [{ id = "python.numpy", reason = "..." }]')
     return "\n".join(lines) + "\n"
+
+
+def torch_not_read(report: Report) -> str:
+    """Why REPORT has no torch version, as `check` classifies it (its root cause): not installed, a failed import, a
+    crash, or a probe that ran out of --timeout."""
+    root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
+    if root is None:
+        return "torch is not installed here"
+    if root.status == Status.TIMEOUT:
+        return "no torch version here: %s; run again with a longer --timeout" % root.summary
+    return "no torch version here: %s" % root.summary

@@ -4,8 +4,21 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from mps_doctor.checks.model import CheckAgain, Cmd, NewEnvironment, Options, Outcome, Remedy, export, failed, note, run, unset
-from mps_doctor.facts import Facts, Host, Interpreter, Target, TorchInfo
+from mps_doctor.checks.model import (
+    CheckAgain,
+    Cmd,
+    NewEnvironment,
+    Options,
+    Outcome,
+    Remedy,
+    export,
+    failed,
+    note,
+    run,
+    timed_out,
+    unset,
+)
+from mps_doctor.facts import Facts, Host, Interpreter, Target, TorchInfo, describe_failure, longer_timeout, stage_work
 from mps_doctor.versions import Release, ReleaseTable, admits, version_tuple
 
 PYTORCH_MPS_DOCS = "https://docs.pytorch.org/docs/stable/notes/mps.html"
@@ -207,8 +220,7 @@ def needs_interpreter(ctx: Context) -> Optional[Outcome]:
     if interp is not None:
         return None
     if failure is not None and failure.stage == "interpreter" and failure.kind == "timeout":
-        return timeout_outcome(ctx, "the target Python %s before describing itself" % describe_failure(failure),
-                               "Starting %s" % ctx.target.python)
+        return timeout_outcome(ctx)
     if failure is not None and failure.stage == "interpreter":
         what = describe_failure(failure)
         return failed(
@@ -252,17 +264,6 @@ def python_too_old(ctx: Context, version: str) -> Outcome:
     )
 
 
-def describe_failure(failure) -> str:
-    """'took longer than the --timeout of 60 s', 'crashed with SIGSEGV' or 'exited with code 1'."""
-    if failure.kind == "timeout":
-        return "took longer than the --timeout of %g s" % (failure.timeout_seconds or 0)
-    if failure.kind == "bad-answer":
-        return "answered the probe with malformed data"
-    if failure.signal:
-        return "crashed with %s%s" % (failure.signal, " (Illegal instruction)" if failure.signal == "SIGILL" else "")
-    return "exited with code %s" % failure.returncode
-
-
 def at_least(version: str, minimum: str) -> bool:
     """Whether dotted VERSION >= MINIMUM numerically."""
     return version_tuple(version) >= version_tuple(minimum)
@@ -272,22 +273,21 @@ def at_least(version: str, minimum: str) -> bool:
 MAX_TIMEOUT = 3600
 
 
-def longer_timeout(allowed: float) -> float:
-    """A --timeout worth trying after ALLOWED seconds ran out: double, at least a minute more, at most MAX_TIMEOUT."""
-    return min(MAX_TIMEOUT, max(2 * allowed, allowed + 60))
-
-
-def timeout_outcome(ctx: Context, summary: str, doing: str) -> Outcome:
-    """A probe stage that ran out of time: it was stopped, not broken, so the remedy is more time, never a reinstall."""
+def timeout_outcome(ctx: Context) -> Outcome:
+    """A probe stage that ran out of --timeout: its own outcome, neither passed nor failed, since nothing shows either
+    way; it says what was still running, and the remedy is more time, never a reinstall."""
     failure = ctx.target.failure
     allowed = failure.timeout_seconds or 0
-    longer = longer_timeout(allowed)
-    return failed(
-        summary,
-        Remedy("%s took longer than the --timeout of %g s, so the probe was stopped." % (doing, allowed),
-               "Nothing shows that it is broken: a first import after installing, a busy or network disk, or a "
-               "sleeping machine can take this long. Check again with more time (--timeout SECONDS, at most %d)."
-               % MAX_TIMEOUT,
-               (CheckAgain(timeout=longer),), key="probe-timeout", title="Check again with a longer --timeout"),
+    doing = stage_work(failure.stage, ctx.device)
+    return timed_out(
+        "stopped after the --timeout of %g s while %s" % (allowed, doing),
+        Remedy("mps-doctor stopped %s after the --timeout of %g s, while it was still %s." % (
+                   ctx.target.python, allowed, doing),
+               "A timeout shows neither a fault nor a working setup: a first import after installing, a busy or network "
+               "disk, or a sleeping machine can take this long, and a step that hangs looks the same until more time "
+               "has passed. Check again with more time (--timeout SECONDS, at most %d); if it stops at the same step "
+               "again, that step hangs." % MAX_TIMEOUT,
+               (CheckAgain(timeout=longer_timeout(allowed, MAX_TIMEOUT)),), key="probe-timeout",
+               title="Check again with a longer --timeout"),
         *(("stderr: " + failure.stderr_tail,) if failure.stderr_tail else ()),
     )

@@ -404,8 +404,7 @@ def torch_import(ctx: Context) -> Outcome:
         return broken
     failure = ctx.target.failure
     if failure is not None and failure.stage == "torch" and failure.kind == "timeout":
-        return timeout_outcome(ctx, "`import torch` %s" % describe_failure(failure),
-                               "Importing torch in %s" % ctx.target.python)
+        return timeout_outcome(ctx)
     if failure is not None and failure.stage == "torch":
         what = describe_failure(failure)
         hint = (" An Illegal instruction usually means a torch build for a newer CPU, or an x86_64 build under Rosetta."
@@ -593,8 +592,7 @@ def stage_failure(ctx: Context, stage: str):
         return None
     what = describe_failure(failure)
     if failure.kind == "timeout":
-        return timeout_outcome(ctx, "the %s run on %s %s" % (stage, ctx.device, what),
-                               "The %s stage on %s" % (stage, ctx.device))
+        return timeout_outcome(ctx)
     return failed(
         "the %s run on %s %s" % (stage, ctx.device, what),
         Remedy("The %s stage on %s %s." % (stage, ctx.device, what),

@@ -3,6 +3,9 @@
 Timing rules (reference/performance.md section 5): synchronize the device before every clock read, keep
 .item() and other host reads out of the timed loop, time the cold first step apart, exclude warm-up, and
 report the median of several windows.
+
+mpsd_net imports torch, so it is imported inside the functions that run after the torch stage: a target without
+a working torch still answers the interpreter and torch stages, as in `check` mode.
 """
 import itertools
 import platform
@@ -11,7 +14,6 @@ import time
 import warnings
 
 import mpsd_idx
-import mpsd_net
 import mpsd_probe
 
 
@@ -20,10 +22,13 @@ def make_sync(torch, device):
     return mpsd_probe.synchronizer(torch, device)
 
 
-def time_windows(step, sync, windows, steps, clock=time.perf_counter):
-    """Milliseconds per step for each of WINDOWS windows of STEPS calls; the device is synced before each clock read."""
+def time_windows(step, sync, windows, steps, clock=time.perf_counter, on_window=None):
+    """Milliseconds per step for each of WINDOWS windows of STEPS calls; the device is synced before each clock read.
+    ON_WINDOW(index), when given, is told of each window before its clock starts."""
     results = []
-    for _ in range(windows):
+    for index in range(windows):
+        if on_window is not None:
+            on_window(index)
         sync()
         started = clock()
         for _ in range(steps):
@@ -37,7 +42,10 @@ class MnistDataset(object):
     """IDX images decoded and normalized one sample at a time, like torchvision's ToTensor + Normalize in the seed."""
 
     def __init__(self, torch, images, labels, length=None):
+        import mpsd_net
+
         self.torch, self.images, self.labels = torch, images, labels
+        self.mean, self.std = mpsd_net.MNIST_MEAN, mpsd_net.MNIST_STD
         self.count = len(images)
         self.length = length or self.count
 
@@ -48,12 +56,14 @@ class MnistDataset(object):
         j = index % self.count
         raw = bytearray(self.images.data[j * 784:(j + 1) * 784])
         pixels = self.torch.frombuffer(raw, dtype=self.torch.uint8).reshape(1, 28, 28)
-        x = pixels.to(self.torch.float32).div(255.0).sub(mpsd_net.MNIST_MEAN).div(mpsd_net.MNIST_STD)
+        x = pixels.to(self.torch.float32).div(255.0).sub(self.mean).div(self.std)
         return x, int(self.labels.data[j])
 
 
 def batch_source(torch, device, images, labels, options, length):
     """An endless iterator of (x, y) batches on DEVICE, from data resident on the device or from a DataLoader."""
+    import mpsd_net
+
     batch = options["batch"]
     if options["pipeline"] == "loader":
         dataset = MnistDataset(torch, images, labels, length)
@@ -84,6 +94,8 @@ def device_name(torch, device, torch_data):
 
 def bench_device(torch, device, images, labels, options, emit):
     """Cold first step, then either timed windows (quick) or whole epochs, on DEVICE."""
+    import mpsd_net
+
     sync = make_sync(torch, device)
     torch.manual_seed(options.get("seed", 1))
     model = mpsd_net.make_model(device, seed=options.get("seed", 1))
@@ -94,8 +106,15 @@ def bench_device(torch, device, images, labels, options, emit):
     source = batch_source(torch, device, images, labels, options, per_epoch)
     batches = lambda: next(source)  # noqa: E731
     result = {"device": device, "batch": options["batch"], "pipeline": options["pipeline"]}
+
+    def phase(name, **where):
+        """Say what runs next (outside every timed region), so that a stop is attributed to it."""
+        where.update(device=device, phase=name)
+        emit("progress", "bench", where)
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        phase("cold-step")
         sync()
         started = time.perf_counter()
         mpsd_net.train_step(model, optimizer, *batches())
@@ -105,6 +124,7 @@ def bench_device(torch, device, images, labels, options, emit):
         def step():
             mpsd_net.train_step(model, optimizer, *batches())
 
+        phase("warm-up", steps=options["warmup"])
         for _ in range(options["warmup"]):
             step()
         if epochs:
@@ -117,14 +137,14 @@ def bench_device(torch, device, images, labels, options, emit):
                 for index in range(steps):
                     step()
                     if index % every == 0:
-                        emit("progress", "bench", {"device": device, "epoch": epoch + 1, "epochs": epochs,
-                                                   "step": index, "steps": steps})
+                        phase("epoch", epoch=epoch + 1, epochs=epochs, step=index, steps=steps)
                 sync()
                 seconds = time.perf_counter() - started
                 result["epochs"].append({"seconds": seconds, "steps": steps, "images": steps * options["batch"]})
             result["window_ms"] = [e["seconds"] * 1e3 / e["steps"] for e in result["epochs"]]
         else:
-            result["window_ms"] = time_windows(step, sync, options["windows"], options["steps"])
+            result["window_ms"] = time_windows(step, sync, options["windows"], options["steps"], on_window=lambda index:
+                                               phase("window", window=index + 1, windows=options["windows"]))
             result["steps_per_window"] = options["steps"]
         loss = mpsd_net.train_step(model, optimizer, *batches())
         result["final_loss"] = float(loss)
@@ -142,6 +162,7 @@ def run(options, emit):
     emit("result", "torch", torch_data)
     if torch is None:
         return
+    emit("progress", "bench", {"phase": "data"})
     images, labels = mpsd_idx.load_split(options["data_dir"], train=True)
     threads = options.get("threads")
     if threads:

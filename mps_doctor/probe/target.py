@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
@@ -252,14 +252,15 @@ def start_target(python: str, device: str, smoke: bool, timeout: float) -> Child
 def finish_target(run: ChildRun, python: str, device: str, smoke: bool, chosen_because: Optional[str] = None) -> Target:
     """Wait for the child and build the Target facts; raise TargetPythonError when it was not a Python."""
     outcome = run.wait()
-    target = target_from_frames(outcome.results, outcome.begun, outcome.returncode, outcome.stderr, outcome.timed_out,
-                                run.timeout, python, device, smoke)
-    return replace(target, chosen_because=chosen_because)
+    return target_from_frames(outcome.results, outcome.begun, outcome.returncode, outcome.stderr, outcome.timed_out,
+                              run.timeout, python, device, smoke, chosen_because)
 
 
 def target_from_frames(results: Dict[str, dict], begun: Sequence[str], returncode: Optional[int], stderr: str,
-                       timed_out: bool, timeout: float, python: str, device: str, smoke: bool) -> Target:
-    """Target facts from what a child said and how it ended (recorded or live)."""
+                       timed_out: bool, timeout: float, python: str, device: str, smoke: bool,
+                       chosen_because: Optional[str] = None) -> Target:
+    """Target facts from what a child said and how it ended (recorded or live); raise TargetPythonError when it
+    never answered at all."""
     stages = ("interpreter", "torch", "parity") + (("smoke",) if smoke else ())
     failure = None
     unfinished = [s for s in begun if s not in results]
@@ -270,8 +271,8 @@ def target_from_frames(results: Dict[str, dict], begun: Sequence[str], returncod
         if returncode is not None and returncode < 0:
             failure = probe_failure("interpreter", returncode, stderr, False, timeout)
         else:
-            raise TargetPythonError("--python %s: not a Python interpreter (it exited with code %s without answering "
-                                    "the probe)" % (python, returncode))
+            raise TargetPythonError("%s: not a Python interpreter (it exited with code %s without answering the probe)"
+                                    % (target_named(python, chosen_because), returncode))
     adapters = (("interpreter", lambda data: adapt(Interpreter, data, "interpreter")), ("torch", adapt_torch),
                 ("parity", lambda data: adapt(Parity, data, "parity")), ("smoke", adapt_smoke))
     facts = {}
@@ -284,7 +285,15 @@ def target_from_frames(results: Dict[str, dict], begun: Sequence[str], returncod
             if failure is None:
                 failure = ProbeFailure(stage=stage, kind="bad-answer", returncode=returncode,
                                        stderr_tail=("malformed %s frame: %s" % (stage, exc))[:300])
-    return Target(python=python, device=device, stages_requested=stages, failure=failure, **facts)
+    return Target(python=python, device=device, stages_requested=stages, failure=failure, chosen_because=chosen_because,
+                  **facts)
+
+
+def target_named(python: str, chosen_because: Optional[str]) -> str:
+    """How a message names the target: `--python PATH` when the user gave it, else PATH and why it was chosen."""
+    if chosen_because in (None, "--python"):
+        return "--python %s" % python
+    return "%s (Python chosen: %s)" % (python, chosen_because)
 
 
 def probe_failure(stage: str, returncode: Optional[int], stderr: str, timed_out: bool, timeout: float) -> ProbeFailure:

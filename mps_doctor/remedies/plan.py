@@ -330,9 +330,9 @@ def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[st
     setup = detect_setup(report.facts, manager, shell)
     planner = Planner(report, setup, torch_pin, index, doctor or doctor_for(report))
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
-    first = (root,) if root is not None and root.status == Status.FAIL else ()
+    first = (root,) if root is not None and root.status in (Status.FAIL, Status.TIMEOUT) else ()
     for result in first + tuple(r for r in report.results if r not in first):
-        if result.status == Status.FAIL or (result.status == Status.WARN and not result.accepted):
+        if result.status in (Status.FAIL, Status.TIMEOUT) or (result.status == Status.WARN and not result.accepted):
             planner.fix(result)
     planner.drop_moot_installs()
     if planner.steps or planner.verify_fixes:

@@ -48,7 +48,7 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
             lines.append("  %-34s not available" % label)
             continue
         if run.error:
-            lines.append("  %-34s failed: %s" % (label, run.error))
+            lines.append("  %-34s %s%s" % (label, "" if run.timed_out else "failed: ", run.error))
             continue
         spread = " ±%.0f%%" % (run.spread * 50) if run.spread is not None else ""
         lines.append("  %-34s %8.0f ms %12.2f%-6s %10.0f %9.3f" % (
@@ -75,5 +75,5 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
             accel.device, report.speedup if report.speedup >= 1 else 1 / report.speedup,
             "faster" if report.speedup >= 1 else "slower"))
     if message:
-        lines.append(("warning: " if status == "warn" else "error: ") + message)
+        lines.append({"warn": "warning: ", "timeout": "timed out: "}.get(status, "error: ") + message)
     return visible("\n".join(lines) + "\n")

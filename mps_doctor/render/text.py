@@ -14,12 +14,16 @@ from mps_doctor.render.safe import displayable, one_line
 from mps_doctor.render.script import run_hint
 from mps_doctor.report import NOT_SELECTED, Report
 
-MARKS = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.SKIP: "-", Status.ERROR: "☠"}
-ASCII_MARKS = {Status.PASS: "ok", Status.WARN: "!!", Status.FAIL: "XX", Status.SKIP: "--", Status.ERROR: "!?"}
+MARKS = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.SKIP: "-", Status.ERROR: "☠", Status.TIMEOUT: "⏱"}
+ASCII_MARKS = {Status.PASS: "ok", Status.WARN: "!!", Status.FAIL: "XX", Status.SKIP: "--", Status.ERROR: "!?",
+               Status.TIMEOUT: "TO"}
+# The heading of the root cause shown first, by its status.
+ROOT_HEADINGS = {Status.FAIL: "Root cause", Status.TIMEOUT: "Timed out"}
 # Prose is wrapped for reading; commands never are, so that they paste whole.
 WIDTH = 100
 DELIBERATE_SKIPS = ("skipped by policy",)
-COLORS = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "red", Status.SKIP: None, Status.ERROR: "magenta"}
+COLORS = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "red", Status.SKIP: None, Status.ERROR: "magenta",
+          Status.TIMEOUT: "yellow"}
 
 
 def render_text(report: Report, verbose: bool = False, color: bool = False, unicode: bool = True,
@@ -27,31 +31,14 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
     """The whole text report as one string (colour codes only when COLOR); no control character of the report's
     own strings reaches the output. FIX is the `mps-doctor fix` command it names (default: fix_command(REPORT))."""
     fix = fix or fix_command(report)
-    commands = {result_id: tuple(one_line(line) for command in spelled for line in command.split("\n")
-                                 if not line.startswith("# shellcheck"))
-                for result_id, spelled in remedy_commands(report).items()}
+    commands = shown_commands(report)
     report = displayable(report)
-    lines: List[str] = []
-
-    def mark(status: Status) -> str:
-        glyph = "[%s]" % (MARKS if unicode else ASCII_MARKS)[status]
-        return click.style(glyph, fg=COLORS[status], bold=True) if color and COLORS[status] else glyph
-
-    target = report.facts.target
-    interp = target.interpreter
-    python = "Python %s" % ".".join(map(str, interp.version)) if interp else "Python ?"
-    if interp and interp.machine:
-        python += " " + interp.machine
-    lines.append("mps-doctor %s: %s (%s), device %s" % (report.tool_version, target.python, python, report.options.device))
-    if target.chosen_because:
-        lines.append("Python chosen: %s" % target.chosen_because)
+    mark = marker(color, unicode)
+    lines = header_lines(report)
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
-    if root is not None and root.status == Status.FAIL:
+    if root is not None and root.status in ROOT_HEADINGS:
         lines.append("")
-        lines.append("%s Root cause: %s" % (mark(root.status), root.summary))
-        lines += remedy_lines(root.remedy, commands[root.id], "    ", verbose=True)
-        if root.rule:
-            lines.append("    data: %s" % root.rule)
+        lines += root_cause_lines(root, commands[root.id], mark)
     # Without -v, what --select left out is one line, not a line per check.
     unselected = [] if verbose else [r for r in report.results if r.summary == NOT_SELECTED]
     results = [r for r in report.results if r not in unselected]
@@ -62,8 +49,9 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
     lines.append("")
     lines.append("Layers (%s):" % report.options.device)
     width = max(len(r.id) for r in report.results) if report.results else 10
-    # A failing root cause shows its remedy above; a warning that is the root cause under --strict shows it in place.
-    shown_above = root if root is not None and root.status == Status.FAIL else None
+    # A failing or timed-out root cause shows its remedy above; a warning that is the root cause under --strict shows
+    # it in place.
+    shown_above = root if root is not None and root.status in ROOT_HEADINGS else None
     for result in layers:
         lines += result_lines(result, commands[result.id], mark, width, verbose, show_remedy=result is not shown_above)
     if unselected:
@@ -92,6 +80,59 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
         summary = click.style(summary, fg="green" if report.verdict.ready else "red", bold=True)
     lines.append(summary)
     return "\n".join(lines) + "\n"
+
+
+def render_root_cause(report: Report, color: bool = False, unicode: bool = True, fix: Optional[str] = None) -> str:
+    """The head of the text report: the target, the root cause with its remedy and the `fix` command FIX (default:
+    fix_command(REPORT)); for a command that stops where `check` finds a root cause (bench without a working torch)."""
+    commands = shown_commands(report)
+    report = displayable(report)
+    lines = header_lines(report)
+    root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
+    if root is not None and root.status in ROOT_HEADINGS:
+        lines.append("")
+        lines += root_cause_lines(root, commands[root.id], marker(color, unicode))
+    lines += ["", one_line(run_hint("To print the commands that fix this", fix or fix_command(report)))]
+    return "\n".join(lines) + "\n"
+
+
+def shown_commands(report: Report):
+    """The commands shown under each result, by result id: `fix`'s, one line each."""
+    return {result_id: tuple(one_line(line) for command in spelled for line in command.split("\n")
+                             if not line.startswith("# shellcheck"))
+            for result_id, spelled in remedy_commands(report).items()}
+
+
+def marker(color: bool, unicode: bool):
+    """The function that draws a status's mark."""
+
+    def mark(status: Status) -> str:
+        glyph = "[%s]" % (MARKS if unicode else ASCII_MARKS)[status]
+        return click.style(glyph, fg=COLORS[status], bold=True) if color and COLORS[status] else glyph
+
+    return mark
+
+
+def header_lines(report: Report) -> List[str]:
+    """The target interpreter, its Python and the device; why that Python was chosen."""
+    target = report.facts.target
+    interp = target.interpreter
+    python = "Python %s" % ".".join(map(str, interp.version)) if interp else "Python ?"
+    if interp and interp.machine:
+        python += " " + interp.machine
+    lines = ["mps-doctor %s: %s (%s), device %s" % (report.tool_version, target.python, python, report.options.device)]
+    if target.chosen_because:
+        lines.append("Python chosen: %s" % target.chosen_because)
+    return lines
+
+
+def root_cause_lines(root: CheckResult, commands: Tuple[str, ...], mark) -> List[str]:
+    """The root cause, its remedy in full and the data row it used."""
+    lines = ["%s %s: %s" % (mark(root.status), ROOT_HEADINGS.get(root.status, "Root cause"), root.summary)]
+    lines += remedy_lines(root.remedy, commands, "    ", verbose=True)
+    if root.rule:
+        lines.append("    data: %s" % root.rule)
+    return lines
 
 
 def fix_command(report: Report, doctor: Tuple[str, ...] = ("mps-doctor",), source: Optional[str] = None,
@@ -137,7 +178,8 @@ def result_lines(result: CheckResult, commands: Tuple[str, ...], mark, width: in
     indent = " " * 10
     if result.accepted and not verbose:
         show_remedy = False
-    if result.remedy is not None and show_remedy and result.status in (Status.FAIL, Status.WARN, Status.ERROR):
+    if result.remedy is not None and show_remedy and result.status in (Status.FAIL, Status.WARN, Status.ERROR,
+                                                                       Status.TIMEOUT):
         lines += remedy_lines(result.remedy, commands, indent, verbose)
     if result.rule and (verbose or result.status in (Status.FAIL, Status.WARN)):
         lines.append("%sdata: %s" % (indent, result.rule))
