@@ -454,7 +454,11 @@ def read_from(from_report, python, device):
         return None, data
     from mps_doctor.triage.engine import triage
 
-    return triage(data.decode("utf-8", errors="replace"), device), None
+    try:
+        return triage(data.decode("utf-8", errors="replace"), device), None
+    except UsageError:
+        raise UsageError("--from %s: neither an mps-doctor JSON report nor pasted text it recognizes (collect_env, an "
+                         "environment dump, an install log, a known error message)" % from_report)
 
 
 @main.command("triage", context_settings=CONTEXT, epilog="\b\nExit codes: 0 no problem found in the text, 1 a problem "

@@ -1,5 +1,6 @@
 """Files and stdin that a command reads (pasted text, saved reports): read bounded, whatever they are."""
 
+import json
 from typing import Optional
 
 from mps_doctor.errors import UsageError
@@ -34,5 +35,12 @@ def read_input(path: Optional[str], stdin, label: str = "") -> bytes:
 
 
 def is_json_document(data: bytes) -> bool:
-    """Whether DATA starts like a JSON object (a saved report, maybe a damaged one) rather than pasted text."""
-    return data.lstrip()[:1] == b"{"
+    """Whether DATA is JSON, or starts like a JSON object (a saved report, maybe a damaged one), rather than pasted
+    text: a report's errors then name what is wrong with it as a report."""
+    if data.lstrip()[:1] == b"{":
+        return True
+    try:
+        json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return False
+    return True

@@ -138,7 +138,7 @@ def test_bad_python_is_a_one_line_usage_error(tmp_path, make, message):
 
 @pytest.mark.parametrize(("content", "message"), [
     (None, "no such file"),
-    ("not json at all", "not JSON"),
+    ("not json at all", "neither an mps-doctor JSON report nor pasted text it recognizes"),
     ('{"hello": 1}', "not an mps-doctor report"),
     ('{"format": "mps-doctor-report", "schema_version": 99, "options": {}, "facts": {}}', "newer than this mps-doctor"),
     ('{"format": "mps-doctor-report", "schema_version": 1, "options": {}, "facts": {"host": 3}}', "facts.host: expected an object"),
