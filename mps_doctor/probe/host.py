@@ -61,11 +61,17 @@ def sysctl_flag(value: Optional[str]) -> Optional[bool]:
     return value.strip() == "1"
 
 
+def gpu_name(listed: str) -> str:
+    """The name in what follows `GPU 0: ` in `nvidia-smi -L`: 'NVIDIA H200 (UUID: GPU-...)' gives 'NVIDIA H200'."""
+    uuid = listed.find("(UUID:", 1)
+    return (listed[:uuid] if uuid > 0 else listed).strip()
+
+
 def parse_nvidia_smi(header: str, listing: str) -> NvidiaSmi:
     """Driver and supported CUDA version from `nvidia-smi`, GPU names from `nvidia-smi -L`."""
     driver = re.search(r"Driver Version:\s*([\d.]+)", header)
     cuda = re.search(r"CUDA Version:\s*([\d.]+)", header)
-    gpus = tuple(m.group(1).strip() for m in re.finditer(r"^GPU \d+:\s*(.+?)\s*(?:\(UUID:.*)?$", listing, flags=re.M))
+    gpus = tuple(gpu_name(m.group(1)) for m in re.finditer(r"^GPU \d+:\s*(\S.*)$", listing, flags=re.M))
     return NvidiaSmi(found=True, driver_version=driver.group(1) if driver else None,
                      cuda_version=cuda.group(1) if cuda else None, gpus=gpus)
 

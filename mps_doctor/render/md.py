@@ -23,8 +23,9 @@ from mps_doctor.render.safe import one_line
 # references; not `|`, a table cell's end; not `/`, so that a path (where a redacted <user> may stand) is one span.
 PLAIN_WORD = re.compile(r"(?:[^\W_]|[.,;()'\"+=%?-])+:?")
 # Plain by their characters, but autolinked or referenced by GitHub: www. links, GH-7, and a hexadecimal word of 7
-# or more characters that holds a letter and a digit (a commit SHA, linked when the repository has that commit).
-LINKED_WORD = re.compile(r"(?i)www\.|^gh-\d|^(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}$")
+# or more characters that holds a letter and a digit, punctuation around it or not (a commit SHA, linked when the
+# repository has that commit).
+LINKED_WORD = re.compile(r"(?i)www\.|\bgh-\d|(?<![0-9a-z])(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}(?![0-9a-z])")
 # A line that starts with one of these would open a block (list item, setext heading underline, ordered list).
 BLOCK_START = re.compile(r"^(?:[-+=]|\d+[.)])")
 

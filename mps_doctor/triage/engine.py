@@ -22,7 +22,7 @@ from mps_doctor.report import Report, Verdict, guarded, run_checks
 from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
-from mps_doctor.triage.text import Line, clean
+from mps_doctor.triage.text import Line, clean, joined
 from mps_doctor.versions import load_releases, minor_of
 
 NOT_IN_PASTE = "not in the pasted text"
@@ -50,7 +50,7 @@ class Known:
 class Paste:
     """Everything read from one paste."""
 
-    lines: Tuple[Line, ...]
+    lines: Sequence[Line]
     known: Dict[str, Known]
     evidence: Tuple[Evidence, ...]
     matches: Tuple[Match, ...]
@@ -70,8 +70,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         found, implicated = parser(lines)
         findings += found
         evidence += implicated
-    joined = "\n".join(line.text for line in lines)
-    matches = tuple(sorted(find_all(joined, catalogue), key=lambda m: m.line))
+    matches = tuple(sorted(find_all(joined(lines), catalogue), key=lambda m: m.line))
     for match in matches:
         findings.append(Finding("message", one_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
         if match.error.layer in REGISTRY and about_the_layer(match, lines):

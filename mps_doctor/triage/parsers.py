@@ -1,7 +1,8 @@
 """Parsers of pasted text: each takes the cleaned lines and returns findings (and evidence), with line numbers.
 
 Pure functions; none of them raises on any input. Formats are read from the artifacts that print them (each
-parser names its source).
+parser names its source). A paste is untrusted text of up to 5 MiB: each parser reads only the lines its trigger
+finds in one scan of the paste, and every pattern runs in time linear in the line it reads.
 """
 
 import re
@@ -10,7 +11,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from mps_doctor.probe.host import normalize_macos_version
 from mps_doctor.probe.host import parse_nvidia_smi as host_nvidia_smi
 from mps_doctor.triage.model import Evidence, Finding
-from mps_doctor.triage.text import Line
+from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import load_releases, version_tuple
 
 Result = Tuple[List[Finding], List[Evidence]]
@@ -34,6 +35,20 @@ def python_version(text: str) -> Optional[Tuple[int, ...]]:
 
 # --- platform strings -----------------------------------------------------------------------------------------
 
+LINUX_RUN = re.compile(r"\bLinux-[\w.+-]*")
+LINUX_MACHINE = re.compile(r"-(x86_64|aarch64|arm64|ppc64le|s390x)(?:-with|\b)")
+
+
+def linux_platform(text: str) -> Optional[Tuple[str, str]]:
+    """(release, machine) of the first `Linux-RELEASE-MACHINE` in TEXT."""
+    # Only the first `Linux-` of a run of release characters counts: a later one in that run sees fewer machines.
+    for run in LINUX_RUN.finditer(text):
+        machine = LINUX_MACHINE.search(text, run.start() + 7, run.end())
+        if machine:
+            return text[run.start() + 6:machine.start()], machine.group(1)
+    return None
+
+
 def platform_facts(text: str, line: int, parser: str) -> List[Finding]:
     """Facts of a platform.platform() string: macOS-14.2.1-arm64-arm-64bit, Linux-...-linuxkit-aarch64-with-glibc2.36,
     Windows-11-10.0.22631-SP0 (CPython Lib/platform.py: system-release-machine-processor-...)."""
@@ -49,11 +64,11 @@ def platform_facts(text: str, line: int, parser: str) -> List[Finding]:
             # An arm64 process runs only on Apple Silicon.
             out.append(Finding("host.hw_arm64", True, line, parser))
         return out
-    found = re.search(r"\bLinux-([\w.+-]+?)-(x86_64|aarch64|arm64|ppc64le|s390x)(?:-with|\b)", text)
+    found = linux_platform(text) if "Linux-" in text else None
     if found:
-        out += [Finding("host.system", "Linux", line, parser), Finding("host.release", found.group(1), line, parser),
-                Finding("interpreter.machine", found.group(2), line, parser)]
-        if "linuxkit" in found.group(1):
+        out += [Finding("host.system", "Linux", line, parser), Finding("host.release", found[0], line, parser),
+                Finding("interpreter.machine", found[1], line, parser)]
+        if "linuxkit" in found[0]:
             out.append(Finding("host.linux_container_on_mac", True, line, parser))
         return out
     if re.search(r"\bWindows-\d+", text):
@@ -61,19 +76,35 @@ def platform_facts(text: str, line: int, parser: str) -> List[Finding]:
     return out
 
 
+PLATFORM_LINE = re.compile(r"macOS-|Darwin-|Linux-|Windows-|Darwin Kernel Version|linuxkit")
+UNAME = re.compile(r"\bDarwin \S+ \d+\.\d+\.\d+ Darwin Kernel Version ")
+KERNEL = re.compile(r"RELEASE_(ARM64|X86_64)\S*")
+
+
+def uname_kernel(text: str) -> Optional[Tuple[str, str]]:
+    """(kernel build, machine) of a `uname -a` line: ('ARM64', 'arm64') from 'Darwin ... RELEASE_ARM64_T6000 arm64'."""
+    head = UNAME.search(text)
+    # The first RELEASE_ of a word is followed by what every later one in that word is followed by.
+    for kernel in KERNEL.finditer(text, head.end()) if head else ():
+        machine = next((m for m in ("arm64", "x86_64") if text.startswith(" " + m, kernel.end())), None)
+        if machine:
+            return kernel.group(1), machine
+    return None
+
+
 def parse_platform(lines: Sequence[Line]) -> Result:
     """platform.platform() strings anywhere, and `uname -a` lines (Darwin ... RELEASE_ARM64_T6000 arm64)."""
     out: List[Finding] = []
     evidence: List[Evidence] = []
-    for line in lines:
+    for _, line in matching(lines, PLATFORM_LINE):
         text = line.text
         out += platform_facts(text, line.number, "platform")
-        uname = re.search(r"\bDarwin \S+ (\d+)\.\d+\.\d+ Darwin Kernel Version .*?RELEASE_(ARM64|X86_64)\S* (arm64|x86_64)", text)
+        uname = uname_kernel(text) if "Darwin Kernel Version" in text else None
         if uname:
             # The kernel's build (RELEASE_ARM64_*) names the hardware; the last field is the process's view.
             out += [Finding("host.system", "Darwin", line.number, "uname"),
-                    Finding("host.hw_arm64", uname.group(2) == "ARM64", line.number, "uname"),
-                    Finding("interpreter.machine", uname.group(3), line.number, "uname")]
+                    Finding("host.hw_arm64", uname[0] == "ARM64", line.number, "uname"),
+                    Finding("interpreter.machine", uname[1], line.number, "uname")]
         if re.search(r"-linuxkit\b|linuxkit-aarch64", text):
             evidence.append(Evidence(
                 (), "a Linux container on a Mac (Docker Desktop's linuxkit VM): no Metal, so no MPS",
@@ -84,14 +115,20 @@ def parse_platform(lines: Sequence[Line]) -> Result:
     return out, evidence
 
 
+SW_VERS_LINE = re.compile(r"^(?:ProductVersion|BuildVersion):", re.M)
+
+
 def parse_sw_vers(lines: Sequence[Line]) -> Result:
     """`sw_vers` output: ProductVersion and BuildVersion lines (macOS's sw_vers(1))."""
     out: List[Finding] = []
     version = None
-    for line in lines:
+    # Where in OUT each version read so far stands, until a build corrects it (a corrected version is final).
+    uncorrected: Dict[str, List[int]] = {}
+    for _, line in matching(lines, SW_VERS_LINE):
         found = re.match(r"ProductVersion:\s*(\d+\.\d+(?:\.\d+)?)\s*$", line.text)
         if found:
             version = found.group(1)
+            uncorrected.setdefault(version, []).append(len(out) + 1)
             out += [Finding("host.system", "Darwin", line.number, "sw_vers"),
                     Finding("host.macos_version", version, line.number, "sw_vers")]
         build = re.match(r"BuildVersion:\s*(\w+)\s*$", line.text)
@@ -99,15 +136,34 @@ def parse_sw_vers(lines: Sequence[Line]) -> Result:
             out.append(Finding("host.macos_build", build.group(1), line.number, "sw_vers"))
             real = normalize_macos_version(version, build.group(1))
             if real != version:
-                out = [Finding(f.path, real, f.line, f.parser) if f.path == "host.macos_version" and f.value == version else f
-                       for f in out]
+                for index in uncorrected.pop(version, []):
+                    out[index] = Finding("host.macos_version", real, out[index].line, "sw_vers")
     return out, []
+
+
+NVIDIA_SMI_LINE = re.compile(r"Driver Version:|^GPU \d|^\|", re.M)
+SMI_ROW = re.compile(r"\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro) )([^|]*)\|")
+
+
+def smi_row_gpu(text: str) -> Optional[str]:
+    """The GPU of an `nvidia-smi` table row ('|   0  NVIDIA H200    On  |   00000000:...'), or None: the name is what
+    stands before the persistence mode (On or Off) in the row's first cell."""
+    row = SMI_ROW.match(text)
+    cell = row.group(2) if row else ""
+    if not cell[-1:].isspace():
+        return None
+    cell = cell.rstrip()
+    mode = next((m for m in ("On", "Off") if cell.endswith(m)), "")
+    name = cell[:len(cell) - len(mode)]
+    if not mode or not name[-1:].isspace():
+        return None
+    return (row.group(1) + name).strip()
 
 
 def parse_nvidia_smi(lines: Sequence[Line]) -> Result:
     """`nvidia-smi` header (Driver Version, CUDA Version) and `nvidia-smi -L` lines, via the host probe's parser."""
     out: List[Finding] = []
-    for line in lines:
+    for _, line in matching(lines, NVIDIA_SMI_LINE):
         if "Driver Version:" in line.text:
             smi = host_nvidia_smi(line.text, "")
             if smi.driver_version:
@@ -117,9 +173,9 @@ def parse_nvidia_smi(lines: Sequence[Line]) -> Result:
         listed = host_nvidia_smi("", line.text)
         for name in listed.gpus:
             out.append(Finding("nvidia_smi.gpu", name, line.number, "nvidia-smi"))
-        row = re.search(r"^\|\s+\d+\s+(NVIDIA [^|]*?|Tesla [^|]*?|Quadro [^|]*?)\s+(?:On|Off)\s+\|", line.text)
+        row = smi_row_gpu(line.text)
         if row:
-            out.append(Finding("nvidia_smi.gpu", row.group(1).strip(), line.number, "nvidia-smi"))
+            out.append(Finding("nvidia_smi.gpu", row, line.number, "nvidia-smi"))
     return out, []
 
 
@@ -143,7 +199,12 @@ COLLECT_ENV_KEYS = (
     "Nvidia driver version", "cuDNN version", "Is XPU available", "HIP runtime version", "MIOpen runtime version",
     "Is XNNPACK available", "Caching allocator config",
 )
-KEY_LINE = re.compile(r"^(%s):\s*(.*)$" % "|".join(re.escape(k) for k in COLLECT_ENV_KEYS))
+KEYS = "|".join(re.escape(k) for k in COLLECT_ENV_KEYS)
+KEY_LINE = re.compile(r"^(%s):\s*(.*)$" % KEYS)
+COLLECT_ENV_LINE = re.compile(r"^(?:CPU|%s):|^\[(?:pip3?|conda|uv|poetry)\]" % KEYS, re.M)
+# What ends a CPU: or GPU models block: an empty line, the next key, or the package listing.
+BLOCK_END = re.compile(r"^(?:$|(?:%s):|Versions of relevant)" % KEYS, re.M)
+PACKAGE_LINE = re.compile(r"^\[(pip3?|conda|uv|poetry)\]\s+(\S+?)(?:==|\s+)(\S+)")
 UNKNOWN = ("N/A", "Could not collect", "No CUDA", "None", "")
 
 
@@ -162,18 +223,15 @@ def parse_collect_env(lines: Sequence[Line]) -> Result:
     """`python -m torch.utils.collect_env` output of every release since 1.12 (also a part of it)."""
     out: List[Finding] = []
     seen: Dict[str, int] = {}
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        index += 1
+    block_end = 0
+    for index, line in matching(lines, COLLECT_ENV_LINE):
+        if index < block_end:
+            continue
         if line.text in ("CPU:", "GPU models and configuration:"):
             key = line.text[:-1]
             seen[key] = line.number
-            block = []
-            while index < len(lines) and lines[index].text and not KEY_LINE.match(lines[index].text) \
-                    and not lines[index].text.startswith("Versions of relevant"):
-                block.append(lines[index])
-                index += 1
+            block_end = next(matching(lines, BLOCK_END, index + 1), (len(lines), None))[0]
+            block = [found for _, found in matching(lines, CPU_LINE if key == "CPU" else GPU_LINE, index + 1, block_end)]
             out += cpu_block(block) if key == "CPU" else gpu_block(block)
             continue
         match = KEY_LINE.match(line.text)
@@ -181,7 +239,7 @@ def parse_collect_env(lines: Sequence[Line]) -> Result:
             seen[match.group(1)] = line.number
             out += collect_env_field(match.group(1), match.group(2).strip(), line.number)
             continue
-        package = re.match(r"^\[(pip3?|conda|uv|poetry)\]\s+(\S+?)(?:==|\s+)(\S+)", line.text)
+        package = PACKAGE_LINE.match(line.text)
         if package:
             out += package_finding(package.group(2), package.group(3), line.number, "collect_env")
     release = collect_env_format(seen)
@@ -234,15 +292,22 @@ def collect_env_field(key: str, value: str, number: int) -> List[Finding]:
     return []
 
 
+CPU_LINE = re.compile(r"^(?:Architecture:|Model name:|Apple M\d|Intel\(R\)|AMD )", re.M)
+GPU_LINE = re.compile(r"^GPU \d", re.M)
+CPU_ARCH = re.compile(r"Architecture:\s*(\S+)")
+CPU_MODEL = re.compile(r"(?:Model name:\s*)?(Apple M\d.*|Intel\(R\).*|AMD .*)$")
+GPU_LISTED = re.compile(r"GPU \d+:\s*(\S.*)$")
+
+
 def cpu_block(block: Sequence[Line]) -> List[Finding]:
     """The CPU: block: `sysctl -n machdep.cpu.brand_string` on macOS, lscpu on Linux."""
     out: List[Finding] = []
     for line in block:
         text = line.text
-        arch = re.match(r"Architecture:\s*(\S+)", text)
+        arch = CPU_ARCH.match(text)
         if arch:
             out.append(Finding("host.cpu_arch", arch.group(1), line.number, "collect_env"))
-        model = re.match(r"(?:Model name:\s*)?(Apple M\d.*|Intel\(R\).*|AMD .*)$", text)
+        model = CPU_MODEL.match(text)
         if model:
             brand = model.group(1).strip()
             out.append(Finding("host.cpu_brand", brand, line.number, "collect_env"))
@@ -255,9 +320,9 @@ def gpu_block(block: Sequence[Line]) -> List[Finding]:
     """GPU models: `nvidia-smi -L` without UUIDs ('GPU 0: NVIDIA H200')."""
     out: List[Finding] = []
     for line in block:
-        found = re.match(r"GPU \d+:\s*(.+?)\s*$", line.text)
+        found = GPU_LISTED.match(line.text)
         if found:
-            out.append(Finding("nvidia_smi.gpu", found.group(1), line.number, "collect_env"))
+            out.append(Finding("nvidia_smi.gpu", found.group(1).rstrip(), line.number, "collect_env"))
     return out
 
 
@@ -276,27 +341,54 @@ def package_finding(name: str, version: str, number: int, parser: str) -> List[F
 
 # --- other environment dumps -------------------------------------------------------------------------------------
 
+def dash_field(text: str) -> Optional[Tuple[str, str, str]]:
+    """(whitespace after the dash, key, value) of a `- key: value` line, split at its first colon, or None."""
+    head, colon, value = text.partition(":")
+    if not (colon and head.startswith("-") and value[:1].isspace() and value.strip()):
+        return None
+    key = head[1:].lstrip()
+    return head[1:len(head) - len(key)], key, value.strip()
+
+
+LIGHTNING_LINE = re.compile(r"^[*-][^\S\n]", re.M)
+LIGHTNING_HEAD = re.compile(r"\*\s+(\w[\w ]*):\s*$")
+LIGHTNING_KEY = re.compile(r"[\w .()/,`-]*")
+LIGHTNING_GPU = re.compile(r"-\s+(NVIDIA .+|Tesla .+|Quadro .+)$")
+
+
+def lightning_field(text: str) -> Optional[Tuple[str, str]]:
+    """(key, value) of a `- key: value` field of Lightning's dump, or None."""
+    field = dash_field(text)
+    if not field:
+        return None
+    space, key, value = field
+    # As `-\s+([\w .()/,`-]+?):` reads it: the key may also begin with the last of two spaces or more.
+    if not space or not LIGHTNING_KEY.fullmatch(key) or not (key or len(space) > 1 and space.endswith(" ")):
+        return None
+    return key.strip().lower(), value
+
+
 def parse_lightning(lines: Sequence[Line]) -> Result:
     """Lightning's collect_env_details dump (`* CUDA:`, `- available:`, `* System:`, `- processor:`) and the bug
     template's short fields (`- PyTorch Version (e.g., 2.0):`)."""
     out: List[Finding] = []
     section = ""
     p = "lightning"
-    for line in lines:
+    for _, line in matching(lines, LIGHTNING_LINE):
         text = line.text
-        head = re.match(r"^\*\s+(\w[\w ]*):\s*$", text)
+        head = LIGHTNING_HEAD.match(text)
         if head:
             section = head.group(1).strip().lower()
             continue
-        field = re.match(r"^-\s+([\w .()/,`-]+?):\s+(\S.*?)\s*$", text)
+        field = lightning_field(text)
         if section == "cuda" and not field:
             # `- GPU:` lists the names below it, one `- NAME` each (torch.cuda.get_device_name).
-            gpu = re.match(r"^-\s+(NVIDIA .+|Tesla .+|Quadro .+)$", text)
+            gpu = LIGHTNING_GPU.match(text)
             if gpu:
                 out.append(Finding("nvidia_smi.gpu", gpu.group(1).strip(), line.number, p))
         if not field:
             continue
-        key, value = field.group(1).strip().lower(), field.group(2)
+        key, value = field
         if section == "cuda" and key == "available":
             flag = boolean(value)
             if flag is not None:
@@ -327,6 +419,25 @@ def parse_lightning(lines: Sequence[Line]) -> Result:
     return out, []
 
 
+HF_ENV_LINE = re.compile(r"^-[^\S\n][^:\n]*:[^\S\n]", re.M)
+# A key as `-\s+(`?[\w ]+`?(?: \([\w?]+\))?(?: version)?[\w ()?]*):` reads it, without the whitespace before it;
+# after two spaces or more the key may also begin with the last of them (HF_SPACED_KEY).
+HF_KEY = re.compile(r"`?(?:[\w ]+`|[\w ])[\w ()?]*")
+HF_SPACED_KEY = re.compile(r"(?:`[\w ]+`|[\w ]*`)?[\w ()?]*")
+
+
+def hf_env_field(text: str) -> Optional[Tuple[str, str]]:
+    """(key, value) of a `- key: value` line of `transformers env` or `accelerate env`, or None."""
+    field = dash_field(text)
+    if not field:
+        return None
+    space, key, value = field
+    spaced = len(space) > 1 and space.endswith(" ")
+    if not space or not (HF_SPACED_KEY if spaced else HF_KEY).fullmatch(key):
+        return None
+    return key.replace("`", "").strip().lower(), value
+
+
 def parse_hf_env(lines: Sequence[Line]) -> Result:
     """`transformers env` and `accelerate env` (and diffusers'): `- Platform:`, `- Python version:`,
     `- PyTorch version (GPU?): 2.1.0 (False)`, `- PyTorch version (accelerator?): 2.5.1 (NA)`, accelerate 1.x's
@@ -335,11 +446,11 @@ def parse_hf_env(lines: Sequence[Line]) -> Result:
     out: List[Finding] = []
     p = "hf-env"
     mac = False
-    for line in lines:
-        field = re.match(r"^-\s+(`?[\w ]+`?(?: \([\w?]+\))?(?: version)?[\w ()?]*):\s+(\S.*?)\s*$", line.text)
+    for _, line in matching(lines, HF_ENV_LINE):
+        field = hf_env_field(line.text)
         if not field:
             continue
-        key, value = field.group(1).replace("`", "").strip().lower(), field.group(2)
+        key, value = field
         if key == "platform":
             found = platform_facts(value, line.number, p)
             mac = any(f.path == "host.system" and f.value == "Darwin" for f in found)
@@ -378,24 +489,30 @@ def parse_hf_env(lines: Sequence[Line]) -> Result:
     return out, []
 
 
+CONDA_INFO_LINE = re.compile(r"^[^\S\n]*(?:platform|python version|virtual packages)[^\S\n]*:|__archspec=1=|__osx=", re.I | re.M)
+CONDA_INFO_FIELD = re.compile(r"\s*(platform|python version|virtual packages)\s*:\s*(\S.*)$", re.I)
+CONDA_PLAN_LINE = re.compile(r"::pytorch-|PackagesNotFoundError")
+CUDA_PACKAGE = re.compile(r"^-\s+(pytorch-cuda|cudatoolkit|cuda-[\w-]+)", re.M)
+
+
 def parse_conda_info(lines: Sequence[Line]) -> Result:
     """`conda info`: `platform : osx-64`, `python version : 3.11.5.final.0`, `__archspec=1=m1` (conda's
     cli/main_info.py; the archspec virtual package names the CPU even under an osx-64 conda)."""
     out: List[Finding] = []
     p = "conda-info"
-    for line in lines:
+    for _, line in matching(lines, CONDA_INFO_LINE):
         text = line.text
-        field = re.match(r"^\s*(platform|python version|virtual packages)\s*:\s*(\S.*?)\s*$", text, re.I)
-        value = field.group(2) if field else text
+        field = CONDA_INFO_FIELD.match(text)
+        value = field.group(2).rstrip() if field else text
         if field and field.group(1).lower() == "platform":
-            platform = field.group(2)
+            platform = value
             if platform in ("osx-64", "osx-arm64"):
                 out += [Finding("host.system", "Darwin", line.number, p), Finding("interpreter.conda_subdir", platform, line.number, p),
                         Finding("interpreter.machine", "x86_64" if platform == "osx-64" else "arm64", line.number, p)]
             elif platform.startswith("linux-"):
                 out.append(Finding("host.system", "Linux", line.number, p))
         elif field and field.group(1).lower() == "python version":
-            version = python_version(field.group(2))
+            version = python_version(value)
             if version:
                 out.append(Finding("interpreter.version", version, line.number, p))
         archspec = re.search(r"__archspec=1=(\w+)", value)
@@ -413,7 +530,7 @@ def conda_plan(lines: Sequence[Line]) -> List[Finding]:
     and PackagesNotFoundError listing CUDA packages (pytorch-cuda, cudatoolkit, cuda-*)."""
     out: List[Finding] = []
     p = "conda-plan"
-    for index, line in enumerate(lines):
+    for index, line in matching(lines, CONDA_PLAN_LINE):
         planned = re.search(r"(osx-arm64|osx-64|linux-64|linux-aarch64|win-64)::pytorch-(\d+\.\d+\.\d+)-(\S+)", line.text)
         if planned:
             subdir, version, build = planned.groups()
@@ -427,8 +544,8 @@ def conda_plan(lines: Sequence[Line]) -> List[Finding]:
             if python:
                 out.append(Finding("interpreter.version", (3, int(python.group(1))), line.number, p))
         if "PackagesNotFoundError" in line.text:
-            for following in lines[index + 1:index + 12]:
-                cuda = re.match(r"^-\s+(pytorch-cuda|cudatoolkit|cuda-[\w-]+)", following.text)
+            for _, following in matching(lines, CUDA_PACKAGE, index + 1, index + 12):
+                cuda = CUDA_PACKAGE.match(following.text)
                 if cuda:
                     out.append(Finding("request.cuda_build", cuda.group(1), following.number, p))
                     break
@@ -460,27 +577,58 @@ def vt(version: str) -> Tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version.split("+")[0])[:3])
 
 
+INSTALL_LINE = re.compile(r"Could not find a version that satisfies the requirement|torch-|You require CPython|"
+                          r"You're on macOS \(|has no wheels with a matching|doesn't have a source distribution or wheel")
+PIP_NO_TORCH = re.compile(r"Could not find a version that satisfies the requirement (?:torch|pytorch)\b"
+                          r"(?:\s*([=<>!~]=?\s*[\w.*+]+))?")
+FROM_VERSIONS = "(from versions: "
+# What uv's resolver says when no torch wheel fits the interpreter or the platform.
+UV_NO_WHEEL = ("has no wheels with a matching Python ABI tag", "doesn't have a source distribution or wheel for the current platform",
+               "has no wheels with a matching platform tag")
+WHITESPACE = re.compile(r"\s")
+
+
+def pip_request(text: str) -> Optional[Tuple[Optional[str], Optional[str]]]:
+    """(requirement, version listing) of pip's 'Could not find a version that satisfies the requirement torch==X
+    (from versions: A, B)': the listing is None when the line has none; None when the line is no such error."""
+    pip = PIP_NO_TORCH.search(text)
+    if not pip:
+        return None
+    start = text.find(FROM_VERSIONS, pip.end())
+    end = text.find(")", start + len(FROM_VERSIONS)) if start >= 0 else -1
+    return pip.group(1), text[start + len(FROM_VERSIONS):end] if end >= 0 else None
+
+
+def uv_no_wheel(text: str) -> bool:
+    """Whether TEXT says uv found no torch wheel for this interpreter or platform."""
+    torch = text.find("torch")
+    space = WHITESPACE.search(text, torch + 5) if torch >= 0 else None
+    if space and any(text.find(message, space.end()) >= 0 for message in UV_NO_WHEEL):
+        return True
+    return "can't be installed because it doesn't have a source distribution or wheel for the current platform" in text
+
+
 def parse_install(lines: Sequence[Line]) -> Result:
     """pip and uv resolution errors and wheel file names in install logs."""
     out: List[Finding] = []
     evidence: List[Evidence] = []
-    for line in lines:
+    for _, line in matching(lines, INSTALL_LINE):
         text = line.text
-        pip = re.search(r"Could not find a version that satisfies the requirement (torch|pytorch)\b\s*([=<>!~]=?\s*[\w.*+]+)?"
-                        r".*?\(from versions: ([^)]*)\)", text)
-        if pip:
-            requested = re.search(r"==\s*(\d[\w.+]*)", pip.group(2) or "")
+        pip = pip_request(text) if "Could not find a version" in text else None
+        if pip and pip[1] is not None:
+            requirement, listing = pip
+            requested = re.search(r"==\s*(\d[\w.+]*)", requirement or "")
             cuda = re.search(r"\+cu\d+", requested.group(1)) if requested else None
-            listed = [v.strip() for v in pip.group(3).split(",")]
+            listed = [v.strip() for v in listing.split(",")]
             if cuda and requested.group(1).split("+")[0] in listed:
                 # The release exists here, its +cuXYZ build does not: an index without CUDA builds (macOS).
                 out.append(Finding("request.cuda_build", requested.group(1), line.number, "pip"))
                 evidence.append(cuda_build_evidence(requested.group(1), line.number))
             else:
-                evidence += pip_versions(pip.group(2), pip.group(3), line.number)
+                evidence += pip_versions(requirement, listing, line.number)
             if requested:
                 out.append(Finding("packages.torch", requested.group(1).split("+")[0], line.number, "pip"))
-        elif re.search(r"Could not find a version that satisfies the requirement (torch|pytorch)\b", text):
+        elif pip:
             evidence.append(no_wheel_evidence(line.number, "pip"))
         for wheel in re.finditer(r"\btorch-(\d[\w.+]*)-cp(\d)(\d+)-(?:cp\d+|none|abi3)-(\w+)\.whl", text):
             out += wheel_findings(wheel, line.number)
@@ -497,10 +645,7 @@ def parse_install(lines: Sequence[Line]) -> Result:
                     INTEL_OR_ROSETTA.__dict__, line=line.number, source="uv",
                     summary="uv runs an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
                     problem="uv reports the platform tag of an x86_64 interpreter (%s)." % uv_platform.group(1))))
-        no_wheel = re.search(r"torch\S*\s.*(?:has no wheels with a matching Python ABI tag|doesn't have a source distribution or "
-                             r"wheel for the current platform|has no wheels with a matching platform tag)", text) or \
-            re.search(r"can't be installed because it doesn't have a source distribution or wheel for the current platform", text)
-        if no_wheel and not uv_platform:
+        if not uv_platform and uv_no_wheel(text):
             evidence.append(no_wheel_evidence(line.number, "uv"))
     return out, evidence
 
@@ -592,12 +737,20 @@ SESSION_CALLS = (
 )
 
 
+SESSION_LINE = re.compile(r"^Python 3\.|mps|CUDA_VISIBLE_DEVICES|torch\.|platform\.", re.I | re.M)
+BANNER = re.compile(r"Python (3\.\d+\.\d+)\S* \([^)]*\d{4}, [\d:]+\)(.*)$")
+# Printed checks: "Is MPS (Metal Performance Shader) built? True", "mps_available False" (read without trailing space).
+PRINTED = re.compile(r"\bMPS\b[^?:=]{0,40}?\b(built|available)\b\W{0,3}(True|False)$", re.I)
+VARIABLE = re.compile(r"\b(CUDA_VISIBLE_DEVICES|PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO)"
+                      r"(?:\"\]|'\])?\s*=\s*[\"']?([\w,.-]*)")
+
+
 def parse_session(lines: Sequence[Line]) -> Result:
     """A Python session or script run: an expression (after >>> or in print(...)) and its output on the next line,
     the interpreter banner ('Python 3.8.10 (default, ...)'), and `import torch` failing."""
     out: List[Finding] = []
-    for index, line in enumerate(lines):
-        banner = re.match(r"^Python (3\.\d+\.\d+)\S* \([^)]*\d{4}, [\d:]+\)(.*)$", line.text)
+    for index, line in matching(lines, SESSION_LINE):
+        banner = BANNER.match(line.text)
         if banner:
             # The REPL banner: 'Python 3.11.9 (main, Apr  4 2024, 05:10:52) [Clang 14.0.3 ] on darwin'.
             out.append(Finding("interpreter.version", python_version(banner.group(1)), line.number, "session"))
@@ -606,17 +759,15 @@ def parse_session(lines: Sequence[Line]) -> Result:
             if system:
                 out.append(Finding("host.system", {"darwin": "Darwin", "linux": "Linux", "win32": "Windows"}[system.group(1)],
                                    line.number, "session"))
-        # Printed checks: "Is MPS (Metal Performance Shader) built? True", "mps_available False".
-        printed = re.search(r"\bMPS\b[^?:=]{0,40}?\b(built|available)\b\W{0,3}(True|False)\s*$", line.text, re.I)
+        printed = PRINTED.search(line.text.rstrip())
         if printed and not line.prompt:
             out += [Finding("torch.mps_" + printed.group(1).lower(), printed.group(2) == "True", line.number, "session"),
                     Finding("torch.installed", True, line.number, "session")]
-        variable = re.search(r"\b(CUDA_VISIBLE_DEVICES|PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO)"
-                             r"(?:\"\]|'\])?\s*=\s*[\"']?([\w,.-]*)", line.text)
+        variable = VARIABLE.search(line.text)
         if variable:
             out.append(Finding("env." + variable.group(1), variable.group(2), line.number, "session"))
-        for pattern, path, convert in SESSION_CALLS:
-            if not re.search(pattern, line.text) or (line.prompt != "python" and "print(" not in line.text):
+        for pattern, path, convert in SESSION_CALLS if line.prompt == "python" or "print(" in line.text else ():
+            if not re.search(pattern, line.text):
                 continue
             reply = next_output(lines, index)
             if reply is None:
@@ -639,12 +790,16 @@ def next_output(lines: Sequence[Line], index: int) -> Optional[Line]:
     return None
 
 
+PROSE_LINE = re.compile(r"m[1-5]|intel|i386|mac ?os|torch", re.I)
+PROSE_TORCH = re.compile(r"\b(?:PyTorch|torch)\s*(?:version\s*)?(?::\s*)?(?:stable\s*\()?v?(\d+\.\d+\.\d+)\b")
+
+
 def parse_prose(lines: Sequence[Line]) -> Result:
     """What people write about their machine: 'MacBook M1 Pro', 'Apple M2', 'my mac is intel', 'PyTorch 2.5.1',
     'reports platform i386'. Weakest source: any dump or log wins over it."""
     out: List[Finding] = []
     p = "prose"
-    for line in lines:
+    for _, line in matching(lines, PROSE_LINE):
         text = line.text
         if re.search(r"\b(?:Apple |MacBook(?: Pro| Air)? |Mac ?mini |iMac |Mac Studio )?M[1-5](?: Pro| Max| Ultra)?\b", text) and \
                 re.search(r"\b(?:Apple|Mac|MacBook|macOS|mac)\b|\bM[1-5] (?:Pro|Max|Ultra)\b", text, re.I):
@@ -655,7 +810,7 @@ def parse_prose(lines: Sequence[Line]) -> Result:
             out.append(Finding("interpreter.machine", "x86_64", line.number, p))
         if re.search(r"\bOS\W{0,4}:\W{0,4}mac ?OS\b", text, re.I):
             out.append(Finding("host.system", "Darwin", line.number, p))
-        torch = re.search(r"\b(?:PyTorch|torch)\s*(?:version\s*)?:?\s*(?:stable\s*\()?v?(\d+\.\d+\.\d+)\b", text)
+        torch = PROSE_TORCH.search(text)
         if torch:
             out.append(Finding("packages.torch", torch.group(1), line.number, p))
     return out, wrong_results(lines)
@@ -670,10 +825,10 @@ WRONG_RESULTS = re.compile(r"\b(?:wrong|incorrect) (?:answer|result|output|value
 
 def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
     """Evidence against device.parity when the paste reports results on an accelerator that are wrong."""
-    device = next((d for d, pattern in (("mps", r"\bmps\b"), ("cuda", r"\bcuda\b"))
-                   if any(re.search(pattern, line.text, re.I) for line in lines)), None)
-    claim = next((line for line in lines if WRONG_RESULTS.search(line.text)), None)
-    if device is None or claim is None:
+    text = joined(lines)
+    device = next((d for d, pattern in (("mps", r"\bmps\b"), ("cuda", r"\bcuda\b")) if re.search(pattern, text, re.I)), None)
+    claim = next((line for _, line in matching(lines, WRONG_RESULTS) if WRONG_RESULTS.search(line.text)), None) if device else None
+    if claim is None:
         return []
     return [Evidence(
         (), "the paste reports wrong results on %s: a silent correctness bug" % device,

@@ -60,7 +60,7 @@ CARRIERS = (
     "torch-2.2.2-cp310-none-macosx_10_9_x86_64.whl {x}",
     ">>> torch.backends.mps.is_available()\nFalse {x}",
 )
-SETTINGS = settings(max_examples=150, deadline=None, database=None,
+SETTINGS = settings(max_examples=300, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 payload = st.lists(st.one_of(st.sampled_from(MARKUP), st.sampled_from(SECRET_LINES), st.text(max_size=4)),
                    min_size=1, max_size=4).map(" ".join)

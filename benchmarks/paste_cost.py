@@ -1,0 +1,119 @@
+"""What a crafted paste costs `triage` to read, as a ratio to a real paste of the same size, measured in one run.
+
+Target (security review of the triage parsers: a paste is untrusted text up to 5 MiB): every crafted 64 KiB paste
+costs at most 3x the real one, so no regex is quadratic in a line or in the paste. Exits 1 when one costs more.
+Usage: python benchmarks/paste_cost.py [REPEATS]
+"""
+
+import glob
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from mps_doctor.triage.engine import read_paste  # noqa: E402
+from mps_doctor.triage.text import MAX_LINE  # noqa: E402
+
+SIZE = 64 * 1024
+LIMIT = 3.0
+PIP = "ERROR: Could not find a version that satisfies the requirement torch"
+
+
+def real_paste(size=SIZE):
+    """The real pastes of tests/pasted/ and tests/triage/ one after another, cycled until SIZE characters."""
+    paths = sorted(glob.glob(os.path.join(ROOT, "tests", "pasted", "*.txt")) +
+                   glob.glob(os.path.join(ROOT, "tests", "triage", "*", "*.txt")))
+    texts = []
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            texts.append(handle.read().rstrip("\n") + "\n")
+    return fill("".join(texts), size)
+
+
+def fill(unit, size=SIZE):
+    """UNIT repeated to SIZE characters."""
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def long_line(head, run, tail=""):
+    """HEAD, RUN repeated, TAIL: one line of MAX_LINE - 1 characters (the longest that cleaning keeps whole)."""
+    width = MAX_LINE - 1 - len(head) - len(tail)
+    return head + fill(run, width) + tail + "\n"
+
+
+# Each builder aims at one pattern (or one kind of line) that a backtracking engine could make quadratic.
+CRAFTED = {
+    "hf-env key of words and spaces": lambda size: fill(long_line("- ", "a "), size),
+    "dash then spaces": lambda size: fill(long_line("-", " ", "x"), size),
+    "pip requirement then '('": lambda size: fill(long_line(PIP + " ", "("), size),
+    "pip '(from versions:' unclosed": lambda size: fill(long_line(PIP + " ", "(from versions: 1, "), size),
+    "pip requirement repeated": lambda size: fill(long_line("", PIP + " "), size),
+    "pip requirement of digits": lambda size: fill(long_line(PIP + "==", "1"), size),
+    "pip requirement then spaces": lambda size: fill(long_line(PIP, " ", "x"), size),
+    "uv no-wheel 'torch' repeated": lambda size: fill(long_line("", "torch"), size),
+    "uv no-wheel 'torch ' repeated": lambda size: fill(long_line("", "torch "), size),
+    "platform 'Linux-' repeated": lambda size: fill(long_line("", "Linux-"), size),
+    "uname head repeated": lambda size: fill(long_line("", "Darwin x 1.1.1 Darwin Kernel Version "), size),
+    "uname RELEASE_ARM64 repeated": lambda size: fill(long_line("Darwin x 1.1.1 Darwin Kernel Version ", "RELEASE_ARM64"), size),
+    "html '<b' repeated": lambda size: fill(long_line("", "<b"), size),
+    "prose torch then spaces": lambda size: fill(long_line("torch", " ", "x"), size),
+    "tabs (four spaces each)": lambda size: fill(long_line("torch", "\tx"), size),
+    "lightning value with spaces": lambda size: fill(long_line("- a: b", " ", "c"), size),
+    "conda value with spaces": lambda size: fill(long_line("platform : a", " ", "b"), size),
+    "nvidia-smi row with spaces": lambda size: fill(long_line("| 0 NVIDIA a", " ", "b"), size),
+    "collect_env GPU with spaces": lambda size: fill("GPU models and configuration:\n" + long_line("GPU 0: a", " ", "b"), size),
+    "collect_env CPU block of short lines": lambda size: "CPU:\n" + fill("x\n", size - 5),
+    "session 'MPS ' repeated": lambda size: fill(long_line("", "MPS ", " available True"), size),
+    "sw_vers version and build pairs": lambda size: fill("ProductVersion: 16.0\nBuildVersion: 25A1\n", size),
+    "word characters": lambda size: fill(long_line("", "a"), size),
+    "short lines": lambda size: fill("x\n-\n1.\n:\n- a: b\n$ x\n> x\n<b>\n", size),
+    "blank lines": lambda size: fill("\n", size),
+    "catalogue undefined symbol": lambda size: fill(long_line("undefined symbol: ", "a"), size),
+    "catalogue 'undefined symbol: a ' repeated": lambda size: fill(long_line("", "undefined symbol: a "), size),
+    "catalogue from-versions lines": lambda size: fill("requirement torch (from versions: 1\n", size),
+    "catalogue conda plan lines": lambda size: fill("Platform: osx-64\nPackagesNotFoundError\n-\n", size),
+    "catalogue conda starts repeated": lambda size: fill("Platform: osx-64 " * 35 + "PackagesNotFoundError " * 18 + "-\n", size),
+    "catalogue '[WinError 126] ' repeated": lambda size: fill(long_line("", "[WinError 126] "), size),
+    "catalogue mpsFileLoc repeated": lambda size: fill(long_line("", 'loc("mps_a"("(mpsFileLoc): MetalPerformanceShadersGraph '), size),
+}
+
+
+def crafted_pastes(size=SIZE):
+    """{name: crafted paste of SIZE characters}."""
+    return {name: build(size) for name, build in CRAFTED.items()}
+
+
+def seconds(text):
+    """Wall seconds of one read_paste(TEXT)."""
+    started = time.perf_counter()
+    read_paste(text)
+    return time.perf_counter() - started
+
+
+def ratios(real, crafted, repeats):
+    """{name: best seconds of CRAFTED[name] / best seconds of REAL}, each paste read REPEATS times, interleaved."""
+    read_paste(real)
+    best = {name: float("inf") for name in ["real", *crafted]}
+    for _ in range(repeats):
+        best["real"] = min(best["real"], seconds(real))
+        for name, text in crafted.items():
+            best[name] = min(best[name], seconds(text))
+    return {name: best[name] / best["real"] for name in crafted}, best["real"]
+
+
+def main():
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    found, real = ratios(real_paste(), crafted_pastes(), repeats)
+    print("real paste: %d KiB in %.1f ms (best of %d)" % (SIZE // 1024, real * 1e3, repeats))
+    width = max(map(len, found))
+    for name, ratio in found.items():
+        print("  %-*s %6.2f x%s" % (width, name, ratio, "  OVER" if ratio > LIMIT else ""))
+    worst = max(found, key=found.get)
+    print("worst: %s, %.2f x the real paste (target <= %.0f)" % (worst, found[worst], LIMIT))
+    return 1 if found[worst] > LIMIT else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
