@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Tuple
 from mps_doctor import __version__, exit_codes
 from mps_doctor.errors import DoctorError, UsageError
 from mps_doctor.probe.target import CHILD_DIR, DATA_DIR, ChildRun, validate_python
+from mps_doctor.words import shorten
 
 FORMAT = "mps-doctor-bench"
 SCHEMA_VERSION = 1
@@ -208,7 +209,7 @@ def device_run(data: dict, torch_data: dict) -> DeviceRun:
     if data.get("unavailable"):
         return DeviceRun(device=data["device"], unavailable=True)
     if data.get("error"):
-        return DeviceRun(device=data["device"], error="%s: %s" % (data["error"]["type"], data["error"]["message"][:300]))
+        return DeviceRun(device=data["device"], error="%s: %s" % (data["error"]["type"], shorten(data["error"]["message"], 300)))
     cores = (torch_data.get("mps") or {}).get("core_count") if data["device"] == "mps" else None
     peak, source = find_peak(data.get("name", ""), cores) if data["device"] != "cpu" else (None, None)
     return DeviceRun(

@@ -35,6 +35,7 @@ from mps_doctor.facts import (
     from_jsonable,
 )
 from mps_doctor.probe.runner import command_env
+from mps_doctor.words import shorten
 
 CHILD_DIR = Path(__file__).resolve().parent.parent / "child"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "mnist"
@@ -279,7 +280,7 @@ def target_from_frames(results: Dict[str, dict], begun: Sequence[str], returncod
             facts[stage] = None
             if failure is None:
                 failure = ProbeFailure(stage=stage, kind="bad-answer", returncode=returncode,
-                                       stderr_tail=("malformed %s frame: %s" % (stage, exc))[:300])
+                                       stderr_tail=shorten("malformed %s frame: %s" % (stage, exc), 300))
     return Target(python=python, device=device, stages_requested=stages, failure=failure, **facts)
 
 
@@ -300,7 +301,7 @@ def probe_failure(stage: str, returncode: Optional[int], stderr: str, timed_out:
 def last_line(text: str) -> str:
     """The last non-empty line of TEXT, shortened."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[-1][:200] if lines else ""
+    return shorten(lines[-1], 200) if lines else ""
 
 
 def adapt(cls, data: Optional[dict], path: str):

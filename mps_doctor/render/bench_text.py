@@ -4,6 +4,7 @@ from typing import List
 
 from mps_doctor.bench import BenchReport
 from mps_doctor.render.safe import visible
+from mps_doctor.words import shorten
 
 BLOCKS = " ▏▎▍▌▋▊▉█"
 
@@ -52,7 +53,7 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
             continue
         spread = " ±%.0f%%" % (run.spread * 50) if run.spread is not None else ""
         lines.append("  %-34s %8.0f ms %12.2f%-6s %10.0f %9.3f" % (
-            label[:34], run.cold_first_step_ms or 0, run.median_ms, spread, run.images_per_second, run.tflops))
+            shorten(label, 34), run.cold_first_step_ms or 0, run.median_ms, spread, run.images_per_second, run.tflops))
         if run.peak_tflops:
             share = run.tflops / run.peak_tflops
             why = ": this small network is launch-bound at this batch" if share < 0.1 else ""
