@@ -21,6 +21,9 @@ SCHEMA_VERSION = 1
 STEP_FLOP_AT_64 = 4.580179968e9
 SEED_EPOCH_IMAGES = 60000
 PEAKS_FILE = Path(__file__).resolve().parent / "data" / "chip_peaks.json"
+# A measurement is noisy when the standard deviation of its windows is more than 10% of their mean: the threshold at
+# which pyperf's `check` command calls a benchmark result unstable (pyperf documentation, "Analyze benchmark results").
+NOISY_VARIATION = 0.10
 
 
 class BenchUnavailable(DoctorError):
@@ -76,6 +79,18 @@ class DeviceRun:
         return (max(self.window_ms) - min(self.window_ms)) / self.median_ms
 
     @property
+    def variation(self) -> Optional[float]:
+        """Standard deviation over mean of the windows (the coefficient of variation); None below two windows."""
+        if len(self.window_ms) < 2 or not statistics.mean(self.window_ms):
+            return None
+        return statistics.stdev(self.window_ms) / statistics.mean(self.window_ms)
+
+    @property
+    def noisy(self) -> bool:
+        """Whether the windows vary by more than NOISY_VARIATION: the figures are uncertain."""
+        return self.variation is not None and self.variation > NOISY_VARIATION
+
+    @property
     def images_per_second(self) -> Optional[float]:
         return self.batch / (self.median_ms / 1e3) if self.median_ms else None
 
@@ -114,22 +129,39 @@ class BenchReport:
         return cpu.median_ms / accel.median_ms
 
     @property
-    def status(self) -> Tuple[str, str]:
-        """('pass' | 'warn' | 'fail', message)."""
-        failed = [r for r in self.runs if r.error]
-        if failed:
-            return "fail", "%s failed: %s" % (failed[0].device, failed[0].error)
+    def warnings(self) -> Tuple[str, ...]:
+        """What makes the figures suspect or surprising: a noisy measurement, an accelerator slower than the CPU."""
+        found = tuple(noise_warning(run, bool(self.options.epochs)) for run in self.runs if run.noisy)
         if self.speedup is not None and self.speedup < 1.0:
-            return "warn", (
+            found += (
                 "%s is slower than the CPU here (%.2fx). On this small network at batch %d each step is ~%.1f GFLOP, so "
                 "per-operation launch overhead dominates; that is expected on small chips or old torch and is no fault. "
                 "Try --batch 256, or a bigger model, to see the GPU's throughput."
-                % (self.accelerator.device, self.speedup, self.options.batch, STEP_FLOP_AT_64 * self.options.batch / 64e9))
+                % (self.accelerator.device, self.speedup, self.options.batch, STEP_FLOP_AT_64 * self.options.batch / 64e9),)
+        return found
+
+    @property
+    def status(self) -> Tuple[str, str]:
+        """('pass' | 'warn' | 'fail', message): a failed run, else the warnings, one after the other."""
+        failed = [r for r in self.runs if r.error]
+        if failed:
+            return "fail", "%s failed: %s" % (failed[0].device, failed[0].error)
+        if self.warnings:
+            return "warn", " ".join(self.warnings)
         return "pass", ""
 
     def exit_code(self) -> int:
         """NOT_READY when a device's run failed, else READY (a slower accelerator is a warning, not a failure)."""
         return exit_codes.NOT_READY if self.status[0] == "fail" else exit_codes.READY
+
+
+def noise_warning(run: DeviceRun, epochs: bool) -> str:
+    """Why RUN's figures are uncertain: how much its windows (or EPOCHS) varied, and what gives a steadier one."""
+    what = "epochs" if epochs else "timing windows"
+    return ("%s is noisy: its %s vary by %.0f%% (standard deviation over mean, %.2f to %.2f ms/step), more than the "
+            "%.0f%% at which a result is unstable, so its figures are uncertain. Other programs or thermal throttling "
+            "disturbed it: close them and run again, or measure longer (--windows, --steps)."
+            % (run.device, what, 100 * run.variation, min(run.window_ms), max(run.window_ms), 100 * NOISY_VARIATION))
 
 
 def resolved_accelerator(requested: str, results: Dict[str, dict]) -> str:
@@ -255,7 +287,8 @@ def run_to_dict(run: DeviceRun) -> dict:
     return {
         "device": run.device, "name": run.name, "unavailable": run.unavailable, "error": run.error,
         "cold_first_step_ms": run.cold_first_step_ms, "window_ms_per_step": list(run.window_ms),
-        "median_ms_per_step": run.median_ms, "spread": run.spread, "images_per_second": run.images_per_second,
+        "median_ms_per_step": run.median_ms, "spread": run.spread, "variation": run.variation, "noisy": run.noisy,
+        "images_per_second": run.images_per_second,
         "achieved_tflops": run.tflops, "peak_fp32_tflops": run.peak_tflops, "peak_source": run.peak_source,
         "fraction_of_peak": run.tflops / run.peak_tflops if run.tflops and run.peak_tflops else None,
         "epochs": list(run.epochs), "final_loss": run.final_loss, "warnings": list(run.warnings),

@@ -60,14 +60,14 @@ def test_the_timed_loop_never_reads_a_value_back(mpsd_bench, monkeypatch):
     options = {"batch": 16, "warmup": 1, "windows": 2, "steps": 2, "pipeline": "resident", "epochs": 0}
     real_windows = mpsd_bench.time_windows
 
-    def guarded_windows(step, sync, windows, steps, clock=None):
+    def guarded_windows(step, sync, windows, steps, clock=None, on_window=lambda number: None):
         def forbidden(*args, **kwargs):
             raise AssertionError("host read inside the timed loop")
 
         monkeypatch.setattr(torch.Tensor, "item", forbidden)
         monkeypatch.setattr(torch.Tensor, "__float__", forbidden)
         try:
-            return real_windows(step, sync, windows, steps)
+            return real_windows(step, sync, windows, steps, on_window=on_window)
         finally:
             monkeypatch.undo()
 

@@ -20,10 +20,12 @@ def make_sync(torch, device):
     return mpsd_probe.synchronizer(torch, device)
 
 
-def time_windows(step, sync, windows, steps, clock=time.perf_counter):
-    """Milliseconds per step for each of WINDOWS windows of STEPS calls; the device is synced before each clock read."""
+def time_windows(step, sync, windows, steps, clock=time.perf_counter, on_window=lambda number: None):
+    """Milliseconds per step for each of WINDOWS windows of STEPS calls; the device is synced before each clock read.
+    ON_WINDOW(number) hears each window begin, before its first sync, so that it is never timed."""
     results = []
-    for _ in range(windows):
+    for number in range(1, windows + 1):
+        on_window(number)
         sync()
         started = clock()
         for _ in range(steps):
@@ -96,6 +98,7 @@ def bench_device(torch, device, images, labels, options, emit):
     result = {"device": device, "batch": options["batch"], "pipeline": options["pipeline"]}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        emit("progress", "bench", {"device": device, "phase": "cold-step"})
         sync()
         started = time.perf_counter()
         mpsd_net.train_step(model, optimizer, *batches())
@@ -105,6 +108,8 @@ def bench_device(torch, device, images, labels, options, emit):
         def step():
             mpsd_net.train_step(model, optimizer, *batches())
 
+        if options["warmup"]:
+            emit("progress", "bench", {"device": device, "phase": "warm-up", "steps": options["warmup"]})
         for _ in range(options["warmup"]):
             step()
         if epochs:
@@ -117,14 +122,16 @@ def bench_device(torch, device, images, labels, options, emit):
                 for index in range(steps):
                     step()
                     if index % every == 0:
-                        emit("progress", "bench", {"device": device, "epoch": epoch + 1, "epochs": epochs,
-                                                   "step": index, "steps": steps})
+                        emit("progress", "bench", {"device": device, "phase": "epoch", "epoch": epoch + 1,
+                                                   "epochs": epochs, "step": index, "steps": steps})
                 sync()
                 seconds = time.perf_counter() - started
                 result["epochs"].append({"seconds": seconds, "steps": steps, "images": steps * options["batch"]})
             result["window_ms"] = [e["seconds"] * 1e3 / e["steps"] for e in result["epochs"]]
         else:
-            result["window_ms"] = time_windows(step, sync, options["windows"], options["steps"])
+            windows = options["windows"]
+            result["window_ms"] = time_windows(step, sync, windows, options["steps"], on_window=lambda number: emit(
+                "progress", "bench", {"device": device, "phase": "window", "window": number, "windows": windows}))
             result["steps_per_window"] = options["steps"]
         loss = mpsd_net.train_step(model, optimizer, *batches())
         result["final_loss"] = float(loss)

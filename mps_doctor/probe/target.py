@@ -246,9 +246,11 @@ def start_target(python: str, device: str, smoke: bool, timeout: float) -> Child
     return ChildRun([python, str(CHILD_DIR), "check", json.dumps(options)], timeout)
 
 
-def finish_target(run: ChildRun, python: str, device: str, smoke: bool, chosen_because: Optional[str] = None) -> Target:
-    """Wait for the child and build the Target facts; raise TargetPythonError when it was not a Python."""
-    outcome = run.wait()
+def finish_target(run: ChildRun, python: str, device: str, smoke: bool, chosen_because: Optional[str] = None,
+                  on_frame: Optional[Callable[[dict], None]] = None) -> Target:
+    """Wait for the child (ON_FRAME hears each of its frames as it comes) and build the Target facts; raise
+    TargetPythonError when it was not a Python."""
+    outcome = run.stream(on_frame) if on_frame is not None else run.wait()
     target = target_from_frames(outcome.results, outcome.begun, outcome.returncode, outcome.stderr, outcome.timed_out,
                                 run.timeout, python, device, smoke)
     return replace(target, chosen_because=chosen_because)

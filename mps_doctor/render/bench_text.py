@@ -52,8 +52,9 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
             lines.append("  %-34s failed: %s" % (label, run.error))
             continue
         spread = " ±%.0f%%" % (run.spread * 50) if run.spread is not None else ""
-        lines.append("  %-34s %8.0f ms %12.2f%-6s %10.0f %9.3f" % (
-            shorten(label, 34), run.cold_first_step_ms or 0, run.median_ms, spread, run.images_per_second, run.tflops))
+        lines.append("  %-34s %8.0f ms %12.2f%-6s %10.0f %9.3f%s" % (
+            shorten(label, 34), run.cold_first_step_ms or 0, run.median_ms, spread, run.images_per_second, run.tflops,
+            "  noisy" if run.noisy else ""))
         if run.peak_tflops:
             share = run.tflops / run.peak_tflops
             why = ": this small network is launch-bound at this batch" if share < 0.1 else ""
@@ -75,6 +76,7 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
         lines.append("%s is %.2fx %s than the CPU on this network and batch (median ms/step, same run)." % (
             accel.device, report.speedup if report.speedup >= 1 else 1 / report.speedup,
             "faster" if report.speedup >= 1 else "slower"))
-    if message:
-        lines.append(("warning: " if status == "warn" else "error: ") + message)
+    if status == "fail":
+        lines.append("error: " + message)
+    lines += ["warning: " + warning for warning in report.warnings]
     return visible("\n".join(lines) + "\n")
