@@ -151,7 +151,7 @@ class BenchReport:
         return "pass", ""
 
     def exit_code(self) -> int:
-        """NOT_READY when a device's run failed, else READY (a slower accelerator is a warning, not a failure)."""
+        """NOT_READY when a device's run failed, else READY (a slower accelerator or a noisy run is a warning, not a failure)."""
         return exit_codes.NOT_READY if self.status[0] == "fail" else exit_codes.READY
 
 

@@ -121,7 +121,7 @@ def test_the_readme_has_its_examples():
 
 
 @pytest.mark.parametrize(("first_line", "block", "name"), EXAMPLES,
-                         ids=["README.md:%d %s" % (first, block[0]) for first, block, _ in EXAMPLES])
+                         ids=["README.md:%d %s" % (first + 1, block[0]) for first, block, _ in EXAMPLES])
 def test_a_readme_example_is_the_real_output(cli, monkeypatch, tmp_path, first_line, block, name):
     command = shlex.split(block[0][len(PROMPT):])
     if name is None:
@@ -137,8 +137,6 @@ def test_a_readme_example_is_the_real_output(cli, monkeypatch, tmp_path, first_l
     if produced != block:
         diff = "\n".join(difflib.unified_diff(block, produced, "README.md:%d" % (first_line + 1), "produced now",
                                               lineterm=""))
-        pytest.fail("README.md:%d: the example is not what `%s` prints on %s:\n%s\n(after an intended change: %s "
-                    "rewrites the examples too)" % (first_line + 1, block[0][2:], name or "its input", diff,
-                                                    UPDATE_COMMAND.replace("tests/test_fix.py",
-                                                                           "tests/test_readme_examples.py tests/test_fix.py")),
-                    pytrace=False)
+        pytest.fail("README.md:%d: the example is not what `%s` prints on %s:\n%s\n(after an intended change: %s, "
+                    "then review `git diff README.md`)" % (first_line + 1, block[0][2:], name or "its input", diff,
+                                                           UPDATE_COMMAND), pytrace=False)
