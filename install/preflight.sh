@@ -20,7 +20,7 @@
 #   --index-url URL   package index for torch (e.g. https://download.pytorch.org/whl/cpu)
 #   --device DEVICE   auto, mps, cpu or cuda (passed to mps-doctor check)
 #   --strict          warnings fail too
-#   --json FILE       keep the JSON report in FILE
+#   --json FILE       keep the JSON report in FILE (default: DIR/mps-doctor-report.json in the environment)
 #   --dry-run         print every command it would run (shell-quoted), and run none
 #   --yes             accepted for scripts; this script never prompts
 #   -h, --help        this help
@@ -38,8 +38,37 @@ json_file=""
 dry_run=0
 
 say() { printf '%s\n' "preflight: $*" >&2; }
-usage_error() { say "error: $*"; say "run: sh install/preflight.sh --help"; exit 2; }
+usage_error() { say "error: $*"; say "run: $(quote_all sh "$0" --help)"; exit 2; }
 setup_failed() { say "error: $*"; exit 3; }
+
+# quote WORD: WORD as the shell reads it back: bare when safe, else in single quotes ('\'' for a quote).
+quote() {
+  case "$1" in
+    "" | *[!A-Za-z0-9_./:=@%+,-]*) ;;
+    *) printf '%s' "$1"; return ;;
+  esac
+  rest=$1
+  quoted=""
+  while :; do
+    case "$rest" in
+      *\'*) quoted="$quoted${rest%%\'*}'\\''"; rest=${rest#*\'} ;;
+      *) quoted="$quoted$rest"; break ;;
+    esac
+  done
+  printf "'%s'" "$quoted"
+}
+
+# quote_all WORD...: the words quoted and joined by spaces.
+quote_all() {
+  sep=""
+  for word in "$@"; do
+    printf '%s%s' "$sep" "$(quote "$word")"
+    sep=" "
+  done
+}
+
+# The command line as given, for the native re-run that the Rosetta check prints.
+arguments=$(quote_all "$@")
 
 need_value() {
   if [ "$#" -lt 2 ] || [ -z "$2" ]; then
@@ -96,32 +125,6 @@ case "$doctor_from" in
 esac
 [ -z "$vision_version" ] || [ -n "$torch_version" ] || usage_error "--torchvision needs --torch (they are pinned together)"
 
-# quote WORD: WORD as the shell reads it back: bare when safe, else in single quotes ('\'' for a quote).
-quote() {
-  case "$1" in
-    "" | *[!A-Za-z0-9_./:=@%+,-]*) ;;
-    *) printf '%s' "$1"; return ;;
-  esac
-  rest=$1
-  quoted=""
-  while :; do
-    case "$rest" in
-      *\'*) quoted="$quoted${rest%%\'*}'\\''"; rest=${rest#*\'} ;;
-      *) quoted="$quoted$rest"; break ;;
-    esac
-  done
-  printf "'%s'" "$quoted"
-}
-
-# quote_all WORD...: the words quoted and joined by spaces.
-quote_all() {
-  sep=""
-  for word in "$@"; do
-    printf '%s%s' "$sep" "$(quote "$word")"
-    sep=" "
-  done
-}
-
 # run CMD...: print it (shell-quoted), and run it unless --dry-run.
 run() {
   printf '+ %s\n' "$(quote_all "$@")" >&2
@@ -133,7 +136,7 @@ run() {
 # sysctl.proc_translated is 1 in a process translated by Rosetta (Apple, "About the Rosetta Translation Environment").
 if [ "$(uname -s)" = "Darwin" ] && [ "$(sysctl -n sysctl.proc_translated 2>/dev/null)" = "1" ]; then
   say "this shell runs under Rosetta (x86_64) on an Apple Silicon Mac: an environment made here cannot use the GPU."
-  say "re-run it natively:  $(quote_all arch -arm64 /bin/sh "$0" "$@")"
+  say "re-run it natively:  $(quote_all arch -arm64 /bin/sh "$0")${arguments:+ $arguments}"
   if [ "$device" != "cpu" ]; then
     exit 1
   fi
@@ -212,8 +215,11 @@ if [ -n "$torch_version" ]; then
   pip_install "$@" || setup_failed "installing torch==$torch_version failed"
 fi
 
-# The check writes a fresh report to a temporary file, removed on every exit; --json FILE gets a copy only when the
-# check gave a verdict, so an old FILE is never shown as if it were new.
+# The check writes a fresh report to a temporary file, removed on every exit. Once the check gives a verdict, the
+# report is kept in --json FILE, else in DIR/mps-doctor-report.json of the environment, and what is printed names it
+# and mps-doctor by absolute path, so that every command shown still works after this script exits. After a usage
+# error or a failure of the doctor, an old kept report is left as it was and never shown as if it were new.
+kept=${json_file:-$venv_dir/mps-doctor-report.json}
 report=""
 # shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() { [ -z "$report" ] || rm -f "$report"; }
@@ -224,29 +230,42 @@ trap 'exit 143' TERM
 if [ "$dry_run" -eq 1 ]; then
   report="${TMPDIR:-/tmp}/mps-doctor-report.XXXXXX"
   run "$venv_dir/bin/mps-doctor" check --python "$env_python" --device "$device" $strict --format json --output "$report"
-  [ -z "$json_file" ] || run cp "$report" "$json_file"
-  run "$venv_dir/bin/mps-doctor" check --from "$report" $strict
+  run cp "$report" "$kept"
+  run "$venv_dir/bin/mps-doctor" check --from "$kept" $strict
   report=""
   exit 0
 fi
+
+# absolute PATH: PATH from the root, its folder resolved (the folder must exist).
+absolute() { printf '%s/%s' "$(cd "$(dirname "$1")" && pwd)" "$(basename "$1")"; }
+
 report=$(mktemp "${TMPDIR:-/tmp}/mps-doctor-report.XXXXXX") || setup_failed "mktemp failed"
-doctor="$venv_dir/bin/mps-doctor"
+doctor=$(absolute "$venv_dir/bin/mps-doctor")
+env_python=$(absolute "$env_python")
 
 # One probe; the text comes from the saved report, so the summary is printed even when the check fails.
 run "$doctor" check --python "$env_python" --device "$device" $strict --format json --output "$report"
 code=$?
 if [ "$code" -ge 2 ] || [ ! -s "$report" ]; then
-  say "mps-doctor check exited $code without a verdict${json_file:+; $json_file was not updated}"
+  say "mps-doctor check exited $code without a verdict; $kept was not updated"
   [ "$code" -ge 2 ] || code=3
   exit "$code"
 fi
-if [ -n "$json_file" ]; then
-  cp "$report" "$json_file" || setup_failed "cannot write $json_file"
+if [ ! -d "$kept" ] && cp "$report" "$kept" 2>/dev/null; then
+  kept=$(absolute "$kept")
+elif [ -n "$json_file" ]; then
+  setup_failed "cannot write $json_file"
+else
+  say "cannot write $kept (pass --json FILE to keep the report elsewhere); the report stays in $report"
+  kept=$report
+  report=""
 fi
-NO_COLOR=1 "$doctor" check --from "$report" $strict
+NO_COLOR=1 "$doctor" check --from "$kept" $strict
 if [ "$code" -eq 1 ]; then
+  # The plan comes from the environment itself, not from the report: a plan for a report is for whichever machine
+  # wrote it and starts mps-doctor by name, which is not on PATH here until the environment is active.
   say "not ready; the commands that fix it (review them, then run them):"
-  "$doctor" fix --print-commands --from "$report"
+  "$doctor" fix --print-commands --python "$env_python" --device "$device"
 fi
-[ -z "$json_file" ] || say "report kept in $json_file"
+say "report kept in $kept"
 exit "$code"

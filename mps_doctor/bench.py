@@ -12,7 +12,17 @@ from typing import Dict, List, Optional, Tuple
 
 from mps_doctor import __version__, exit_codes
 from mps_doctor.errors import DoctorError, UsageError
-from mps_doctor.probe.target import CHILD_DIR, DATA_DIR, ChildRun, validate_python
+from mps_doctor.facts import Target, describe_failure, longer_timeout, stage_work, step_work
+from mps_doctor.probe.target import (
+    CHILD_DIR,
+    DATA_DIR,
+    ChildOutcome,
+    ChildRun,
+    last_line,
+    probe_failure,
+    target_from_frames,
+    validate_python,
+)
 from mps_doctor.words import shorten
 
 FORMAT = "mps-doctor-bench"
@@ -24,12 +34,26 @@ PEAKS_FILE = Path(__file__).resolve().parent / "data" / "chip_peaks.json"
 # A measurement is noisy when the standard deviation of its windows is more than 10% of their mean: the threshold at
 # which pyperf's `check` command calls a benchmark result unstable (pyperf documentation, "Analyze benchmark results").
 NOISY_VARIATION = 0.10
+# The largest --timeout that bench accepts (cli.py).
+MAX_TIMEOUT = 86400
+
+
+class BenchTimedOut(DoctorError):
+    """The run ran out of --timeout before any device was measured (exit 1)."""
+
+    exit_code = exit_codes.NOT_READY
 
 
 class BenchUnavailable(DoctorError):
-    """The accelerator asked for cannot run here (exit 1)."""
+    """The accelerator asked for, or torch, cannot run here (exit 1). TARGET holds what the bench's child found, for
+    `check`'s layers on DEVICE to say why (with WHAT, the part of the run that was not measured); MESSAGE is the line
+    shown when they find no cause."""
 
     exit_code = exit_codes.NOT_READY
+
+    def __init__(self, message: str, target: Optional[Target] = None, device: str = "auto", what: str = ""):
+        super().__init__(message)
+        self.target, self.device, self.what = target, device, what
 
 
 @dataclass(frozen=True)
@@ -62,7 +86,8 @@ class DeviceRun:
     epochs: Tuple[Dict[str, float], ...] = ()
     final_loss: Optional[float] = None
     warnings: Tuple[str, ...] = ()
-    error: Optional[str] = None
+    error: Optional[str] = None  # why there are no figures: the run failed, or it was stopped (timed_out)
+    timed_out: bool = False
     unavailable: bool = False
     peak_tflops: Optional[float] = None
     peak_source: Optional[str] = None
@@ -142,17 +167,24 @@ class BenchReport:
 
     @property
     def status(self) -> Tuple[str, str]:
-        """('pass' | 'warn' | 'fail', message): a failed run, else the warnings, one after the other."""
-        failed = [r for r in self.runs if r.error]
+        """('pass' | 'warn' | 'fail' | 'timeout', message): a run that failed first, then one that --timeout stopped
+        (neither fast nor broken is shown: the remedy is more time), else the warnings, one after the other."""
+        failed = [r for r in self.runs if r.error and not r.timed_out]
         if failed:
             return "fail", "%s failed: %s" % (failed[0].device, failed[0].error)
+        stopped = [r for r in self.runs if r.timed_out]
+        if stopped:
+            return "timeout", "%s: %s. Nothing shows whether it is slow or hangs; run again with more time (--timeout " \
+                              "%g)." % (stopped[0].device, stopped[0].error, longer_timeout(self.options.timeout,
+                                                                                           MAX_TIMEOUT))
         if self.warnings:
             return "warn", " ".join(self.warnings)
         return "pass", ""
 
     def exit_code(self) -> int:
-        """NOT_READY when a device's run failed, else READY (a slower accelerator or a noisy run is a warning, not a failure)."""
-        return exit_codes.NOT_READY if self.status[0] == "fail" else exit_codes.READY
+        """NOT_READY when a device's run failed or timed out, else READY (a slower accelerator or a noisy run is a
+        warning, not a failure)."""
+        return exit_codes.NOT_READY if self.status[0] in ("fail", "timeout") else exit_codes.READY
 
 
 def noise_warning(run: DeviceRun, epochs: bool) -> str:
@@ -190,8 +222,10 @@ def find_peak(name: str, cores: Optional[int] = None, peaks: Optional[List[dict]
     return None, None
 
 
-def run_bench(python: str, options: BenchOptions, system: str, on_progress=None) -> BenchReport:
-    """Run the bench child under PYTHON and build the report."""
+def run_bench(python: str, options: BenchOptions, system: str, on_progress=None,
+              chosen_because: str = "--python") -> BenchReport:
+    """Run the bench child under PYTHON (chosen as CHOSEN_BECAUSE says) and build the report; a target whose torch
+    does not import raises BenchUnavailable with check's report of it."""
     python = validate_python(python)
     accel = options.device  # auto is resolved by the child, as check resolves it
     if accel == "cpu" and not options.include_cpu:
@@ -206,13 +240,29 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None)
         "no_cpu": not options.include_cpu,
     }
     child = ChildRun([python, str(CHILD_DIR), "bench", json.dumps(child_options)], options.timeout)
-    outcome = child.stream(on_progress or (lambda frame: None))
+    progress: Dict[str, dict] = {}
+
+    def on_frame(frame) -> None:
+        """Each frame as it comes: the last progress frame kept, for what a stop interrupted (running); every frame
+        to ON_PROGRESS (the progress line), which reads the same frames the same way (facts.step_work)."""
+        if isinstance(frame, dict) and frame.get("event") == "progress" and frame.get("stage") == "bench" \
+                and isinstance(frame.get("data"), dict):
+            progress["last"] = frame["data"]
+        if on_progress is not None:
+            on_progress(frame)
+
+    outcome = child.stream(on_frame)
     results = outcome.results
-    if "interpreter" not in results:
-        raise UsageError("--python %s: not a Python interpreter (it exited with code %s)" % (python, outcome.returncode))
-    torch_data = results.get("torch") or {}
-    if not torch_data.get("installed") or torch_data.get("import_error"):
-        raise BenchUnavailable("torch does not import in %s; run: mps-doctor check --python %s" % (python, python))
+    target = early_target(outcome, python, options, chosen_because)
+    if target.failure is not None and target.failure.kind == "timeout":
+        doing = stage_work(target.failure.stage, options.device)
+        raise BenchTimedOut("nothing was measured: %s stopped after the --timeout of %g s while %s; run again with more "
+                            "time (--timeout %g)" % (python, options.timeout, doing,
+                                                     longer_timeout(options.timeout, MAX_TIMEOUT)))
+    if not torch_usable(target):
+        raise BenchUnavailable("torch does not import in %s; run: mps-doctor check --python %s" % (python, python),
+                               target, options.device, "nothing was measured")
+    torch_data = results["torch"]
     accel = resolved_accelerator(options.device, results)
     if accel == "cpu" and not options.include_cpu:
         raise UsageError("--no-cpu: torch in %s sees no accelerator (no MPS, no CUDA GPU), so there is nothing to "
@@ -223,17 +273,65 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None)
     for device in devices:
         data = results.get("bench-" + device)
         if data is None:
-            why = "timed out after %g s" % options.timeout if outcome.timed_out else "the child stopped (exit %s)" % outcome.returncode
-            last = outcome.stderr.strip().splitlines()[-1:]
-            runs.append(DeviceRun(device=device, error=why + (": " + last[0] if last else "")))
+            runs.append(stopped_run(device, outcome, progress.get("last"), options.timeout))
             continue
         runs.append(device_run(data, torch_data))
     accel_run = next((r for r in runs if r.device == accel), None)
     if accel != "cpu" and accel_run is not None and accel_run.unavailable:
-        raise BenchUnavailable("%s is not available to torch in %s; run: mps-doctor check --device %s" % (accel, python, accel))
+        raise BenchUnavailable("%s is not available to torch in %s; run: mps-doctor check --python %s --device %s"
+                               % (accel, python, python, accel), target, accel, "%s was not measured" % accel)
     data_note = describe_data(options, data_dir)
     return BenchReport(options=options, python=python, torch_version=torch_data.get("version"), runs=tuple(runs),
                        data=data_note, notes=(("pipeline: " + describe_pipeline(pipeline, options.workers)),))
+
+
+# The stages the bench child answers as check's child does (child/mpsd_bench.py run).
+EARLY_STAGES = ("interpreter", "torch")
+
+
+def early_target(outcome: ChildOutcome, python: str, options: BenchOptions, chosen_because: str) -> Target:
+    """The interpreter and torch stages of a bench child as check's probe reads them; how the child ended counts
+    only when it ended before the torch stage answered (later, it is a device's run that failed)."""
+    results = {stage: outcome.results[stage] for stage in EARLY_STAGES if stage in outcome.results}
+    begun = [stage for stage in outcome.begun if stage in EARLY_STAGES]
+    ended_early = "torch" not in results
+    return target_from_frames(results, begun, outcome.returncode if ended_early else 0, outcome.stderr,
+                              outcome.timed_out and ended_early, options.timeout, python, options.device, False,
+                              chosen_because)
+
+
+def torch_usable(target: Target) -> bool:
+    """Whether the facts show a torch that imported in a Python the probe could describe (Context.torch_imported)."""
+    torch, interp = target.torch, target.interpreter
+    return bool(target.failure is None and interp is not None and not interp.too_old and torch is not None
+                and torch.installed and torch.import_error is None and torch.version)
+
+
+def stopped_run(device: str, outcome: ChildOutcome, progress: Optional[dict], timeout: float) -> DeviceRun:
+    """The run of DEVICE, which the child never reported: stopped by --timeout or ended (a crash, an exit) while it
+    ran, or before it began; it says what was still running, from the child's last PROGRESS frame."""
+    stage = "bench-" + device
+    began = stage in outcome.begun
+    doing = running(progress, device if began else None)
+    if outcome.timed_out:
+        return DeviceRun(device=device, timed_out=True, error=(
+            "stopped after the --timeout of %g s while %s" % (timeout, doing) if began else
+            "not started: the --timeout of %g s passed while %s" % (timeout, doing)))
+    ended = describe_failure(probe_failure(stage, outcome.returncode, outcome.stderr, False, timeout))
+    last = last_line(outcome.stderr)
+    return DeviceRun(device=device, error=(
+        "the benchmark %s while %s" % (ended, doing) if began else "not started: the benchmark %s while %s" % (ended, doing))
+        + (": " + last if last else ""))
+
+
+def running(progress: Optional[dict], device: Optional[str] = None) -> str:
+    """What the bench child was doing by its last PROGRESS frame's data (untrusted), in the progress line's words
+    (facts.step_work), 'timing window 3 of 5 on cpu'; with DEVICE, the device whose run had begun (before its first
+    frame, its network and data were being set up)."""
+    data = progress if isinstance(progress, dict) else {}
+    if device is not None and data.get("device") != device:
+        return stage_work("bench-" + device, device)
+    return step_work("bench", data) or "benchmarking"
 
 
 def device_run(data: dict, torch_data: dict) -> DeviceRun:
@@ -286,6 +384,7 @@ def bench_to_dict(report: BenchReport) -> dict:
 def run_to_dict(run: DeviceRun) -> dict:
     return {
         "device": run.device, "name": run.name, "unavailable": run.unavailable, "error": run.error,
+        "timed_out": run.timed_out,
         "cold_first_step_ms": run.cold_first_step_ms, "window_ms_per_step": list(run.window_ms),
         "median_ms_per_step": run.median_ms, "spread": run.spread, "variation": run.variation, "noisy": run.noisy,
         "images_per_second": run.images_per_second,

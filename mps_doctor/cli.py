@@ -35,13 +35,56 @@ def fail(error: DoctorError) -> "NoReturn":  # noqa: F821
 
 
 def use_color(no_color: bool) -> bool:
-    """Colour only on a terminal that is not TERM=dumb, never in CI, and never with --no-color or a non-empty
-    NO_COLOR (https://no-color.org: "present and not an empty string")."""
+    """Whether stdout gets colour. --no-color, then a non-empty NO_COLOR (https://no-color.org: "present and not an
+    empty string") say no; then a non-empty FORCE_COLOR (https://force-color.org) says yes, even in a pipe or CI;
+    else only on a terminal that is not TERM=dumb, and never in CI. NO_COLOR wins over FORCE_COLOR, as in CPython's
+    _colorize (FORCE_COLOR=1 NO_COLOR=1 is no colour there): whoever asked for none gets none."""
     from mps_doctor.ci import ci_name
 
-    if no_color or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb" or ci_name(os.environ):
+    if no_color or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("TERM") == "dumb" or ci_name(os.environ):
         return False
     return sys.stdout is not None and sys.stdout.isatty()
+
+
+def to_stdout(output) -> bool:
+    """Whether --output OUTPUT is stdout (not given, or -)."""
+    return output in (None, "-")
+
+
+def local_doctor(which=None):
+    """This mps-doctor as typed in a shell here once it has exited: `mps-doctor` when that name on PATH is this very
+    console script, and not only because an ephemeral runner (uvx) put its cache first on PATH; else its absolute
+    path, or `<python> -m mps_doctor` (plan.doctor_command())."""
+    import shutil
+
+    from mps_doctor.probe.target import ephemeral_environment
+    from mps_doctor.remedies.plan import doctor_command
+
+    command = doctor_command()
+    found = (which or shutil.which)("mps-doctor")
+    if len(command) == 1 and found and os.path.abspath(found) == command[0] and not ephemeral_environment(
+            os.path.dirname(os.path.dirname(command[0]))):
+        return ("mps-doctor",)
+    return command
+
+
+def given(ctx, names) -> tuple:
+    """The options NAMES of this command as its command line gave them, as words for a command that repeats them."""
+    words = []
+    for param in ctx.command.params:
+        if param.name not in names or ctx.get_parameter_source(param.name).name != "COMMANDLINE":
+            continue
+        flag, value = max(param.opts, key=len), ctx.params[param.name]
+        for one in (value if param.multiple else (value,)):
+            if param.is_flag:
+                words += [flag] if one else []
+            else:
+                words += [flag, "%g" % one if isinstance(one, float) else str(one)]
+    return tuple(words)
 
 
 class Seconds(click.ParamType):
@@ -62,6 +105,8 @@ class Seconds(click.ParamType):
         return number
 
 
+COLOR_HELP = ("No colour. Otherwise colour only on a terminal, never in CI or in --output FILE; a non-empty NO_COLOR "
+              "turns it off, FORCE_COLOR on (NO_COLOR wins).")
 OUTPUT_HELP = ("Write to FILE instead of stdout. A regular file is replaced atomically (never left half-written); "
                "a symlink is written through to its target; a device or FIFO is written directly; - is stdout.")
 
@@ -120,7 +165,8 @@ def write_stdout(text: str) -> None:
     if sys.stdout is None:
         raise UsageError("stdout is closed; pass --output FILE to write the report to a file")
     try:
-        click.echo(text, nl=False)
+        # Colour codes are in TEXT only when use_color asked for them (FORCE_COLOR in a pipe too): kept, not stripped.
+        click.echo(text, nl=False, color=True)
     except BrokenPipeError:
         discard_stdout()
     except OSError as exc:
@@ -182,7 +228,7 @@ def main() -> None:
 @click.option("--timeout", type=Seconds(1, 3600), default=180.0, show_default=True, metavar="SECONDS",
               help="Seconds the target interpreter may take (torch import, parity and smoke).")
 @click.option("-v", "--verbose", is_flag=True, help="Show details, reasons and the data rows used.")
-@click.option("--no-color", is_flag=True, help="No colour (also NO_COLOR, or when stdout is not a terminal).")
+@click.option("--no-color", is_flag=True, help=COLOR_HELP)
 @click.option("--no-redact", is_flag=True, help="Keep the home folder and user name in --format markdown.")
 @policy_options
 @click.pass_context
@@ -191,6 +237,7 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
     """Check whether PyTorch can train on the device from this Python, layer by layer."""
     from mps_doctor.diagnosis import diagnose
     from mps_doctor.render.progress import status_line
+    from mps_doctor.render.text import fix_command
 
     try:
         pasted, data = read_from(from_report, python, device)
@@ -198,15 +245,17 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
             from mps_doctor.render.triage import render_triage
             from mps_doctor.triage.engine import exit_code
 
-            write_output(render_triage(pasted, fmt, verbose, output is None and use_color(no_color), stdout_is_unicode(),
-                                       not no_redact), output)
+            fix = fix_command(pasted, local_doctor(), from_report, given(ctx, ("device",)))
+            write_output(render_triage(pasted, fmt, verbose, to_stdout(output) and use_color(no_color),
+                                       stdout_is_unicode(), not no_redact, fix), output)
             sys.exit(exit_code(pasted))
         with status_line(sys.stderr, os.environ, enabled=not from_report) as progress:
             report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report,
                                                 from_data=data, quick=quick, timeout=timeout, config=config,
                                                 select_ids=select_ids, skip_ids=skip_ids, required=required,
                                                 strict=strict, on_frame=progress))
-        write_output(render(report, fmt, verbose, output is None and use_color(no_color), not no_redact), output)
+        fix = fix_command(report, local_doctor(), extra=given(ctx, ("timeout", "config")))
+        write_output(render(report, fmt, verbose, to_stdout(output) and use_color(no_color), not no_redact, fix), output)
     except DoctorError as error:
         fail(error)
     sys.exit(report.exit_code())
@@ -223,8 +272,8 @@ def diagnosis_request(ctx, **fields):
     return DiagnosisRequest(**fields)
 
 
-def render(report, fmt: str, verbose: bool, color: bool, redacted: bool) -> str:
-    """The report in FMT."""
+def render(report, fmt: str, verbose: bool, color: bool, redacted: bool, fix: str) -> str:
+    """The report in FMT; the text names FIX as the command that prints the fix plan."""
     if fmt == "json":
         from mps_doctor.render.commands import report_document
 
@@ -235,12 +284,22 @@ def render(report, fmt: str, verbose: bool, color: bool, redacted: bool) -> str:
         return render_markdown(report, redacted=redacted)
     from mps_doctor.render.text import render_text
 
-    return render_text(report, verbose=verbose, color=color, unicode=stdout_is_unicode())
+    return render_text(report, verbose=verbose, color=color, unicode=stdout_is_unicode(), fix=fix)
 
 
 def stdout_is_unicode() -> bool:
     """Whether stdout can print the check marks."""
-    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "")
+    return is_unicode(sys.stdout)
+
+
+def stderr_is_unicode() -> bool:
+    """Whether stderr can print the check marks."""
+    return is_unicode(sys.stderr)
+
+
+def is_unicode(stream) -> bool:
+    """Whether STREAM's encoding is a Unicode one."""
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
     return encoding in ("utf8", "utf16", "utf32")
 
 
@@ -293,7 +352,7 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
     """Time the MNIST network of pytorch/examples on the CPU vs the accelerator, measured correctly."""
     import platform
 
-    from mps_doctor.bench import BenchOptions, bench_to_dict, run_bench
+    from mps_doctor.bench import BenchOptions, BenchUnavailable, bench_to_dict, run_bench
     from mps_doctor.probe.target import default_python
     from mps_doctor.render.progress import status_line
 
@@ -302,8 +361,9 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
             check_data_dir(data_dir)
         options = BenchOptions(device=device, batch=batch, warmup=warmup, windows=windows, steps=steps, epochs=epochs,
                                pipeline=pipeline, workers=workers, data_dir=data_dir, include_cpu=not no_cpu, timeout=timeout)
+        target, why = default_python() if python is None else (python, "--python")
         with status_line(sys.stderr, os.environ, enabled=not no_progress) as progress:
-            report = run_bench(default_python()[0] if python is None else python, options, platform.system(), progress)
+            report = run_bench(target, options, platform.system(), progress, chosen_because=why)
         if fmt == "json":
             text = json.dumps(bench_to_dict(report), indent=2) + "\n"
         else:
@@ -311,9 +371,29 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
 
             text = render_bench_text(report, unicode=stdout_is_unicode())
         write_output(text, output)
+    except BenchUnavailable as error:
+        fail(explained(error))
     except DoctorError as error:
         fail(error)
     sys.exit(report.exit_code())
+
+
+def explained(error: DoctorError) -> DoctorError:
+    """ERROR after printing, on stderr, the root cause and remedy that `check` finds in what the bench's child
+    found (the same classification and commands); the error names that root cause. Where check finds none (or its
+    policy does not load), ERROR itself, which names the check to run."""
+    from mps_doctor.bench import BenchUnavailable
+    from mps_doctor.diagnosis import stopped_by
+    from mps_doctor.render.text import fix_command, render_root_cause
+
+    try:
+        report = stopped_by(error.target, error.device) if error.target is not None else None
+    except DoctorError:
+        report = None
+    if report is None:
+        return error
+    click.echo(render_root_cause(report, unicode=stderr_is_unicode(), fix=fix_command(report, local_doctor())), err=True)
+    return BenchUnavailable("%s: %s" % (error.what, report.result(report.verdict.root_cause).summary))
 
 
 @main.command(context_settings=CONTEXT, epilog="\b\nExit codes: 0 a plan was printed, or nothing to fix; 2 usage error "
@@ -326,7 +406,7 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
 @click.option("--from", "from_report", metavar="REPORT.json|FILE|-", help="Plan for a saved report (e.g. a teammate's), "
               "or for pasted text (as `triage` reads it; - for stdin).")
 @click.option("--torch", "torch_pin", metavar="VERSION", help="Install exactly this torch (torchvision is paired from "
-              "the release table) instead of the newest that fits.")
+              "the release table) instead of the newest that fits; it must meet the team's policy.")
 @click.option("--index-url", metavar="URL", help="Package index for torch, instead of the one mps-doctor picks.")
 @click.option("--pypi", is_flag=True, help="Install torch from the default index (no --index-url).")
 @click.option("--quick", is_flag=True, help="Skip the training smoke step while diagnosing.")
@@ -342,6 +422,7 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_
     from mps_doctor.remedies.plan import build_plan, pinned_release
     from mps_doctor.render.progress import status_line
     from mps_doctor.render.script import render_explained, render_script
+    from mps_doctor.render.text import fix_command
 
     try:
         if index_url and pypi:
@@ -357,7 +438,10 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_
                                                     on_frame=progress))
         plan = build_plan(report, manager=manager, shell=shell, torch_pin=torch_pin,
                           index="" if pypi else index_url)
-        write_output(render_script(plan) if print_commands else render_explained(plan), output)
+        plan_options = ("shell", "manager", "torch_pin", "index_url", "pypi", "timeout", "config")
+        again = fix_command(report, local_doctor(), from_report, given(ctx, plan_options + (
+            ("device",) if report.source is not None else ())) + ("--print-commands",))
+        write_output(render_script(plan) if print_commands else render_explained(plan, again), output)
     except DoctorError as error:
         fail(error)
     sys.exit(exit_codes.READY)
@@ -387,13 +471,15 @@ def read_from(from_report, python, device):
               help="markdown: a reply to post on the issue (home folders redacted).")
 @click.option("--output", "-o", metavar="FILE", help="Write the result to FILE instead of stdout.")
 @click.option("-v", "--verbose", is_flag=True, help="Show details, reasons and the data rows used.")
-@click.option("--no-color", is_flag=True, help="No colour (also NO_COLOR, or when stdout is not a terminal).")
+@click.option("--no-color", is_flag=True, help=COLOR_HELP)
 @click.option("--no-redact", is_flag=True, help="Keep user names in home-folder paths in --format markdown.")
-def triage_command(file, device, fmt, output, verbose, no_color, no_redact):
+@click.pass_context
+def triage_command(ctx, file, device, fmt, output, verbose, no_color, no_redact):
     """Diagnose pasted text from a machine you cannot touch: collect_env, environment dumps, install logs, errors.
 
     Reads FILE, or stdin with - or no argument (a GitHub issue body as it is: Markdown, <details>, prompts).
     """
+    from mps_doctor.render.text import fix_command
     from mps_doctor.render.triage import render_triage
     from mps_doctor.triage.engine import exit_code, read_text, triage
 
@@ -401,8 +487,9 @@ def triage_command(file, device, fmt, output, verbose, no_color, no_redact):
         if file in (None, "-") and sys.stdin.isatty():
             click.echo("mps-doctor: reading pasted text from stdin (end with Ctrl-D)", err=True)
         report = triage(read_text(file, sys.stdin), device)
-        write_output(render_triage(report, fmt, verbose, use_color(no_color) and output is None, stdout_is_unicode(),
-                                   not no_redact), output)
+        fix = fix_command(report, local_doctor(), file or "-", given(ctx, ("device",)))
+        write_output(render_triage(report, fmt, verbose, use_color(no_color) and to_stdout(output), stdout_is_unicode(),
+                                   not no_redact, fix), output)
     except DoctorError as error:
         fail(error)
     sys.exit(exit_code(report))

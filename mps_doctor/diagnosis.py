@@ -12,10 +12,13 @@ from mps_doctor.checks.model import COMMAND_LINE_SKIP, Options
 from mps_doctor.checks.registry import REGISTRY, all_checks, device_work_checks
 from mps_doctor.devices import check_replay_device
 from mps_doctor.errors import ReportFormatError, UsageError
+from mps_doctor.facts import Facts, Target
 from mps_doctor.inputs import read_input
 from mps_doctor.policy import Policy, load_policy
 from mps_doctor.probe.collect import collect_facts
+from mps_doctor.probe.host import collect_host
 from mps_doctor.report import Report, facts_from_report, run_checks
+from mps_doctor.secrets import scrub_values
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,8 @@ def diagnose(request: DiagnosisRequest) -> Report:
             quick = bool(saved.get("quick", False))
     policy = load_policy(request.config) if request.config or not request.from_report else saved["policy"]
     if request.skip_ids:
-        policy = Policy(**dict(policy.__dict__, skip=policy.skip + tuple((i, COMMAND_LINE_SKIP) for i in request.skip_ids)))
+        added = tuple((i, COMMAND_LINE_SKIP) for i in dict.fromkeys(request.skip_ids) if not policy.reason_to_skip(i))
+        policy = Policy(**dict(policy.__dict__, skip=policy.skip + added))
     select = tuple(request.select_ids) or saved.get("select", ())
     required = tuple(request.required) or saved.get("required", ())
     if not request.from_report:
@@ -78,6 +82,18 @@ def diagnose(request: DiagnosisRequest) -> Report:
                               policy_devices=tuple(dict.fromkeys(required + policy.devices)), on_frame=request.on_frame)
     return run_checks(facts, Options(device=device, requested_device=device, quick=quick, policy=policy, select=select,
                                      required=required, strict=request.strict, replayed_from=request.from_report))
+
+
+def stopped_by(target: Target, device: str) -> Optional[Report]:
+    """check's report on TARGET, facts that another command's child gathered (bench's answers the interpreter and
+    torch stages as check's does), with this host's facts and the team policy, when it finds a root cause before the
+    layers that run work on DEVICE (whose facts only check's child gathers); else None."""
+    facts = Facts(host=collect_host(), target=target)
+    report = run_checks(facts, Options(device=device, requested_device=device, policy=load_policy()))
+    root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
+    if root is None or root.remedy is None or root.id in device_work_checks():
+        return None
+    return report
 
 
 def load_report(path: str, data: Optional[bytes] = None):
@@ -98,7 +114,8 @@ def load_report(path: str, data: Optional[bytes] = None):
     except RecursionError:
         raise ReportFormatError("%s: nested too deeply to be a report" % label)
     try:
-        return facts_from_report(doc)
+        # A report may come from anyone (a teammate, an issue): a secret in it is never repeated in what we print.
+        return facts_from_report(scrub_values(doc))
     except RecursionError:
         raise ReportFormatError("--from %s: nested too deeply to be a report" % path)
     except ReportFormatError as exc:

@@ -15,7 +15,8 @@ INTERRUPTED = KILLED_BY_SIGNAL_BASE + int(signal.SIGINT)
 TABLE = (
     (READY, "ready: the work on the device ran and passed, and so did every other required check (warnings allowed "
             "unless --strict)"),
-    (NOT_READY, "not ready: a check failed, or no check showed the work on the device (with --strict, also a warning)"),
+    (NOT_READY, "not ready: a check failed, the probe ran out of --timeout, or no check showed the work on the device "
+                "(with --strict, also a warning)"),
     (USAGE, "usage error, unreadable input or unwritable output (bad option, missing or invalid file, not a "
             "Python, a full disk)"),
     (DOCTOR_FAILED, "the doctor itself failed (a check crashed, or an internal error)"),
@@ -24,7 +25,7 @@ TABLE = (
 # `bench`: the same numbers, read for a measurement.
 BENCH_TABLE = (
     (READY, "measured (a slower accelerator or a noisy measurement is a warning)"),
-    (NOT_READY, "the accelerator or torch is not usable"),
+    (NOT_READY, "the accelerator or torch is not usable, or the run ran out of --timeout"),
     (USAGE, "usage error"),
     (DOCTOR_FAILED, "the doctor failed"),
 )

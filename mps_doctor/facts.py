@@ -148,6 +148,81 @@ class ProbeFailure:
     timeout_seconds: Optional[float] = None
 
 
+def stage_work(stage: str, device: str) -> str:
+    """What the child does in STAGE (child/mpsd_probe.py run, child/mpsd_bench.py run) on DEVICE, said of a stage that
+    was still running."""
+    if stage == "interpreter":
+        return "starting the target Python"
+    if stage == "torch":
+        return "importing torch"
+    if stage.startswith("bench-"):  # a device's bench run before its first progress frame (child/mpsd_bench.py)
+        return "setting up the network and data on %s" % device
+    what = {"parity": "the parity operations", "smoke": "the smoke training step"}.get(stage, "the %s stage" % stage)
+    return "running %s on %s" % (what, device)
+
+
+# The devices a child's frame may name (child/mpsd_probe.py resolve_device): any other value is not shown.
+FRAME_DEVICES = ("cpu", "mps", "cuda")
+
+
+def frame_number(data: Mapping, key: str) -> Optional[int]:
+    """DATA[KEY] when it is a non-negative integer (frames come from the target interpreter: untrusted)."""
+    value = data.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10 ** 9 else None
+
+
+def step_work(stage: Any, data: Any) -> Optional[str]:
+    """What the child is doing by one of its `progress` frames (STAGE 'bench' or 'smoke', DATA untrusted), in the
+    words of stage_work: 'timing window 3 of 5 on cpu'; None for a frame that says nothing recognizable. The one
+    reading of these frames: the progress line shows it (render/progress.py), and a bench stopped by --timeout or a
+    crash reports it (bench.running)."""
+    if not isinstance(data, Mapping):
+        return None
+    device = data.get("device") if data.get("device") in FRAME_DEVICES else None
+    phase = data.get("phase")
+    if stage == "bench" and phase == "data":
+        return "loading the MNIST data"
+    if device is None:
+        return None
+    if stage == "smoke":
+        step, last, steps = (frame_number(data, key) for key in ("step", "last", "steps"))
+        if phase == "reference-step":
+            return "training one step on %s against the CPU reference" % device
+        if phase == "steps" and step and steps:
+            span = "steps %d-%d" % (step, last) if last and last > step else "step %d" % step
+            return "training %s of %d on %s" % (span, steps, device)
+        return None
+    if stage != "bench":
+        return None
+    if phase == "cold-step":
+        return "running the cold first step on %s" % device
+    if phase == "warm-up" and frame_number(data, "steps"):
+        return "running %d warm-up steps on %s" % (frame_number(data, "steps"), device)
+    window, windows = frame_number(data, "window"), frame_number(data, "windows")
+    if phase == "window" and window and windows:
+        return "timing window %d of %d on %s" % (window, windows, device)
+    epoch, epochs, step, steps = (frame_number(data, key) for key in ("epoch", "epochs", "step", "steps"))
+    if phase in ("epoch", None) and epoch and epochs and step is not None and steps:  # no phase: an older child
+        return "training epoch %d of %d on %s (step %d of %d)" % (epoch, epochs, device, step + 1, steps)
+    return None
+
+
+def describe_failure(failure: ProbeFailure) -> str:
+    """'took longer than the --timeout of 60 s', 'crashed with SIGSEGV' or 'exited with code 1'."""
+    if failure.kind == "timeout":
+        return "took longer than the --timeout of %g s" % (failure.timeout_seconds or 0)
+    if failure.kind == "bad-answer":
+        return "answered the probe with malformed data"
+    if failure.signal:
+        return "crashed with %s%s" % (failure.signal, " (Illegal instruction)" if failure.signal == "SIGILL" else "")
+    return "exited with code %s" % failure.returncode
+
+
+def longer_timeout(allowed: float, most: float) -> float:
+    """A --timeout worth trying after ALLOWED seconds ran out: double, at least a minute more, at most MOST."""
+    return min(most, max(2 * allowed, allowed + 60))
+
+
 @dataclass(frozen=True)
 class Target:
     """Everything the child probe reported, stage by stage; a stage that never answered is None."""
@@ -175,6 +250,15 @@ class NvidiaSmi:
 
 
 @dataclass(frozen=True)
+class NvidiaHardware:
+    """NVIDIA hardware as the Linux kernel shows it, with or without a driver: device files under /dev (the driver's
+    nvidia*, WSL 2's dxg, Jetson's nvhost* and nvgpu) and the addresses of the PCI devices of vendor 0x10de."""
+
+    device_files: Optional[Tuple[str, ...]] = None  # None: /dev could not be listed
+    pci_devices: Optional[Tuple[str, ...]] = None  # None: no PCI bus visible, or a vendor file unreadable
+
+
+@dataclass(frozen=True)
 class Host:
     """Facts about the machine, read in the doctor process (platform, sysctl, sw_vers, psutil, distro)."""
 
@@ -190,6 +274,7 @@ class Host:
     linux_distro: Optional[Mapping[str, str]] = None
     brew_prefixes: Tuple[str, ...] = ()
     nvidia_smi: Optional[NvidiaSmi] = None
+    nvidia_hardware: Optional[NvidiaHardware] = None
     tools: Mapping[str, str] = dataclasses.field(default_factory=dict)
     env: Env = dataclasses.field(default_factory=dict)
     home: Optional[str] = None

@@ -1,18 +1,44 @@
 """A commented starting policy that describes a machine's current state (`mps-doctor policy init`)."""
 
+from mps_doctor.checks.context import Context
 from mps_doctor.checks.model import Status
 from mps_doctor.render.safe import one_line
 from mps_doctor.report import Report
 from mps_doctor.versions import is_number, load_releases, minor_of
 
 
-def render_policy(report: Report) -> str:
-    """TOML for [tool.mps-doctor], each key explained, values taken from REPORT's facts."""
+def release_lines(report: Report) -> list:
+    """The torch and torchvision keys: the installed torch's row of the release table and the torchvision it pairs
+    with; for a torch the table has no row, its minor, and the installed torchvision as a comment; without torch, the
+    release the table gives this machine, as comments."""
     facts = report.facts
     torch = facts.target.torch
+    ctx = Context(facts, report.options, load_releases())
+    version = ctx.torch_version()
+    release, exact = ctx.releases.row_for(version) if version and minor_of(version) else (None, False)
+    if release is not None and exact:
+        lines = ['torch = "==%s"' % release.torch_pin, 'torchvision = "==%s"' % release.torchvision_pin]
+        if ctx.python_version and not release.supports_python(ctx.python_version):
+            lines.append("# torch %s supports Python %s, not this Python %d.%d: `mps-doctor fix` says what to do" % (
+                (release.torch, release.python) + tuple(ctx.python_version[:2])))
+        return lines
+    if version and minor_of(version):
+        vision = torch.packages.get("torchvision") if torch else None
+        lines = ['torch = "==%d.%d.*"' % minor_of(version)]
+        if vision and minor_of(vision):
+            lines.append('# torchvision = "==%d.%d.*"    # installed here; the release table has no row for torch %s'
+                         % (minor_of(vision) + (version,)))
+        return lines
+    release = ctx.release_to_install() or ctx.releases.current
+    return ['# torch = "==%s"    # %s; the newest release for this machine is %s' % (
+        release.torch_pin, torch_not_read(report), release.torch), '# torchvision = "==%s"    # the torchvision paired with torch %s' % (
+        release.torchvision_pin, release.torch)]
+
+
+def render_policy(report: Report) -> str:
+    """TOML for [tool.mps-doctor], each key explained, values taken from REPORT's facts and the release table."""
+    facts = report.facts
     interp = facts.target.interpreter
-    torch_version = torch.version if torch and torch.version else (torch.packages.get("torch") if torch else None)
-    vision = torch.packages.get("torchvision") if torch else None
     lines = [
         "# mps-doctor team policy, written by `mps-doctor policy init` from this machine's current state.",
         "# Paste it into the project's pyproject.toml and edit; every key is optional (docs/policy.md).",
@@ -21,15 +47,7 @@ def render_policy(report: Report) -> str:
         'device = ["%s"]' % report.options.device,
         "# PEP 440 specifiers for the versions the team standardizes on.",
     ]
-    if torch_version and minor_of(torch_version):
-        lines.append('torch = "==%d.%d.*"' % minor_of(torch_version))
-    else:
-        current = load_releases().current
-        lines.append('# torch = "==%s.*"    # torch is not installed here; the newest release is %s' % (current.torch, current.torch))
-    if vision and minor_of(vision):
-        lines.append('torchvision = "==%d.%d.*"' % minor_of(vision))
-    else:
-        lines.append('# torchvision = "==0.28.*"')
+    lines += [one_line(line) for line in release_lines(report)]
     if interp is not None and interp.version:
         major, minor = interp.version[0], interp.version[1]
         lines.append('python = ">=%d.%d,<%d.%d"' % (major, minor, major, minor + 1))
@@ -54,3 +72,14 @@ def render_policy(report: Report) -> str:
     else:
         lines.append('# accept = [{ id = "python.numpy", reason = "..." }]')
     return "\n".join(lines) + "\n"
+
+
+def torch_not_read(report: Report) -> str:
+    """Why REPORT has no torch version, as `check` classifies it (its root cause): not installed, a failed import, a
+    crash, or a probe that ran out of --timeout."""
+    root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
+    if root is None:
+        return "torch is not installed here"
+    if root.status == Status.TIMEOUT:
+        return "no torch version here: %s; run again with a longer --timeout" % root.summary
+    return "no torch version here: %s" % root.summary

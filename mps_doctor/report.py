@@ -10,6 +10,8 @@ from mps_doctor import __version__, exit_codes
 from mps_doctor.checks.context import Context
 from mps_doctor.checks.model import (
     NEEDS_EARLIER_LAYER,
+    NEEDS_REMEDY,
+    STOPPING,
     UNJUDGED,
     CheckAgain,
     CheckResult,
@@ -38,7 +40,7 @@ class Verdict:
     """The answer: ready or not, the root cause (first failing layer), and the one-line summary."""
 
     ready: bool
-    state: str  # "ready" | "not-ready" | "doctor-failed"
+    state: str  # "ready" | "not-ready" | "timed-out" | "doctor-failed"
     root_cause: Optional[str]
     summary: str
     counts: Dict[str, int]
@@ -57,8 +59,9 @@ class Report:
     source: Optional[Dict[str, Any]] = None
 
     def exit_code(self, strict: bool = False) -> int:
-        """The verdict's code: 0 ready, 1 not ready (an unaccepted warning too under --strict or a strict policy,
-        given in the options or as STRICT), 3 a check crashed. `verdict.ready` is True exactly when this is 0."""
+        """The verdict's code: 0 ready, 1 not ready or timed out (an unaccepted warning too under --strict or a
+        strict policy, given in the options or as STRICT), 3 a check crashed. `verdict.ready` is True exactly when
+        this is 0."""
         if self.verdict.state == "doctor-failed":
             return exit_codes.DOCTOR_FAILED
         if not self.verdict.ready:
@@ -79,9 +82,12 @@ def guarded(spec, ctx: Context) -> Outcome:
     except Exception as exc:  # crash containment: one broken check never breaks the doctor
         return Outcome(Status.ERROR, "the check itself failed: %s: %s" % (type(exc).__name__, exc),
                        (traceback.format_exc(),))
-    if outcome.status in (Status.FAIL, Status.WARN) and outcome.remedy is None:
+    if outcome.status in NEEDS_REMEDY and outcome.remedy is None:
         return Outcome(Status.ERROR, "the check returned %s without a remedy" % outcome.status.value)
     return outcome
+
+
+NOT_SELECTED = "skipped: not selected (--select)"
 
 
 def selected(check_id: str, options: Options) -> bool:
@@ -92,7 +98,7 @@ def selected(check_id: str, options: Options) -> bool:
 def filtered(check_id: str, options: Options) -> Optional[Outcome]:
     """A skip outcome when --select leaves CHECK_ID out or the policy (or --skip) skips it."""
     if not selected(check_id, options):
-        return Outcome(Status.SKIP, "skipped: not selected (--select)")
+        return Outcome(Status.SKIP, NOT_SELECTED)
     reason = options.policy.reason_to_skip(check_id)
     if reason:
         return Outcome(Status.SKIP, "skipped by policy: %s" % reason)
@@ -130,7 +136,8 @@ def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
         if hosted_cpu and not spec.runs_on("cpu", facts.host.system):
             outcome = Outcome(Status.SKIP, HOSTED_SKIP)
         elif root is not None:
-            outcome = Outcome(Status.SKIP, "skipped: %s failed" % root.id)
+            outcome = Outcome(Status.SKIP, "skipped: %s %s" % (root.id, "timed out" if root.status == Status.TIMEOUT
+                                                                 else "failed"))
         else:
             outcome = filtered(check_id, options)
             if outcome is None:
@@ -142,7 +149,7 @@ def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
             if outcome.status == Status.ERROR and left_out:
                 outcome = needs_left_out(check_id, left_out, options, outcome)
         result = result_of(spec, number, outcome, options)
-        if root is None and result.status in (Status.FAIL, Status.ERROR):
+        if root is None and result.status in STOPPING:
             root = result
         results.append(result)
     for check_id in advisories() + policy_checks(options):
@@ -195,13 +202,16 @@ def skipped_why(check_id: str, policy) -> str:
 def make_verdict(results, device: str, root: Optional[CheckResult], options: Optional[Options] = None) -> Verdict:
     """The verdict and its one-line summary from the results. Ready needs the work on the device: a layer that runs it
     passed (or warned about work it ran), and none could not judge it (`device_unproven`). Under --strict (or a strict
-    policy) an unaccepted warning makes it not ready, so that `ready` always means exit code 0. The summary names the
-    checks that the policy and --skip skip."""
+    policy) an unaccepted warning makes it not ready, so that `ready` always means exit code 0. A layer that ran out of
+    --timeout, with no failure anywhere, makes it timed-out: not shown ready, and nothing shown broken. The summary
+    names the checks that the policy and --skip skip."""
     counts = {s.value: sum(1 for r in results if r.status == s) for s in Status}
     counts["accepted"] = sum(1 for r in results if r.accepted)
     tally = "%d failure%s, %d warning%s%s, %d passed" % (
         counts["fail"], "" if counts["fail"] == 1 else "s", counts["warn"], "" if counts["warn"] == 1 else "s",
         " (%d accepted)" % counts["accepted"] if counts["accepted"] else "", counts["pass"])
+    if counts["timeout"]:
+        tally += ", %d timed out" % counts["timeout"]
     if counts["error"]:
         tally += ", %d check error%s" % (counts["error"], "" if counts["error"] == 1 else "s")
     if options is not None:
@@ -209,6 +219,10 @@ def make_verdict(results, device: str, root: Optional[CheckResult], options: Opt
     if counts["fail"]:
         first = root if root is not None and root.status == Status.FAIL else next(r for r in results if r.status == Status.FAIL)
         return Verdict(False, "not-ready", first.id, "not ready: %s; %s" % (first.summary, tally), counts)
+    if counts["timeout"]:
+        first = next(r for r in results if r.status == Status.TIMEOUT)
+        return Verdict(False, "timed-out", first.id, "timed out, so not shown ready: %s; %s" % (first.summary, tally),
+                       counts)
     if counts["error"]:
         first = next(r for r in results if r.status == Status.ERROR)
         return Verdict(False, "doctor-failed", first.id, "incomplete: %s could not be checked; %s" % (first.id, tally), counts)

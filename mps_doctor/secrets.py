@@ -64,6 +64,17 @@ def scrub(text: str) -> str:
     return OPTION_SECRET.sub(lambda m: m.group(1) + REDACTED, text)
 
 
+def scrub_values(value):
+    """VALUE (parsed JSON) with scrub() applied to every string value in it; keys are names, kept as they are."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {key: scrub_values(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [scrub_values(item) for item in value]
+    return value
+
+
 # Account names that are words of a report itself; redacting them would garble it and hide nothing personal.
 SYSTEM_USERS = ("root", "runner", "admin", "user", "ubuntu")
 # Home folders as they appear in pasted text: /Users/NAME (macOS), /home/NAME (Linux), C:\Users\NAME and C:/Users/NAME

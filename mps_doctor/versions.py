@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Tuple
 
-from packaging.specifiers import SpecifierSet
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "torch_releases.json"
@@ -47,9 +47,10 @@ class Release:
         """Whether this release's macOS arm64 wheels install on MACOS (their platform tag)."""
         return self.macos_min_install is None or version_tuple(macos) >= version_tuple(self.macos_min_install)
 
-    def pip_args(self) -> Tuple[str, str]:
-        """The torch and torchvision requirements, pinned together."""
-        return "torch==%s" % self.torch_pin, "torchvision==%s" % self.torchvision_pin
+    def pip_args(self, torch_spec: Optional[str] = None, vision_spec: Optional[str] = None) -> Tuple[str, str]:
+        """The torch and torchvision requirements, pinned together, narrowed to the team's specifiers where these
+        leave out part of the pinned release."""
+        return requirement("torch", self.torch_pin, torch_spec), requirement("torchvision", self.torchvision_pin, vision_spec)
 
     def torchaudio_requirement(self, stable_abi_from: str) -> str:
         """torchaudio for this release: its own minor, or, from the stable ABI on (torchaudio STABLE_ABI_FROM and later
@@ -70,6 +71,9 @@ class ReleaseTable:
     last_intel_torch: str
     last_intel_torchvision: str
     updated: str = "?"
+    new_environment_python: str = ""
+    features_gated: Tuple[str, str] = ("", "")
+    features_macos: str = ""
 
     def row_for(self, torch_version: str) -> Tuple[Optional[Release], bool]:
         """(row, exact) for TORCH_VERSION: the newest row when it is newer than the table (exact False)."""
@@ -83,6 +87,11 @@ class ReleaseTable:
         if key > minor_of(newest.torch):
             return newest, False
         return None, False
+
+    @property
+    def first_mps(self) -> str:
+        """The first torch with MPS: the table's oldest row (its rows start where MPS did)."""
+        return self.releases[0].torch
 
     @property
     def current(self) -> Release:
@@ -104,10 +113,34 @@ class ReleaseTable:
                       and (python is None or r.supports_python(python))]
         return candidates[-1] if candidates else None
 
+    def oldest_python(self) -> str:
+        """The lowest Python that any release of the table supports, such as "3.7" (the `>=` bounds of its ranges)."""
+        floors = [spec.version for r in self.releases for spec in SpecifierSet(r.python) if spec.operator == ">="]
+        return min(floors, key=version_tuple)
+
     def newest_for_python(self, python: Tuple[int, ...], arm64_mac: bool = False) -> Optional[Release]:
         """The newest known release that supports PYTHON (on an arm64 Mac, one that also has MPS there)."""
         candidates = [r for r in self.releases if r.confidence != "unknown" and r.supports_python(python)]
         return candidates[-1] if candidates else None
+
+    def python_for(self, release: Optional[Release] = None) -> str:
+        """The Python ('3.12') for a new environment that gets RELEASE (any release when None): the first of
+        new_pythons that RELEASE supports."""
+        return next((v for v in self.new_pythons if release is None or release.supports_python(version_tuple(v))),
+                    self.new_environment_python)
+
+    @functools.cached_property
+    def new_pythons(self) -> Tuple[str, ...]:
+        """The Pythons for a new environment in order of preference: new_environment_python, then the others by their
+        distance from it (the newer first)."""
+        preferred = version_tuple(self.new_environment_python)
+        return tuple(sorted(self.pythons, key=lambda v: (abs(version_tuple(v)[1] - preferred[1]), -version_tuple(v)[1])))
+
+    @functools.cached_property
+    def pythons(self) -> Tuple[str, ...]:
+        """Every Python minor ('3.12') that some row supports, newest first."""
+        known = {"3.%d" % minor for minor in range(40) for r in self.releases if r.supports_python((3, minor))}
+        return tuple(sorted(known, key=version_tuple, reverse=True))
 
 
 def version_line(tool_version: str) -> str:
@@ -115,6 +148,46 @@ def version_line(tool_version: str) -> str:
     table = load_releases()
     return "mps-doctor %s (release table of %s, newest row torch %s)" % (
         tool_version, table.updated, table.releases[-1].torch)
+
+
+def satisfies(version: Optional[str], specifier: str) -> bool:
+    """Whether VERSION (its public part: 2.13.0+cpu counts as 2.13.0) is in SPECIFIER."""
+    try:
+        return bool(version) and Version(version).public in SpecifierSet(specifier)
+    except (InvalidVersion, InvalidSpecifier):
+        return False
+
+
+def pin_candidates(pin: str, specifier: str) -> Tuple[str, ...]:
+    """Versions that stand for the pin PIN ('2.13.*' or '2.2.2') against SPECIFIER: an exact pin itself; for a
+    wildcard its first and a far patch, and each version SPECIFIER names inside it with the patch after it (where a
+    specifier's edges fall)."""
+    if not pin.endswith(".*"):
+        return (pin,)
+    base = pin[:-2]
+    found = [base + ".0", base + ".99999"]
+    try:
+        named = [s.version for s in SpecifierSet(specifier)]
+    except InvalidSpecifier:
+        named = []
+    for version in named:
+        parts = version_tuple(version)
+        if not version.endswith("*") and parts[:2] == version_tuple(base)[:2] and len(parts) >= 2:
+            patch = parts[2] if len(parts) > 2 else 0
+            found += [version, "%d.%d.%d" % (parts[0], parts[1], patch + 1)]
+    return tuple(found)
+
+
+def admits(specifier: Optional[str], pin: str) -> bool:
+    """Whether SPECIFIER (None: no requirement) admits some version of the pin PIN ('2.13.*' or '2.2.2')."""
+    return not specifier or any(satisfies(v, specifier) for v in pin_candidates(pin, specifier))
+
+
+def requirement(name: str, pin: str, specifier: Optional[str] = None) -> str:
+    """'NAME==PIN', with SPECIFIER added when it leaves out part of what PIN admits (so that the install meets it)."""
+    if not specifier or all(satisfies(v, specifier) for v in pin_candidates(pin, specifier)):
+        return "%s==%s" % (name, pin)
+    return "%s==%s,%s" % (name, pin, ",".join(sorted(str(s) for s in SpecifierSet(specifier))))
 
 
 def minor_of(version: str) -> Optional[Tuple[int, int]]:
@@ -162,4 +235,6 @@ def load_releases(path: str = str(DATA_FILE)) -> ReleaseTable:
         releases=releases, torchaudio_stable_abi_from=doc["torchaudio_stable_abi_from"],
         last_intel_torch=doc["last_intel_mac_torch"]["torch"],
         last_intel_torchvision=doc["last_intel_mac_torch"]["torchvision"], updated=doc.get("updated", "?"),
+        new_environment_python=doc["new_environment_python"]["python"],
+        features_gated=tuple(doc["mps_features_gated"]["torch"]), features_macos=doc["mps_features_gated"]["macos"],
     )

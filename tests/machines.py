@@ -35,10 +35,14 @@ def replay_facts(machine) -> Facts:
     """Facts of a recorded machine, produced by the same parsers the live probes use."""
     host = machine["host"]
     brew = set(prefix + "/bin/brew" for prefix in host["brew"])
+    # What the machine's files showed, where it was recorded: a folder's names (a list) or a file's text.
+    files = host.get("files", {})
     host_facts = collect_host(
         run=replay_runner(host["commands"]), environ=host["env"], system=host["system"],
         which=lambda name: host["which"].get(name), path_exists=lambda path: path in brew,
         uname=tuple(host["uname"]), memory=lambda: host["memory_bytes"], distro_reader=lambda: host["distro"],
+        listdir=lambda path: files.get(path) if isinstance(files.get(path), list) else None,
+        read_text=lambda path: files.get(path) if isinstance(files.get(path), str) else None,
     )
     target = machine["target"]
     results, begun = parse_frames(child_stdout(target["frames"]))

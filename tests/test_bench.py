@@ -2,14 +2,16 @@
 
 import json
 import os
+import subprocess
 import sys
 import types
 
 import pytest
 
 from mps_doctor.bench import BenchOptions, BenchReport, DeviceRun, find_peak, resolved_accelerator
-from mps_doctor.probe.target import CHILD_DIR
-from tests.helpers import doctor
+from mps_doctor.child.mpsd_frame import FRAME_MARK
+from mps_doctor.probe.target import CHILD_DIR, parse_frames
+from tests.helpers import TARGET_PYTHON, doctor, fake_torch, make_venv, script
 
 sys.path.insert(0, str(CHILD_DIR))  # the child's modules; those that import torch are imported inside tests
 SCHEMA = os.path.join(str(CHILD_DIR.parent), "data", "bench.schema.json")
@@ -170,3 +172,117 @@ def test_the_smoke_steps_light_adadelta_is_torch_adadelta():
         mpsd_net.train_step(reference, reference_opt, x, y)
     for a, b in zip(light.parameters(), reference.parameters()):
         assert torch.equal(a.detach(), b.detach())
+
+
+# A target without a working torch: bench reaches check's result for it (issue 24 item 3).
+
+BENCH_OPTIONS = json.dumps({"devices": ["cpu"], "batch": 8, "warmup": 0, "windows": 1, "steps": 1, "epochs": 0,
+                            "pipeline": "resident", "data_dir": str(CHILD_DIR.parent / "data" / "mnist")})
+
+
+def test_the_bench_child_answers_its_interpreter_and_torch_stages_without_torch():
+    """`-S` leaves site-packages, and so torch, out: the child must still describe the interpreter and the missing
+    torch, as the check child does, instead of dying on an import of torch at module level."""
+    done = subprocess.run([sys.executable, "-S", str(CHILD_DIR), "bench", BENCH_OPTIONS], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=60)
+    results, begun = parse_frames(done.stdout)
+    assert done.returncode == 0, done.stderr
+    assert begun == ["interpreter", "torch"]
+    assert results["interpreter"]["version"][:2] == list(sys.version_info[:2])
+    assert results["torch"]["installed"] is False
+
+
+def root_cause_block(text):
+    """The lines of a text report from `Root cause:` to the line before the next blank one."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if "Root cause:" in line)
+    end = next(i for i in range(start, len(lines)) if not lines[i].strip())
+    return lines[start:end]
+
+
+def fake_python(folder, stdout, code=0):
+    """An executable `python` that prints STDOUT (framed lines as a child would) and exits with CODE."""
+    (folder / "python.out").write_text(stdout)
+    return script(folder / "python", 'cat "$0.out"\nexit %d' % code)
+
+
+def frame(stage, data):
+    return FRAME_MARK + json.dumps({"event": "result", "stage": stage, "data": data}) + "\n"
+
+
+def interpreter_frame():
+    """The interpreter frame of the test interpreter, as the child writes it."""
+    done = subprocess.run([sys.executable, "-S", str(CHILD_DIR), "bench", BENCH_OPTIONS], stdout=subprocess.PIPE,
+                          text=True, timeout=60)
+    return parse_frames(done.stdout)[0]["interpreter"]
+
+
+def test_a_torch_that_does_not_import_gets_checks_root_cause_and_remedy(cli, tmp_path):
+    python = fake_python(tmp_path, frame("interpreter", interpreter_frame()) + frame("torch", {
+        "installed": True, "packages": {"torch": "2.13.0"},
+        "import_error": {"type": "ImportError", "message": "libtorch_cpu.so: cannot open shared object file: No such "
+                         "file or directory", "traceback": ""}}))
+    checked = cli("check", "--python", python, "--device", "cpu")
+    benched = cli("bench", "--python", python, "--device", "cpu", "--no-progress")
+    assert benched.exit_code == checked.exit_code == 1, benched.output
+    assert benched.stdout == ""
+    assert "`import torch` fails: a shared library of torch is missing or broken" in benched.stderr
+    assert root_cause_block(benched.stderr) == root_cause_block(checked.stdout)
+    assert benched.stderr.rstrip().splitlines()[-1] == (
+        "mps-doctor: error: nothing was measured: `import torch` fails: a shared library of torch is missing or broken")
+
+
+def test_a_default_target_that_never_answers_is_not_called_a_python_option(cli, tmp_path, monkeypatch):
+    """Without --python, the message names the interpreter and why it was chosen, not an option never given."""
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    fake_python(tmp_path / ".venv" / "bin", "", code=1)
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    monkeypatch.chdir(tmp_path)
+    result = cli("bench", "--device", "cpu", "--no-progress")
+    assert result.exit_code == 2
+    assert result.stderr == ("mps-doctor: error: %s (Python chosen: the .venv in %s (no environment is active)): not a "
+                             "Python interpreter (it exited with code 1 without answering the probe)\n"
+                             % (tmp_path / ".venv" / "bin" / "python", tmp_path))
+
+
+@pytest.mark.slow
+def test_bench_in_a_real_venv_without_torch_says_what_check_says(tmp_path):
+    python = make_venv(tmp_path / "bare", TARGET_PYTHON)
+    code, out, err = doctor("bench", "--python", python, "--device", "cpu")
+    check_code, check_out, _ = doctor("check", "--python", python, "--device", "cpu")
+    assert code == check_code == 1, err
+    assert out == ""
+    assert "Root cause: torch is not installed in %s" % python in err
+    assert ("$ %s -m pip install 'torch==2.15.*' 'torchvision==0.29.*' --index-url https://download.pytorch.org/whl/cpu"
+            % python) in err
+    assert root_cause_block(err) == root_cause_block(check_out)
+    assert "not a Python interpreter" not in err
+
+
+@pytest.mark.slow
+def test_bench_without_python_option_finds_the_venv_here_and_its_missing_torch(tmp_path):
+    python = make_venv(tmp_path / ".venv", TARGET_PYTHON)
+    env = dict(os.environ, VIRTUAL_ENV="", CONDA_PREFIX="", NO_COLOR="1",
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run([sys.executable, "-m", "mps_doctor", "bench", "--device", "cpu"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=300, cwd=str(tmp_path), env=env)
+    assert done.returncode == 1, done.stderr
+    assert "Python chosen: the .venv in %s" % tmp_path in done.stderr
+    assert "Root cause: torch is not installed in %s" % python in done.stderr
+    assert "--python %s: not a Python" % python not in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("body", "expected"), [
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", "Root cause: `import torch` crashed with SIGSEGV"),
+    ("raise ImportError('libtorch_cpu.so: cannot open shared object file: No such file or directory')\n",
+     "Root cause: `import torch` fails: a shared library of torch is missing or broken"),
+])
+def test_bench_with_a_broken_torch_says_what_check_says(tmp_path, body, expected):
+    python = make_venv(tmp_path / "broken")
+    fake_torch(python, body)
+    code, out, err = doctor("bench", "--python", python, "--device", "cpu")
+    check_code, check_out, _ = doctor("check", "--python", python, "--device", "cpu")
+    assert code == check_code == 1, err
+    assert expected in err and expected in check_out
+    assert root_cause_block(err) == root_cause_block(check_out)

@@ -14,7 +14,7 @@ from mps_doctor.checks.model import InstallTorch, Options, Status
 from mps_doctor.checks.model import doctor as doctor_command
 from mps_doctor.checks.registry import CHECK_ID_PATTERN, all_checks
 from mps_doctor.errors import ReportFormatError
-from mps_doctor.facts import Comparison
+from mps_doctor.facts import Comparison, Interpreter, NvidiaHardware
 from mps_doctor.report import facts_from_report, report_to_dict, run_checks
 from mps_doctor.versions import load_releases
 from tests.helpers import shown_commands
@@ -293,3 +293,148 @@ def test_mps_features_advisory_covers_exactly_torch_2_3_to_2_8_below_macos_14(ve
     assert outcome.status == status, outcome.summary
     if status == Status.WARN:
         assert "MPS BFloat16 is only supported on MacOS 14 or newer" in outcome.remedy.problem
+
+
+@pytest.mark.parametrize(("python", "new_python"), [((3, 12, 4), None), ((3, 13, 1), "3.12")])
+def test_an_intel_mac_needs_a_new_python_only_outside_the_last_intel_releases_range(python, new_python):
+    """torch 2.2.2 has macOS x86_64 wheels for cp38 to cp312 (its row of the release table, read from PyPI's file
+    list): Python 3.12 installs it where it is, 3.13 needs an environment with 3.12 (it was 3.11 for both)."""
+    facts = replay_facts(load_machine("intel-mac-torch222"))
+    interp = dataclasses.replace(facts.target.interpreter, version=python)
+    facts = dataclasses.replace(facts, target=dataclasses.replace(facts.target, interpreter=interp))
+    remedy = result(facts, "hardware.apple-silicon").remedy
+    created = [a.python for a in remedy.actions if type(a).__name__ == "NewEnvironment"]
+    assert created == ([new_python] if new_python else [])
+    assert "torch 2.2.2" in remedy.why and load_releases().last_intel_torch == "2.2.2"
+
+
+# --- issue 24 items 9 and 10: remedies worded for this platform, distribution and way of installing ------------------
+
+CI_BOX = load_machine("linux-x86-cpu-torch")
+
+
+def cuda_report(facts):
+    return run_checks(facts, Options(device="cuda", requested_device="cuda"))
+
+
+def on_host(facts, **changes):
+    return dataclasses.replace(facts, host=dataclasses.replace(facts.host, **changes))
+
+
+def gpu_without_driver(distro, machine="x86_64", release="6.8.0-49-generic"):
+    """The CI box's facts with an NVIDIA GPU on PCI, no driver, and DISTRO as the `distro` package's answer."""
+    hardware = NvidiaHardware(device_files=(), pci_devices=("0000:01:00.0",))
+    return on_host(replay_facts(CI_BOX), nvidia_hardware=hardware, linux_distro=distro, doctor_machine=machine,
+                   release=release)
+
+
+def test_the_recorded_ci_box_has_no_nvidia_gpu_and_cuda_there_says_so_and_offers_the_cpu():
+    facts = replay_facts(CI_BOX)
+    assert facts.host.nvidia_hardware == NvidiaHardware(device_files=(), pci_devices=())
+    report = cuda_report(facts)
+    driver = report.result("cuda.driver")
+    assert report.verdict.root_cause == "cuda.driver" and driver.status == Status.FAIL
+    assert driver.summary == "this machine has no NVIDIA GPU (no /dev/nvidia*, no PCI device of vendor 0x10de)"
+    commands = shown_commands(report, "cuda.driver")
+    assert commands == ("mps-doctor check --python %s --device cpu" % facts.target.python,)
+
+
+def test_the_recorded_h200_shows_its_gpu_on_pci_and_its_device_files():
+    hardware = replay_facts(load_machine("linux-h200-cuda")).host.nvidia_hardware
+    assert hardware.pci_devices == ("0000:00:06.0",)
+    assert {"nvidia0", "nvidiactl", "nvidia-uvm"} <= set(hardware.device_files)
+
+
+@pytest.mark.parametrize(("distro", "machine", "expected", "link"), [
+    ({"id": "ubuntu", "version": "24.04", "name": "Ubuntu 24.04.1 LTS"}, "x86_64",
+     "# Ubuntu 24.04.1 LTS: sudo ubuntu-drivers install   (the recommended driver)", "documentation.ubuntu.com"),
+    ({"id": "debian", "version": "12", "name": "Debian GNU/Linux 12 (bookworm)"}, "x86_64",
+     "# sudo apt update && sudo apt install linux-headers-amd64 nvidia-driver firmware-misc-nonfree nvidia-smi libcuda1",
+     "wiki.debian.org"),
+    ({"id": "fedora", "version": "41", "name": "Fedora Linux 41 (Workstation Edition)"}, "x86_64",
+     "# sudo dnf install akmod-nvidia xorg-x11-drv-nvidia-cuda", "rpmfusion.org"),
+    ({"id": "rocky", "version": "9.4", "name": "Rocky Linux 9.4 (Blue Onyx)"}, "aarch64",
+     "# sudo dnf config-manager --add-repo https://developer.download.nvidia.com/compute/cuda/repos/rhel9/sbsa/"
+     "cuda-rhel9.repo", "docs.nvidia.com/datacenter"),
+    ({"id": "arch", "version": "", "name": "Arch Linux"}, "x86_64",
+     "# install the driver as NVIDIA's guide says for Arch Linux: "
+     "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/", "docs.nvidia.com/datacenter"),
+])
+def test_a_gpu_without_driver_gets_this_distributions_way_to_install_it(distro, machine, expected, link):
+    report = cuda_report(gpu_without_driver(distro, machine))
+    driver = report.result("cuda.driver")
+    assert driver.summary == "no NVIDIA driver for the GPU at PCI 0000:01:00.0 (no nvidia-smi, no /dev/nvidia*)"
+    commands = shown_commands(report, "cuda.driver")
+    assert expected in commands
+    assert "nvidia-smi" not in [c.split()[0] for c in commands if not c.startswith("#")]
+    assert link in driver.remedy.link
+    assert commands[-1].startswith("mps-doctor check --python ")
+
+
+def test_under_wsl_the_driver_is_windows_own_whatever_the_distribution():
+    ubuntu = {"id": "ubuntu", "version": "22.04", "name": "Ubuntu 22.04.4 LTS"}
+    facts = gpu_without_driver(ubuntu, release="5.15.153.1-microsoft-standard-WSL2")
+    facts = on_host(facts, nvidia_hardware=NvidiaHardware(device_files=("dxg",), pci_devices=()))
+    driver = cuda_report(facts).result("cuda.driver")
+    assert driver.status == Status.FAIL and "no NVIDIA GPU" not in driver.summary
+    notes = " ".join(c.value for c in driver.remedy.actions if getattr(c, "kind", "") == "note")
+    assert "NVIDIA's driver for Windows" in notes and "ubuntu-drivers" not in notes
+    assert driver.remedy.link == "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
+
+
+def test_unknown_hardware_never_claims_there_is_no_gpu():
+    facts = on_host(replay_facts(CI_BOX), nvidia_hardware=None)
+    driver = cuda_report(facts).result("cuda.driver")
+    assert driver.summary == "no NVIDIA driver found (nvidia-smi is not on PATH)"
+    assert driver.remedy.title == "Install the NVIDIA driver from Debian's non-free packages"
+
+
+def test_a_loaded_driver_without_nvidia_smi_warns_and_lets_later_layers_decide():
+    hardware = NvidiaHardware(device_files=("nvidia-uvm", "nvidia0", "nvidiactl"), pci_devices=("0000:01:00.0",))
+    report = cuda_report(on_host(replay_facts(CI_BOX), nvidia_hardware=hardware))
+    driver = report.result("cuda.driver")
+    assert driver.status == Status.WARN and "/dev/nvidia-uvm" in driver.summary
+    assert report.verdict.root_cause == "torch.cuda-built"
+
+
+def test_a_driver_too_old_for_every_cuda_build_is_updated_the_distributions_way():
+    facts = replay_facts(load_machine("linux-cu130-on-driver-128"))
+    facts = on_host(facts, nvidia_smi=dataclasses.replace(facts.host.nvidia_smi, cuda_version="11.8"))
+    report = cuda_report(facts)
+    assert report.verdict.root_cause == "cuda.driver-version"
+    commands = shown_commands(report, "cuda.driver-version")
+    assert commands[0] == "# this driver (CUDA 11.8) runs no CUDA build of torch 2.13: install a newer driver"
+    assert "# Ubuntu 24.04.1 LTS: sudo ubuntu-drivers install   (the recommended driver)" in commands
+
+
+def too_old_python(facts, version=(2, 7, 18), real="/home/dev/.pyenv/versions/2.7.18/bin/python2.7"):
+    """FACTS with a target Python too old for the probe child, as the child's entry point describes it."""
+    prefix = real.rsplit("/bin/", 1)[0]
+    interp = Interpreter(version=version, too_old=True, executable=real, executable_realpath=real, prefix=prefix,
+                         base_prefix=prefix)
+    target = dataclasses.replace(facts.target, python=real, interpreter=interp, torch=None, parity=None, smoke=None)
+    return dataclasses.replace(facts, target=target)
+
+
+@pytest.mark.parametrize(("machine", "device", "says", "never"), [
+    ("linux-x86-cpu-torch", "cpu", "PyTorch's CPU builds for Linux since 1.12", "MPS"),
+    ("linux-h200-cuda", "cuda", "PyTorch's CUDA builds for Linux since 1.12", "MPS"),
+    ("m2-native-torch213", "mps", "every PyTorch with MPS", "Linux"),
+])
+def test_a_python_too_old_for_the_probe_is_worded_for_this_platform_and_device(machine, device, says, never):
+    report = run_checks(too_old_python(replay_facts(load_machine(machine))), Options(device=device, requested_device=device))
+    outcome = report.result(report.verdict.root_cause)
+    assert outcome.id in ("python.version", "python.rosetta") and outcome.status == Status.FAIL
+    assert outcome.summary.endswith(says), outcome.summary
+    assert never not in outcome.summary + outcome.remedy.why
+    assert "needs Python %s" % load_releases().current.python in outcome.remedy.why
+
+
+def test_wrong_results_on_cuda_never_advise_a_macos_upgrade():
+    facts = replay_facts(load_machine("linux-h200-cuda"))
+    parity = dataclasses.replace(facts.target.parity, ops=(Comparison("matmul-batch16", True, 5.0, 90.0),))
+    facts = dataclasses.replace(facts, target=dataclasses.replace(facts.target, parity=parity))
+    outcome = result(facts, "device.parity", device="cuda")
+    assert outcome.status == Status.FAIL and "macOS" not in outcome.remedy.why
+    assert "the NVIDIA driver" in outcome.remedy.why
+    assert outcome.remedy.link == "https://docs.pytorch.org/docs/stable/notes/cuda.html"

@@ -43,7 +43,10 @@ def test_the_doctor_reads_the_too_old_answer_of_the_childs_entry_point():
     """__main__.py's answer on Python < 3.7, from this interpreter told it is 3.6.15."""
     pretend = "import runpy, sys; sys.version_info = (3, 6, 15, 'final', 0); runpy.run_path(sys.argv[1], run_name='__main__')"
     outcome = ChildRun([sys.executable, "-c", pretend, str(CHILD_DIR)], timeout=60).wait()
-    assert outcome.results == {"interpreter": {"too_old": True, "version": [3, 6, 15]}}, outcome.stderr
+    described = {"too_old": True, "version": [3, 6, 15], "executable": sys.executable,
+                 "executable_realpath": os.path.realpath(sys.executable), "prefix": sys.prefix,
+                 "base_prefix": sys.base_prefix, "conda_meta": os.path.isdir(os.path.join(sys.prefix, "conda-meta"))}
+    assert outcome.results == {"interpreter": described}, outcome.stderr
     assert outcome.begun == ("interpreter",) and outcome.returncode == 0 and not outcome.timed_out
 
 

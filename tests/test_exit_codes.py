@@ -66,7 +66,7 @@ CPU = DeviceRun(device="cpu", window_ms=(10.0, 10.0))
     (UsageError("--no-cpu with --device cpu leaves nothing to measure"), exit_codes.USAGE),
 ])
 def test_bench_exits_with_its_documented_codes(cli, monkeypatch, outcome, expected):
-    def run_bench(*args):
+    def run_bench(*args, **kwargs):
         if isinstance(outcome, Exception):
             raise outcome
         return outcome

@@ -134,7 +134,8 @@ def test_fix_explains_in_words_by_default():
     assert out.startswith("mps-doctor fix: not ready: Python runs under Rosetta")
     assert "\n1. Stop the terminal from running under Rosetta\n" in out
     assert "      arch -arm64 /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 -m venv" in out
-    assert out.rstrip().endswith("Print these as a zsh script: mps-doctor fix --print-commands")
+    assert out.rstrip().endswith("Print these as a zsh script, run: %s -m mps_doctor fix --from %s --shell zsh "
+                                 "--print-commands" % (sys.executable, example))
 
 
 def test_fix_from_a_file_that_is_not_a_report_is_exit_2(tmp_path):
@@ -231,3 +232,47 @@ def test_a_pinned_alternative_is_titled_by_the_release_it_installs():
     task = next(step for step in plan.steps if step.key == "pin-torch")
     assert task.title == "Or: install torch 2.5 and torchvision, pinned together (--torch)"
     assert [a for a in task.commands[0].argv if a.startswith("torch")] == ["torch==2.5", "torchvision==0.20.*"]
+
+
+def too_old_plan(real, tools=None, distro=None, conda_meta=False):
+    """The fix plan for the CI box's facts with a Python 2.7 at REAL (too old for the probe), TOOLS on PATH and DISTRO."""
+    import dataclasses
+
+    from mps_doctor.facts import Interpreter
+
+    facts = replay_facts(load_machine("linux-x86-cpu-torch"))
+    prefix = real.rsplit("/bin/", 1)[0]
+    interp = Interpreter(version=(2, 7, 18), too_old=True, executable=real, executable_realpath=real, prefix=prefix,
+                         base_prefix=prefix, conda_meta=conda_meta)
+    host = dataclasses.replace(facts.host, tools=tools or {}, linux_distro=distro or facts.host.linux_distro)
+    target = dataclasses.replace(facts.target, python=real, interpreter=interp, torch=None, parity=None, smoke=None)
+    report = run_checks(dataclasses.replace(facts, host=host, target=target), Options(device="auto", requested_device="auto"))
+    return render_script(build_plan(report, shell="bash", doctor=("mps-doctor",)))
+
+
+@pytest.mark.parametrize(("real", "tools", "distro", "expected"), [
+    # pyenv's Python: pyenv installs the new one, even with uv on PATH.
+    ("/home/dev/.pyenv/versions/2.7.18/bin/python2.7", {"uv": "/home/dev/.local/bin/uv"}, None,
+     ["pyenv install --skip-existing 3.12", "PYENV_VERSION=3.12 pyenv exec python -m venv .venv-py312"]),
+    # uv's own Python: uv, whether or not uv is on the doctor's PATH.
+    ("/home/dev/.local/share/uv/python/cpython-2.7.18-linux-x86_64-gnu/bin/python2.7", {}, None,
+     ["uv python install 3.12", "uv venv --python 3.12 .venv-py312"]),
+    # Homebrew on Linux: its brew, in its prefix.
+    ("/home/linuxbrew/.linuxbrew/Cellar/python@2/2.7.18/bin/python2.7", {}, None,
+     ["/home/linuxbrew/.linuxbrew/bin/brew install python@3.12",
+      "/home/linuxbrew/.linuxbrew/bin/python3.12 -m venv .venv-py312"]),
+    # The distribution's Python: its packages, named, with the other ways beside them.
+    ("/usr/bin/python2.7", {}, {"id": "ubuntu", "version": "20.04", "name": "Ubuntu 20.04.6 LTS"},
+     ["# Install Python 3.12 from Ubuntu 20.04.6 LTS's packages (apt) first if it has it, else with pyenv, or uv: "
+      "https://docs.astral.sh/uv/guides/install-python/", "python3.12 -m venv .venv-py312"]),
+])
+def test_a_too_old_python_is_replaced_the_way_it_was_installed(real, tools, distro, expected):
+    lines = too_old_plan(real, tools, distro).splitlines()
+    start = lines.index(expected[0])
+    assert lines[start:start + len(expected)] == expected
+
+
+def test_a_conda_environment_on_linux_is_replaced_by_conda_without_mps_wording():
+    text = too_old_plan("/home/dev/miniforge3/envs/old/bin/python2.7", conda_meta=True)
+    assert "conda create -y -n torch-py312 python=3.12" in text
+    assert "pip installs PyTorch's own CPU or CUDA wheels" in text and "MPS" not in text

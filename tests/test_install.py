@@ -5,6 +5,7 @@ import glob
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -71,6 +72,31 @@ def test_new_member_on_this_machine_gets_a_venv_a_report_and_a_verdict(tmp_path)
     assert (project / ".venv" / "kept-by-the-user").read_text() == "mine"
 
 
+@pytest.mark.slow
+@pytest.mark.independent_of_test_python
+def test_what_a_not_ready_preflight_prints_runs_as_printed_after_it_exited(tmp_path):
+    """The fix command the text names and the plan's closing check, run in a plain shell once the script is gone:
+    mps-doctor is in .venv/bin, not on PATH, and no environment is active."""
+    project = tmp_path / "project"
+    project.mkdir()
+    code, out, err = preflight("--from", ROOT, "--device", "cpu", "--python", TARGET_PYTHON, cwd=project,
+                               env={"TMPDIR": str(tmp_path)})
+    assert code == 1, out + err
+    assert "Root cause: torch is not installed" in out
+    plain = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "NO_COLOR": "1"}
+    fix = next(line for line in out.splitlines() if line.startswith("To print the commands")).split(", run: ")[1]
+    done = subprocess.run(fix, shell=True, cwd=str(tmp_path), env=plain, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("mps-doctor fix: not ready: torch is not installed")
+    again = out.rstrip().splitlines()[-1]
+    assert again.startswith(str(project / ".venv" / "bin" / "mps-doctor") + " check --python ")
+    done = subprocess.run(again, shell=True, cwd=str(tmp_path), env=plain, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=300)
+    assert done.returncode == 1 and "Root cause: torch is not installed" in done.stdout, done.stderr
+    assert "report kept in %s" % (project / ".venv" / "mps-doctor-report.json") in err
+
+
 def test_dry_run_changes_nothing(tmp_path):
     before = listing(tmp_path)
     code, out, err = preflight("--dry-run", "--torch", "2.13.0", "--python", sys.executable, cwd=tmp_path)
@@ -119,7 +145,9 @@ def test_rosetta_shell_stops_before_changing_anything(tmp_path):
     project.mkdir()
     code, _, err = preflight("--device", "mps", cwd=project, path_prefix=stand_ins(tmp_path / "bin", "x86_64", "1"))
     assert code == 1
-    assert "runs under Rosetta" in err and "arch -arm64 /bin/sh" in err
+    assert "runs under Rosetta" in err
+    rerun = next(line for line in err.splitlines() if "re-run it natively:" in line).split(":  ", 1)[1]
+    assert shlex.split(rerun) == ["arch", "-arm64", "/bin/sh", PREFLIGHT, "--device", "mps"]
     assert listing(project) == ["."]
 
 

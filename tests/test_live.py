@@ -108,14 +108,14 @@ def test_torch_that_hangs_on_import_times_out_as_a_check_result(tmp_path):
     fake_torch(python, "import time\ntime.sleep(600)\n")
     code, out, err = doctor("check", "--python", python, "--device", "cpu", "--timeout", "3")
     assert code == 1, err
-    assert "`import torch` took longer than the --timeout of 3 s" in out
+    assert "Timed out: stopped after the --timeout of 3 s while importing torch" in out
 
 
 def test_python_that_hangs_before_answering_is_a_check_result(tmp_path):
     python = script(tmp_path / "python3", "sleep 600")
     code, out, err = doctor("check", "--python", python, "--device", "cpu", "--timeout", "2")
     assert code == 1, err
-    assert "the target Python took longer than the --timeout of 2 s before describing itself" in out
+    assert "Timed out: stopped after the --timeout of 2 s while starting the target Python" in out
 
 
 def plain_file(path):
@@ -138,11 +138,12 @@ def test_bad_python_is_a_one_line_usage_error(tmp_path, make, message):
 
 @pytest.mark.parametrize(("content", "message"), [
     (None, "no such file"),
-    ("not json at all", "not JSON"),
+    # Not a JSON object: --from reads it as pasted text (inputs.py), in which nothing is recognizable.
+    ("not json at all", "nothing recognizable"),
     ('{"hello": 1}', "not an mps-doctor report"),
     ('{"format": "mps-doctor-report", "schema_version": 99, "options": {}, "facts": {}}', "newer than this mps-doctor"),
     ('{"format": "mps-doctor-report", "schema_version": 1, "options": {}, "facts": {"host": 3}}', "facts.host: expected an object"),
-    ('[1, 2]', "not an mps-doctor report"),
+    ('[1, 2]', "nothing recognizable"),
 ])
 def test_bad_report_is_a_one_line_usage_error(tmp_path, content, message):
     path = tmp_path / "report.json"
@@ -151,7 +152,7 @@ def test_bad_report_is_a_one_line_usage_error(tmp_path, content, message):
     code, out, err = doctor("check", "--from", str(path))
     assert code == 2
     assert out == ""
-    assert len(err.strip().splitlines()) == 1 and message in err, err
+    assert len(err.strip().splitlines()) == 1 and message in err and "Traceback" not in err, err
 
 
 def test_output_into_a_missing_folder_is_a_usage_error_and_writes_nothing(tmp_path):
@@ -228,11 +229,26 @@ def test_the_real_h200_report_replays_ready_with_every_cuda_layer_passing():
     assert smoke["device"] == "cuda" and smoke["loss_after"] < smoke["loss_before"]
 
 
+def nvidia_hardware_here():
+    """Whether this machine shows NVIDIA hardware: a /dev/nvidia* file or a PCI device of vendor 0x10de."""
+    import glob
+
+    vendors = []
+    for path in glob.glob("/sys/bus/pci/devices/*/vendor"):
+        with open(path) as handle:
+            vendors.append(handle.read().strip())
+    return bool(glob.glob("/dev/nvidia*")) or "0x10de" in vendors
+
+
 def test_cuda_on_this_machine_stops_at_the_driver_layer_with_a_remedy():
     code, out, _ = doctor("check", "--device", "cuda", "--quick")
     assert code == 1
-    assert "Root cause: no NVIDIA driver found (nvidia-smi is not on PATH)" in out
-    assert "$ nvidia-smi" in out and "# driver downloads: https://www.nvidia.com/Download/index.aspx" in out
+    assert "$ nvidia-smi" not in out
+    if nvidia_hardware_here():
+        assert "Root cause: no NVIDIA driver" in out or "but the driver's device files exist" in out
+    else:
+        assert "Root cause: this machine has no NVIDIA GPU (no /dev/nvidia*, no PCI device of vendor 0x10de)" in out
+        assert re.search(r"^    \$ .* check --python \S+ --device cpu$", out, flags=re.M), out
 
 
 def test_python_too_old_for_the_probe_is_a_check_result(tmp_path):

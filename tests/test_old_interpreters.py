@@ -88,3 +88,29 @@ def test_doctor_on_38_checks_a_torch_interpreter(doctor_on_38):
     report = json.loads(out)
     assert report["facts"]["target"]["torch"]["version"].startswith("2.")
     assert code == 0, out
+
+
+@pytest.mark.slow
+def test_a_pyenv_python_27_is_too_old_for_this_platforms_torch_and_pyenv_provides_the_new_one():
+    """Issue 24 item 9: a real Python 2.7 from pyenv describes where it lives, the failure names this platform's torch
+    (MPS only on macOS), and the new environment's Python comes from pyenv, not from the distribution's packages."""
+    import sys
+
+    from tests.helpers import doctor
+
+    python27 = require("2.7")
+    code, out, err = doctor("check", "--python", python27, "--device", "cpu", "--format", "json")
+    assert code == 1, err
+    report = json.loads(out)
+    interp = report["facts"]["target"]["interpreter"]
+    assert interp["too_old"] and interp["version"][:2] == [2, 7]
+    assert interp["executable_realpath"] == os.path.realpath(python27)
+    root = next(r for r in report["results"] if r["id"] == report["verdict"]["root_cause"])
+    platform = "Linux" if sys.platform.startswith("linux") else "macOS"
+    assert root["summary"].startswith("Python 2.7.") and "CPU builds for %s" % platform in root["summary"]
+    assert "MPS" not in root["summary"] + root["remedy"]["why"]
+    code, plan, err = doctor("fix", "--print-commands", "--python", python27, "--device", "cpu")
+    assert code == 0, err
+    if "/.pyenv/versions/" in os.path.realpath(python27):
+        assert "pyenv install --skip-existing 3.12\nPYENV_VERSION=3.12 pyenv exec python -m venv .venv-py312\n" in plan
+        assert "distribution's package" not in plan and "setup: no virtual environment, Python from pyenv" in plan

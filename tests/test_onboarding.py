@@ -175,33 +175,42 @@ def test_built_wheel_in_its_own_venv_diagnoses_the_active_venv(tmp_path):
     env["PATH"] = os.path.dirname(user_python) + os.pathsep + env.get("PATH", "")
     text = subprocess.run([str(home / "bin" / "mps-doctor"), "check", "--device", "cpu", "--quick"], cwd=str(tmp_path),
                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300).stdout
-    assert "Python chosen: python3 on PATH (mps-doctor itself runs in a private environment)" in text
+    assert "Python chosen: python3 on PATH (mps-doctor runs in its own venv, which holds nothing but mps-doctor)" in text
 
 
 def test_default_target_order(tmp_path):
     from mps_doctor.probe.target import default_python
 
-    venv_a, conda, project = tmp_path / "a", tmp_path / "conda", tmp_path / "proj"
-    for prefix in (venv_a, conda, project / ".venv"):
+    venv_a, conda, project, system = tmp_path / "a", tmp_path / "conda", tmp_path / "proj", tmp_path / "usr"
+    for prefix in (venv_a, conda, project / ".venv", system):
         (prefix / "bin").mkdir(parents=True)
-        (prefix / "bin" / "python").write_text("")
-        (prefix / "bin" / "python").chmod(0o755)
+        for name in ("python", "python3"):
+            (prefix / "bin" / name).write_text("")
+            (prefix / "bin" / name).chmod(0o755)
     (project / "src").mkdir()
-    own, private = "/opt/doctor/bin/python", str(tmp_path / "home" / ".local" / "pipx" / "venvs" / "mps-doctor")
+    own, private = "/opt/doctor/bin/python", tmp_path / "home" / ".local" / "pipx" / "venvs" / "mps-doctor"
+    private.mkdir(parents=True)
+    (private / "pipx_metadata.json").write_text("{}")
+    on_path = str(system / "bin" / "python3")
 
-    def choose(env, cwd=str(tmp_path), prefix=private, which=lambda name: "/usr/bin/python3"):
-        return default_python(env, cwd, which, own=own, own_prefix=prefix)
+    def choose(env, cwd=str(tmp_path), prefix=str(private)):
+        return default_python(dict(env, PATH=str(system / "bin")), cwd, own=own, own_prefix=prefix)
 
     both = {"VIRTUAL_ENV": str(venv_a), "CONDA_PREFIX": str(conda)}
     assert choose(both) == (str(venv_a / "bin" / "python"), "the active virtual environment (VIRTUAL_ENV)")
     assert choose({"CONDA_PREFIX": str(conda)})[0] == str(conda / "bin" / "python")
     assert choose({}, cwd=str(project / "src"))[0] == str(project / ".venv" / "bin" / "python")
-    assert choose({}) == ("/usr/bin/python3", "python3 on PATH (mps-doctor itself runs in a private environment)")
+    assert choose({}) == (on_path, "python3 on PATH (mps-doctor runs in pipx's environment)")
     assert choose({}, prefix="/opt/doctor")[0] == own
-    assert choose({}, which=lambda name: None)[1] == "mps-doctor's own private environment (no other Python found)"
-    assert choose({"VIRTUAL_ENV": str(tmp_path / "gone")}, which=lambda name: None)[0] == own
-    uv_tool = str(tmp_path / "home" / ".local" / "share" / "uv" / "tools" / "mps-doctor")
-    assert choose({}, prefix=uv_tool)[0] == "/usr/bin/python3"
+    alone = default_python({"PATH": str(tmp_path / "nowhere")}, str(tmp_path), own=own, own_prefix=str(private))
+    assert alone == (own, "mps-doctor's own environment (no other Python found; mps-doctor runs in pipx's environment)")
+    gone = default_python({"VIRTUAL_ENV": str(tmp_path / "gone"), "PATH": ""}, str(tmp_path), own=own,
+                          own_prefix=str(private))
+    assert gone[0] == own
+    uv_tool = tmp_path / "home" / ".local" / "share" / "uv" / "tools" / "mps-doctor"
+    uv_tool.mkdir(parents=True)
+    (uv_tool / "uv-receipt.toml").write_text("[tool]\n")
+    assert choose({}, prefix=str(uv_tool))[0] == on_path
 
 
 # --- 5. fix --torch: the title says what is installed, and only known releases are accepted --------------------------
@@ -259,20 +268,6 @@ def test_conda_plan_for_a_venv_report_does_not_use_the_venv_as_conda_base():
     assert "conda config --file /opt/homebrew/Caskroom/miniforge/base/envs/torch-arm64/.condarc" in with_exe
     assert with_exe.splitlines()[-1] == (
         "mps-doctor check --python /opt/homebrew/Caskroom/miniforge/base/envs/torch-arm64/bin/python")
-
-
-# --- 10. the plan's last step runs after the plan switched environments ---------------------------------------------
-
-
-def test_check_again_uses_this_doctor_by_absolute_path(tmp_path):
-    report = saved_report(tmp_path, "m3-torch-missing")
-    code, out, err = doctor("fix", "--from", report, "--print-commands")
-    assert code == 0, err
-    last = out.rstrip().splitlines()[-1]
-    assert last.startswith("%s -m mps_doctor check --python " % sys.executable)
-    script = os.path.join(os.path.dirname(sys.executable), "mps-doctor")
-    done = subprocess.run([script, "fix", "--from", report, "--print-commands"], stdout=subprocess.PIPE, text=True)
-    assert done.stdout.rstrip().splitlines()[-1].startswith("%s check --python " % script)
 
 
 # --- 9. a replay for another device than the probe ran on is a usage mismatch ----------------------------------------
@@ -388,7 +383,8 @@ def test_help_speaks_without_jargon_and_documents_every_option(cli):
 def test_not_ready_text_prints_the_exact_fix_command(tmp_path, cli):
     report = saved_report(tmp_path, "m3-torch-missing")
     result = cli("check", "--from", report)
-    assert "To print the commands that fix this, run: mps-doctor fix --from %s\n" % report in result.output
+    assert "To print the commands that fix this, run: %s -m mps_doctor fix --from %s\n" % (sys.executable, report) \
+        in result.output
     assert "There is no torch package" not in result.output
 
 

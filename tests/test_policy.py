@@ -330,3 +330,198 @@ def test_work_on_the_device_that_could_not_be_judged_is_not_ready(accept):
     assert report.result("device.parity").status == Status.WARN
     assert not report.verdict.ready and report.exit_code() == 1 and report.verdict.root_cause == "device.parity"
     assert report.verdict.summary.startswith("not ready: device.parity could not judge the work on cpu: not probed on cpu")
+
+
+# --- the fix plan obeys the policy: every install meets its torch and torchvision specifiers, once ------------------
+
+PLAN_POLICIES = ({"torch": ">=2.9,<2.14"}, {"torch": "==2.11.*"}, {"torchvision": "<0.27"},
+                 {"torch": ">=2.9,<2.13.2"}, {"torch": "!=2.15.*", "torchvision": ">=0.25"})
+
+
+def install_requirements(text, package, per_environment=False):
+    """The requirements of PACKAGE in the install commands of a bash or zsh plan (with PER_ENVIRONMENT, as
+    (the environment's python or conda name, requirement) pairs)."""
+    import shlex
+
+    from packaging.requirements import Requirement
+
+    found = []
+    for line in text.splitlines():
+        if line.lstrip().startswith("#") or " pip install " not in line:
+            continue
+        words = shlex.split(line)
+        where = words[words.index("--python") + 1] if "--python" in words else (
+            words[words.index("-n") + 1] if "-n" in words else next(w for w in words if w.endswith("python")))
+        for word in words:
+            if re.match(r"%s\s*[=<>!~]" % package, word):
+                found.append((where, Requirement(word)) if per_environment else Requirement(word))
+    return found
+
+
+def admitted_versions(requirement):
+    """The versions a ==X.Y.* or ==X.Y.Z requirement admits, among patches 0 to 30 of that minor (post-releases
+    and local versions aside)."""
+    from packaging.version import Version
+
+    exact = [s.version for s in requirement.specifier if s.operator == "==" and not s.version.endswith("*")]
+    minor = next(s.version[:-2] for s in requirement.specifier if s.operator == "==" and s.version.endswith("*")) \
+        if not exact else ".".join(exact[0].split(".")[:2])
+    return [v for v in ("%s.%d" % (minor, patch) for patch in range(31)) if Version(v) in requirement.specifier]
+
+
+def assert_within(requirement, spec):
+    """Every version REQUIREMENT lets pip install meets SPEC, and it lets pip install one at all."""
+    from packaging.specifiers import SpecifierSet
+
+    admitted = admitted_versions(requirement)
+    assert admitted, requirement
+    assert all(v in SpecifierSet(spec) for v in admitted), (str(requirement), spec)
+
+
+def policy_file(tmp_path, table):
+    path = tmp_path / "pyproject.toml"
+    path.write_text("[tool.mps-doctor]\n" + "".join('%s = "%s"\n' % item for item in table.items()))
+    return str(path)
+
+
+def test_fix_installs_only_the_torch_the_policy_allows_and_check_shows_that_fix(tmp_path):
+    """issue 24 item 1: a .venv without torch under torch >=2.9,<2.14 got torch 2.15 at step 1, 2.13 at step 2."""
+    report, policy = saved_report(tmp_path, "m3-torch-missing"), policy_file(tmp_path, {"torch": ">=2.9,<2.14"})
+    code, out, err = doctor("fix", "--from", report, "--config", policy, "--print-commands", "--shell", "zsh")
+    assert code == 0, err
+    installs = [line for line in out.splitlines() if " install " in line and not line.startswith("#")]
+    assert len(installs) == 1, out
+    (torch,) = install_requirements(out, "torch")
+    assert_within(torch, ">=2.9,<2.14")
+    assert [str(r) for r in install_requirements(out, "torchvision")] == ["torchvision==0.28.*"]
+    code, shown, _ = doctor("check", "--from", report, "--config", policy, env={"SHELL": "/bin/zsh"})
+    assert code == 1
+    root = shown.split("\n\n")[1]
+    assert root.startswith("[✗] Root cause: torch is not installed") and "$ " + installs[0] in root, shown
+    assert re.search(r"policy\.torch .*\n +\$ %s\n" % re.escape(installs[0]), shown), shown
+    assert "2.15" not in shown.replace("macOS 15.2", "")
+
+
+@pytest.mark.parametrize("table", PLAN_POLICIES)
+@pytest.mark.parametrize("name", machine_names())
+def test_every_install_of_every_plan_meets_the_policy_once(name, table):
+    """Every torch and torchvision requirement that a plan installs admits only versions the policy allows, and each
+    environment gets torch once."""
+    from mps_doctor.remedies.plan import build_plan
+    from mps_doctor.render.script import render_script
+
+    machine = load_machine(name)
+    device = machine["expect"].get("requested", "auto")
+    options = Options(device=device, requested_device=device, policy=policy_from_table(table))
+    text = render_script(build_plan(run_checks(replay_facts(machine), options), shell="bash", doctor=("mps-doctor",)))
+    for package in ("torch", "torchvision"):
+        requirements = install_requirements(text, package, per_environment=True)
+        for _, requirement in requirements if package in table else ():
+            assert_within(requirement, table[package])
+        environments = [where for where, _ in requirements]
+        assert len(environments) == len(set(environments)), text
+
+
+def plan_for(name, table, python=None, **plan_options):
+    """The bash plan of a recorded machine under the policy TABLE (its Python replaced by PYTHON when given)."""
+    import dataclasses
+
+    from mps_doctor.remedies.plan import build_plan
+    from mps_doctor.render.script import render_script
+
+    facts = replay_facts(load_machine(name))
+    if python is not None:
+        interp = dataclasses.replace(facts.target.interpreter, version=python)
+        facts = dataclasses.replace(facts, target=dataclasses.replace(facts.target, interpreter=interp))
+    report = run_checks(facts, Options(device="auto", requested_device="auto", policy=policy_from_table(table)))
+    return report, render_script(build_plan(report, shell="bash", doctor=("mps-doctor",), **plan_options))
+
+
+def test_a_new_environment_gets_a_python_the_policy_allows():
+    """Python 3.16 is unsupported and the team requires 3.11: the one new environment is a 3.11 one (it was 3.12)."""
+    _, text = plan_for("m3-python316-no-torch", {"python": ">=3.11,<3.12"})
+    assert "uv venv --python cpython-3.11-macos-aarch64-none /Users/alex/proj/.venv-py311" in text
+    assert "3.12" not in text and text.count("\nuv venv ") == 1
+
+
+def test_a_torch_pin_only_another_python_gets_makes_a_new_environment_not_an_install_here():
+    """torch ==2.15.* on Python 3.10 (2.15 needs 3.11+): no install into the 3.10 environment, one environment with a
+    Python that torch 2.15 supports, torch 2.15 in it."""
+    report, text = plan_for("m3-torch-missing", {"torch": "==2.15.*"}, python=(3, 10, 14))
+    assert report.result("policy.torch").remedy.actions[0].python == "3.12"
+    installs = install_requirements(text, "torch", per_environment=True)
+    assert [(where, str(r)) for where, r in installs] == [("/Users/alex/proj/.venv-py312/bin/python", "torch==2.15.*")]
+
+
+def test_a_policy_no_release_meets_here_installs_nothing():
+    """An Intel Mac gets torch 2.2 at most: under torch >=2.9 the plan says so instead of installing 2.2."""
+    _, text = plan_for("intel-mac-torch222", {"torch": ">=2.9"})
+    assert not install_requirements(text, "torch")
+    assert "# no torch release that installs here meets the team's torch >=2.9: see mps-doctor policy show" in text
+
+
+def test_fix_torch_outside_the_policy_is_a_usage_error(tmp_path):
+    report, policy = saved_report(tmp_path, "m3-torch-missing"), policy_file(tmp_path, {"torch": ">=2.9,<2.14"})
+    code, out, err = doctor("fix", "--from", report, "--config", policy, "--torch", "2.15")
+    assert code == 2 and out == ""
+    assert err.startswith("mps-doctor: error: --torch 2.15: the team's policy in %s requires torch >=2.9,<2.14" % policy)
+    code, out, _ = doctor("fix", "--from", report, "--config", policy, "--torch", "2.12", "--print-commands")
+    assert code == 0 and [str(r) for r in install_requirements(out, "torch")] == ["torch==2.12"]
+
+
+# --- policy init writes what the release table says ---------------------------------------------------------------
+
+def initial_policy(name):
+    """`policy init`'s text for a recorded machine."""
+    from mps_doctor.policy_init import render_policy
+
+    machine = load_machine(name)
+    device = machine["expect"].get("requested", "auto")
+    return render_policy(run_checks(replay_facts(machine), Options(device=device, requested_device=device)))
+
+
+def test_policy_init_without_torch_suggests_the_pair_of_the_release_for_this_machine():
+    """issue 24 item 7: torchvision ==0.28.* was written beside torch 2.15 (the table pairs 0.29)."""
+    from mps_doctor.versions import load_releases
+
+    current = load_releases().current
+    lines = initial_policy("m3-torch-missing").splitlines()
+    assert '# torch = "==%s"' % current.torch_pin in "\n".join(lines)
+    assert [line.split("#")[1].strip() for line in lines if line.startswith("# torchvision =")] == [
+        'torchvision = "==%s"' % current.torchvision_pin]
+    text = initial_policy("m1-macos13-wants-mps")
+    assert re.search(r'# torch = "==2\.8\.\*"    # no torch version here: .*; the newest release '
+                     r'for this machine is 2\.8', text)
+    assert '# torchvision = "==0.23.*"' in text
+
+
+@pytest.mark.parametrize("name", machine_names())
+def test_policy_init_pairs_torch_and_torchvision_as_the_release_table_does(name):
+    """Written or suggested (commented), torch is a row's pin and torchvision that row's; the policy loads."""
+    from mps_doctor.versions import load_releases
+
+    text = initial_policy(name)
+    uncommented = re.sub(r"(?m)^# ((?:torch|torchvision) = \"[^\"]*\").*$", r"\1", text)
+    table = tomllib.loads(uncommented)["tool"]["mps-doctor"]
+    policy_from_table(table)
+    torch = table.get("torch")
+    assert torch and torch.startswith("==")
+    release, exact = load_releases().row_for(torch[2:].replace(".*", ""))
+    if exact:
+        assert torch == "==" + release.torch_pin
+        assert table.get("torchvision") == "==" + release.torchvision_pin
+    else:
+        assert not re.search(r"(?m)^torchvision =", text) and "the release table has no row for torch" in text
+
+
+def test_a_plan_that_moves_to_a_new_environment_installs_torch_there_only():
+    """torch missing and the team requires Python 3.13: the 3.12 environment gets no install (it was torch there, and
+    none in the new environment), the new one gets the nearest allowed Python and torch; check shows those steps for
+    the root cause."""
+    report, text = plan_for("m3-torch-missing", {"python": ">=3.13"})
+    new = "/Users/alex/proj/.venv-team/bin/python"
+    assert "uv venv --python cpython-3.13-macos-aarch64-none /Users/alex/proj/.venv-team" in text
+    assert [(where, str(r)) for where, r in install_requirements(text, "torch", per_environment=True)] == [
+        (new, "torch==2.15.*")]
+    assert shown_commands(report, "torch.import") == shown_commands(report, "policy.python")
+    assert any(new in command for command in shown_commands(report, "torch.import"))

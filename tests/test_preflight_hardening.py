@@ -181,3 +181,59 @@ def test_a_relative_checkout_is_installed_by_absolute_path(tmp_path):
                              cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
     assert code == 0, err
     assert [".venv/bin/python", "-m", "pip", "install", "--quiet", str(vendor / "mps-doctor")] in dry_run_commands(err)
+
+
+def test_the_report_and_the_commands_printed_outlive_the_script(tmp_path):
+    """The text names the kept report (not the temporary one, removed on exit), mps-doctor by absolute path, and the
+    plan comes from the environment itself, not from a report (whose plan starts mps-doctor by name)."""
+    log = fake_env(tmp_path / "env", 'printf "{}" > "$9"; exit 1')
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    code, out, err = preflight("--venv", "env", cwd=tmp_path, env={"TMPDIR": str(temp)})
+    assert code == 1, err
+    kept = tmp_path / "env" / "mps-doctor-report.json"
+    assert kept.read_text() == "{}" and os.listdir(str(temp)) == []
+    calls = log.read_text().splitlines()
+    env_python = str(tmp_path / "env" / "bin" / "python")
+    assert "mps-doctor check --from %s" % kept in calls
+    assert "mps-doctor fix --print-commands --python %s --device auto" % env_python in calls
+    assert "+ %s check --python %s" % (tmp_path / "env" / "bin" / "mps-doctor", env_python) in err
+    assert "preflight: report kept in %s" % kept in err
+
+
+def test_json_file_is_the_kept_report_named_by_absolute_path(tmp_path):
+    log = fake_env(tmp_path / "env", 'printf "{}" > "$9"; exit 1')
+    code, out, err = preflight("--venv", str(tmp_path / "env"), "--json", "report.json", cwd=tmp_path)
+    assert code == 1, err
+    assert "mps-doctor check --from %s" % (tmp_path / "report.json") in log.read_text().splitlines()
+    assert not (tmp_path / "env" / "mps-doctor-report.json").exists()
+
+
+def test_an_environment_that_cannot_hold_the_report_keeps_the_temporary_one_and_says_where(tmp_path):
+    log = fake_env(tmp_path / "env", 'printf "{}" > "$9"; exit 0')
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    # A link into a folder that does not exist: no one can write through it, root included.
+    os.symlink(str(tmp_path / "gone" / "report.json"), str(tmp_path / "env" / "mps-doctor-report.json"))
+    code, out, err = preflight("--venv", str(tmp_path / "env"), cwd=tmp_path, env={"TMPDIR": str(temp)})
+    assert code == 0, err
+    [left] = os.listdir(str(temp))
+    assert "cannot write %s" % (tmp_path / "env" / "mps-doctor-report.json") in err
+    assert "report kept in %s" % (temp / left) in err
+    assert "mps-doctor check --from %s" % (temp / left) in log.read_text().splitlines()
+
+
+def test_a_folder_named_like_the_json_file_is_not_written_into(tmp_path):
+    fake_env(tmp_path / "env", 'printf "{}" > "$9"; exit 0')
+    (tmp_path / "reports").mkdir()
+    code, _, err = preflight("--venv", str(tmp_path / "env"), "--json", "reports", cwd=tmp_path)
+    assert code == 3 and "cannot write reports" in err
+    assert os.listdir(str(tmp_path / "reports")) == []
+
+
+def test_the_printed_help_command_runs_from_anywhere(tmp_path):
+    code, _, err = preflight("--bogus", cwd=tmp_path)
+    assert code == 2
+    command = next(line for line in err.splitlines() if line.startswith("preflight: run: "))[len("preflight: run: "):]
+    done = subprocess.run(command, shell=True, cwd=str(tmp_path), stdout=subprocess.PIPE, text=True)
+    assert done.returncode == 0 and "--json FILE" in done.stdout

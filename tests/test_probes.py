@@ -5,12 +5,16 @@ import os
 import pytest
 
 from mps_doctor.child.mpsd_frame import FRAME_MARK
+from mps_doctor.facts import NvidiaHardware
 from mps_doctor.probe.host import (
     collect_host,
+    list_dir,
     normalize_macos_version,
     parse_nvidia_smi,
     parse_sw_vers,
     parse_sysctl,
+    probe_nvidia_hardware,
+    read_small_text,
     relevant_env,
     sysctl_flag,
 )
@@ -93,6 +97,55 @@ def test_given_facts_are_never_read_from_the_machine():
     assert host.macos_version == "15.1" and host.hw_arm64 is True and host.vmm_present is False
     assert host.memory_bytes == 16 * 1024 ** 3 and host.brew_prefixes == ("/opt/homebrew",)
     assert "SECRET" not in host.env and host.env["PYTORCH_MPS_FAST_MATH"] == "1"
+
+
+def fake_files(files):
+    """listdir and read_text over FILES: a folder's names (a list) or a file's text; anything else unreadable."""
+    return (lambda path: files.get(path) if isinstance(files.get(path), list) else None,
+            lambda path: files.get(path) if isinstance(files.get(path), str) else None)
+
+
+PCI = "/sys/bus/pci/devices"
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    ({"/dev": ["null", "nvidia0", "nvidiactl", "nvidia-uvm", "tty0"], PCI: ["0000:00:00.0", "0000:01:00.0"],
+      PCI + "/0000:00:00.0/vendor": "0x8086\n", PCI + "/0000:01:00.0/vendor": "0x10DE\n"},
+     NvidiaHardware(device_files=("nvidia-uvm", "nvidia0", "nvidiactl"), pci_devices=("0000:01:00.0",))),
+    ({"/dev": ["null", "vda"], PCI: ["0000:00:00.0"], PCI + "/0000:00:00.0/vendor": "0x1af4\n"},
+     NvidiaHardware(device_files=(), pci_devices=())),
+    # WSL 2 shows no GPU on PCI, only /dev/dxg; Jetson's GPU is not on PCI either.
+    ({"/dev": ["dxg", "dxgkrnl-not-this"], PCI: []}, NvidiaHardware(device_files=("dxg",), pci_devices=None)),
+    ({"/dev": ["nvhost-ctrl-gpu", "nvgpu", "nvmap"]}, NvidiaHardware(device_files=("nvgpu", "nvhost-ctrl-gpu"))),
+    # A vendor file that cannot be read leaves the PCI answer unknown rather than "no NVIDIA device".
+    ({"/dev": ["null"], PCI: ["0000:00:00.0"]}, NvidiaHardware(device_files=(), pci_devices=None)),
+    ({}, None),
+])
+def test_nvidia_hardware_from_dev_and_the_pci_vendor_ids(files, expected):
+    assert probe_nvidia_hardware(*fake_files(files)) == expected
+
+
+def test_linux_host_facts_are_read_from_the_injected_files_only():
+    listdir, read_text = fake_files({"/dev": ["nvidia0"], PCI: ["0000:41:00.0"], PCI + "/0000:41:00.0/vendor": "0x10de"})
+    host = collect_host(run=replay_runner({}), environ={"HOME": "/home/x"}, system="Linux", which=lambda n: None,
+                        path_exists=lambda p: False, uname=("6.8.0", "x86_64"), memory=lambda: None,
+                        distro_reader=lambda: {"id": "ubuntu", "version": "24.04", "name": "Ubuntu 24.04.1 LTS"},
+                        listdir=listdir, read_text=read_text)
+    assert host.nvidia_hardware == NvidiaHardware(device_files=("nvidia0",), pci_devices=("0000:41:00.0",))
+    assert host.nvidia_smi.found is False
+
+
+def test_nvidia_hardware_of_this_machine_matches_what_its_files_say():
+    """The real readers against the same files read here independently: NVIDIA device files and vendor 0x10de."""
+    import glob
+
+    hardware = probe_nvidia_hardware(list_dir, read_small_text)
+    vendors = {os.path.basename(os.path.dirname(path)): open(path).read().strip()
+               for path in glob.glob(PCI + "/*/vendor")}
+    assert hardware is not None
+    files = [path for pattern in ("nvidia*", "nvhost*", "nvgpu*", "dxg") for path in glob.glob("/dev/" + pattern)]
+    assert hardware.device_files == tuple(sorted(os.path.basename(path) for path in files))
+    assert hardware.pci_devices == (tuple(sorted(a for a, v in vendors.items() if v == "0x10de")) if vendors else None)
 
 
 def test_relevant_env_keeps_only_named_variables():

@@ -50,32 +50,48 @@ def test_a_closed_or_missing_stderr_wants_no_progress():
 @pytest.mark.parametrize(("frame", "text"), [
     ({"event": "begin", "stage": "interpreter", "data": None}, "starting the target Python"),
     ({"event": "begin", "stage": "torch", "data": None}, "importing torch"),
-    ({"event": "begin", "stage": "parity", "data": {"device": "mps"}},
-     "comparing operations on mps with a float64 CPU reference"),
-    ({"event": "begin", "stage": "smoke", "data": {"device": "cuda"}}, "training the MNIST network on cuda"),
+    ({"event": "begin", "stage": "parity", "data": {"device": "mps"}}, "running the parity operations on mps"),
+    ({"event": "begin", "stage": "smoke", "data": {"device": "cuda"}}, "running the smoke training step on cuda"),
     ({"event": "progress", "stage": "smoke", "data": {"device": "cpu", "phase": "reference-step"}},
-     "training on cpu: one step against the CPU reference"),
+     "training one step on cpu against the CPU reference"),
     ({"event": "progress", "stage": "smoke", "data": {"device": "cpu", "phase": "steps", "step": 1, "last": 1,
-                                                      "steps": 6}}, "training on cpu: step 1 of 6"),
+                                                      "steps": 6}}, "training step 1 of 6 on cpu"),
     ({"event": "progress", "stage": "smoke", "data": {"device": "cpu", "phase": "steps", "step": 2, "last": 6,
-                                                      "steps": 6}}, "training on cpu: steps 2-6 of 6"),
-    ({"event": "begin", "stage": "bench-mps", "data": None}, "bench mps: starting"),
+                                                      "steps": 6}}, "training steps 2-6 of 6 on cpu"),
+    ({"event": "begin", "stage": "bench-mps", "data": None}, "setting up the network and data on mps"),
+    ({"event": "progress", "stage": "bench", "data": {"phase": "data"}}, "loading the MNIST data"),
     ({"event": "progress", "stage": "bench", "data": {"device": "mps", "phase": "cold-step"}},
-     "bench mps: the cold first step"),
+     "running the cold first step on mps"),
     ({"event": "progress", "stage": "bench", "data": {"device": "mps", "phase": "warm-up", "steps": 10}},
-     "bench mps: 10 warm-up steps"),
+     "running 10 warm-up steps on mps"),
     ({"event": "progress", "stage": "bench", "data": {"device": "mps", "phase": "window", "window": 3, "windows": 5}},
-     "bench mps: timing window 3 of 5"),
+     "timing window 3 of 5 on mps"),
     ({"event": "progress", "stage": "bench", "data": {"device": "cpu", "phase": "epoch", "epoch": 1, "epochs": 2,
                                                       "step": 9, "steps": 20}},
-     "bench cpu: epoch 1 of 2 [##########..........]  50%"),
+     "training epoch 1 of 2 on cpu (step 10 of 20)"),
     # The epoch frame of an older child, without a phase.
     ({"event": "progress", "stage": "bench", "data": {"device": "cpu", "epoch": 1, "epochs": 1, "step": 19,
                                                       "steps": 20}},
-     "bench cpu: epoch 1 of 1 [####################] 100%"),
+     "training epoch 1 of 1 on cpu (step 20 of 20)"),
 ])
 def test_each_long_step_is_named(frame, text):
     assert describe(frame) == text
+
+
+@pytest.mark.parametrize("data", [
+    {"phase": "data"},
+    {"device": "cpu", "phase": "cold-step"},
+    {"device": "cpu", "phase": "warm-up", "steps": 10},
+    {"device": "cpu", "phase": "window", "window": 3, "windows": 5},
+    {"device": "cpu", "phase": "epoch", "epoch": 1, "epochs": 2, "step": 9, "steps": 20},
+])
+def test_the_progress_line_and_a_stopped_bench_read_a_frame_in_the_same_words(data):
+    """One frame kind, one reading: what the line shows while a step runs is what a --timeout or crash in it reports."""
+    from mps_doctor.bench import running
+
+    assert running(data) == describe({"event": "progress", "stage": "bench", "data": data})
+    assert running(data, "cpu") == running(data) if data.get("device") else running(data, "cpu") == describe(
+        {"event": "begin", "stage": "bench-cpu", "data": None})
 
 
 @pytest.mark.parametrize("frame", [
@@ -83,6 +99,8 @@ def test_each_long_step_is_named(frame, text):
     {"event": "progress", "stage": "bench", "data": {"device": "mps", "phase": "window", "window": "3", "windows": 5}},
     {"event": "progress", "stage": "bench", "data": {"device": "mps", "phase": "window", "window": True, "windows": 5}},
     {"event": "progress", "stage": "smoke", "data": {"phase": "steps", "step": -1, "steps": 6}},
+    {"event": "progress", "stage": "smoke", "data": {"device": "cpu", "phase": "steps", "step": -1, "steps": 6}},
+    {"event": "progress", "stage": "bench", "data": {"device": "\x1b]0;pwned\x07", "phase": "cold-step"}},
     {"event": "progress", "stage": "bench", "data": "not a mapping"},
     {"event": "begin", "stage": "unknown", "data": None},
     "not a frame",
@@ -93,7 +111,7 @@ def test_frames_of_the_wrong_shape_change_nothing(frame):
 
 def test_a_device_name_from_the_child_is_made_safe_and_short():
     text = describe({"event": "begin", "stage": "smoke", "data": {"device": "\x1b]0;pwned\x07" + "x" * 50}})
-    assert "\x1b" not in text and "\x07" not in text and text.startswith("training the MNIST network on \\x1b")
+    assert "\x1b" not in text and "\x07" not in text and text.startswith("running the smoke training step on \\x1b")
     assert len(text) < 60
 
 
@@ -116,13 +134,15 @@ def test_the_status_line_is_redrawn_in_place_with_the_seconds_and_erased_at_the_
     clock.now += 1
     line.draw()
     line({"event": "begin", "stage": "parity", "data": {"device": "cpu"}})
-    line({"event": "begin", "stage": "smoke", "data": {"device": "cpu"}})
+    line({"event": "progress", "stage": "bench", "data": {"device": "cpu", "phase": "epoch", "epoch": 1,
+                                                          "epochs": 2, "step": 9, "steps": 20}})
     line.close()
     drawn = stream.getvalue().split("\r")[1:]
     assert drawn[:3] == ["mps-doctor: importing torch..." + ERASE, "mps-doctor: importing torch... 3 s" + ERASE,
                          "mps-doctor: importing torch... 4 s" + ERASE]
     # Within the terminal's width (49 columns, one left for the cursor), cut at a word.
-    assert drawn[3] == "mps-doctor: comparing operations on cpu with a..." + ERASE
+    assert drawn[3] == "mps-doctor: running the parity operations on..." + ERASE
+    assert drawn[4] == "mps-doctor: training epoch 1 of 2 on cpu (step..." + ERASE
     assert all(len(text) - len(ERASE) <= 49 for text in drawn)
     assert drawn[-1] == ERASE and "\n" not in stream.getvalue()
 
@@ -195,8 +215,8 @@ def test_check_shows_what_runs_on_a_terminal_and_nothing_in_ci():
     args = ["check", "--python", TARGET_PYTHON, "--device", "cpu"]
     code, out, shown = run_on_a_terminal(args, outside_ci())
     assert code == 0, out + shown
-    for step in ("importing torch", "comparing operations on cpu", "training on cpu: step 1 of 6",
-                 "training on cpu: steps 2-6 of 6"):
+    for step in ("importing torch", "running the parity operations on cpu", "training step 1 of 6 on cpu",
+                 "training steps 2-6 of 6 on cpu"):
         assert "mps-doctor: " + step in shown, shown
     assert shown.endswith("\r" + ERASE) and "\r" not in out and "mps-doctor: importing" not in out
     code, out, shown = run_on_a_terminal(args, outside_ci(CI="true"))
@@ -208,8 +228,9 @@ def test_bench_shows_each_timing_window_on_a_terminal_and_nothing_in_a_pipe():
     args = ["bench", "--python", TARGET_PYTHON, "--device", "cpu", "--warmup", "1", "--windows", "3", "--steps", "1"]
     code, out, shown = run_on_a_terminal(args, outside_ci())
     assert code == 0, out + shown
-    for step in ("importing torch", "bench cpu: the cold first step", "bench cpu: 1 warm-up steps",
-                 "bench cpu: timing window 1 of 3", "bench cpu: timing window 3 of 3"):
+    for step in ("importing torch", "loading the MNIST data", "setting up the network and data on cpu",
+                 "running the cold first step on cpu", "running 1 warm-up steps on cpu", "timing window 1 of 3 on cpu",
+                 "timing window 3 of 3 on cpu"):
         assert "mps-doctor: " + step in shown, shown
     done = subprocess.run([sys.executable, "-m", "mps_doctor"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, env=outside_ci(), timeout=300)

@@ -125,6 +125,20 @@ def test_pip_offering_only_newer_releases_means_the_python_is_too_new():
     assert known(paste, "interpreter.version")[:2] == (3, 13)
 
 
+@pytest.mark.parametrize(("requirement", "listing", "python"), [
+    ("torch==1.13.1", "2.2.0, 2.2.1, 2.3.0", "3.10"),
+    ("torch==2.15.0", "2.8.0, 2.9.0, 2.9.1", "3.12"),
+    ("torch==2.5.1", "2.6.0, 2.7.0", "3.12"),
+])
+def test_a_python_for_the_requested_torch_comes_from_the_release_table(requirement, listing, python):
+    """The new environment that pip's 'from versions' evidence suggests runs the torch that was asked for (a Python
+    3.12 cannot install torch 1.13, whose range ends below 3.11)."""
+    from mps_doctor.triage.parsers import pip_versions
+
+    (evidence,) = pip_versions(requirement, listing, 3)
+    assert evidence.commands == ("uv python install %s" % python, "uv venv --python %s .venv" % python)
+
+
 def test_uv_missing_cp313_wheel():
     text = ("  hint: You require CPython 3.13 (`cp313`), but we only found wheels for `torch` (v2.4.1) with the "
             "following Python ABI tags: `cp38`, `cp39`, `cp310`, `cp311`, `cp312`")

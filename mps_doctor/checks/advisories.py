@@ -1,11 +1,10 @@
 """Advisories: facts worth a warning that never make the machine "not ready" on their own."""
 
-from mps_doctor.checks.context import GET_STARTED, Context
+from mps_doctor.checks.context import GET_STARTED, Context, new_environment
 from mps_doctor.checks.model import (
     CheckAgain,
     InstallPackages,
     InstallTorch,
-    NewEnvironment,
     Outcome,
     Remedy,
     export,
@@ -225,9 +224,9 @@ def conda_platform(ctx: Context) -> Outcome:
         return warned(
             "an Intel (osx-64) conda environment on an Apple Silicon Mac (%s)" % source,
             Remedy("conda installs x86_64 packages here, run by Rosetta.",
-                   "x86_64 Python gets no MPS and no torch newer than 2.2.2. Create an osx-arm64 environment beside it "
-                   "(or install Miniforge arm64).",
-                   (NewEnvironment("arm64", "3.12", arm64=True),),
+                   "x86_64 Python gets no MPS and no torch newer than %s. Create an osx-arm64 environment beside it "
+                   "(or install Miniforge arm64)." % ctx.releases.last_intel_torch,
+                   (new_environment(ctx, "arm64", arm64=True),),
                    "https://github.com/conda-forge/miniforge", key="conda-arm64"),
         )
     return passed("conda platform %s" % (interp.conda_subdir or subdir_env or "unknown"))
@@ -248,11 +247,11 @@ def brew_prefix(ctx: Context) -> Outcome:
         return warned(
             "an Intel Homebrew (/usr/local) on an Apple Silicon Mac" + (", and the target Python comes from it" if intel_python else ""),
             Remedy("Homebrew in /usr/local installs x86_64 programs that run under Rosetta.",
-                   "A Python from it is x86_64: no MPS, no torch newer than 2.2.2. Install the arm64 Homebrew in "
-                   "/opt/homebrew beside it (the installer only downloads after you confirm).",
+                   "A Python from it is x86_64: no MPS, no torch newer than %s. Install the arm64 Homebrew in "
+                   "/opt/homebrew beside it (the installer only downloads after you confirm)." % ctx.releases.last_intel_torch,
                    (note("this downloads and runs Homebrew's installer; read it first:"),
                     note('arch -arm64 /bin/bash -c "$(curl -fsSL https://raw.githubusercontent.com/Homebrew/install/HEAD/install.sh)"'),
-                    note("then: /opt/homebrew/bin/brew install python@3.12")),
+                    note("then: /opt/homebrew/bin/brew install python@%s" % ctx.new_python())),
                    "https://docs.brew.sh/Installation", key="brew-arm64",
                    title="Install Homebrew for Apple Silicon in /opt/homebrew (beside the Intel one)"),
         )
@@ -275,6 +274,6 @@ def macos_python_view(ctx: Context) -> Outcome:
         Remedy("platform.mac_ver() of %s answers %s." % (ctx.target.python, seen),
                "This Python was built against an old macOS SDK; pip may pick wrong wheel tags and old code paths. "
                "A current Python build sees the real version.",
-               (NewEnvironment("py312", "3.12", arm64=bool(ctx.host.hw_arm64)),),
+               (new_environment(ctx, arm64=bool(ctx.host.hw_arm64)),),
                "https://github.com/python/cpython/issues/135675", key="new-python-build"),
     )

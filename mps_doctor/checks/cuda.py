@@ -1,6 +1,7 @@
 """CUDA layers of the verdict: driver, build, driver/build match, visible devices, capability coverage."""
 
 import re
+from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from mps_doctor.checks.context import GET_STARTED, WHEEL_INDEX, Context
@@ -32,7 +33,86 @@ PROFILE_NOTE = note("also remove the setting from your shell profile if it is th
 # The oldest Linux driver branch per CUDA major (CUDA Toolkit release notes, "CUDA Toolkit and Corresponding Driver
 # Versions": 12.x needs >= 525.60.13, 13.x needs >= 580.65.06).
 DRIVER_FOR_CUDA_MAJOR = {12: "525", 13: "580"}
-INSTALL_DRIVER = (run("nvidia-smi"), note("driver downloads: " + DRIVER_DOWNLOAD))
+DRIVER_GUIDE = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/"
+WSL_GUIDE = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
+UBUNTU_DRIVERS = "https://documentation.ubuntu.com/server/how-to/graphics/install-nvidia-drivers/"
+DEBIAN_DRIVERS = "https://wiki.debian.org/NvidiaGraphicsDrivers"
+RPMFUSION_NVIDIA = "https://rpmfusion.org/Howto/NVIDIA"
+# os-release IDs (the `distro` package's id) of Red Hat Enterprise Linux and the distributions built from it, which
+# NVIDIA's CUDA repository for rhelN serves (NVIDIA Driver Installation Guide, "Red Hat Enterprise Linux compatible
+# distributions").
+RHEL_FAMILY = ("rhel", "rocky", "almalinux", "centos", "ol")
+# The folder of NVIDIA's repositories per machine: sbsa for 64-bit Arm servers (NVIDIA Driver Installation Guide).
+NVIDIA_REPO_ARCH = {"x86_64": "x86_64", "aarch64": "sbsa"}
+# Debian's kernel header metapackage per machine (wiki.debian.org/NvidiaGraphicsDrivers: linux-headers-amd64).
+DEBIAN_ARCH = {"x86_64": "amd64", "aarch64": "arm64"}
+
+
+@dataclass(frozen=True)
+class DriverRoute:
+    """How this Linux gets NVIDIA's driver: the fix step's title, what to run (notes: it needs root), where it is
+    written."""
+
+    title: str
+    lines: Tuple[str, ...]
+    link: str
+
+
+def wsl(host) -> bool:
+    """Whether this Linux runs under WSL: its kernel release names Microsoft ('5.15.153.1-microsoft-standard-WSL2'; WSL
+    1 says '4.4.0-19041-Microsoft', microsoft/WSL#423), or /dev/dxg, WSL 2's GPU device, exists."""
+    hardware = host.nvidia_hardware
+    return "microsoft" in (host.release or "").lower() or bool(hardware and "dxg" in (hardware.device_files or ()))
+
+
+def driver_route(host) -> DriverRoute:
+    """The way this machine installs NVIDIA's driver: Windows' driver under WSL, the distribution's own packages where
+    its id says which (Ubuntu's ubuntu-drivers, Debian's non-free nvidia-driver, RPM Fusion's akmod-nvidia on Fedora,
+    NVIDIA's CUDA repository on RHEL and its rebuilds), else NVIDIA's instructions."""
+    distro = host.linux_distro or {}
+    ident, version = (distro.get("id") or "").lower(), distro.get("version") or ""
+    name = distro.get("name") or ident or "this Linux"
+    reboot = "reboot, then check again"
+    if wsl(host):
+        # CUDA on WSL User Guide: the Windows driver provides CUDA inside WSL 2; a Linux driver there breaks it.
+        return DriverRoute("Install NVIDIA's driver for Windows (WSL uses it)", (
+            "under WSL the driver is Windows' own: install NVIDIA's driver for Windows, and no Linux driver in WSL",
+            "WSL then provides nvidia-smi as /usr/lib/wsl/lib/nvidia-smi"), WSL_GUIDE)
+    if ident == "ubuntu":
+        # Ubuntu Server documentation, "NVIDIA drivers installation": ubuntu-drivers picks the recommended driver.
+        return DriverRoute("Install the NVIDIA driver with ubuntu-drivers", (
+            "%s: sudo ubuntu-drivers install   (the recommended driver)" % name,
+            "on a compute server without a desktop: sudo ubuntu-drivers install --gpgpu", reboot), UBUNTU_DRIVERS)
+    if ident == "debian":
+        # wiki.debian.org/NvidiaGraphicsDrivers: nvidia-driver is in non-free; nvidia-smi and libcuda1 are packaged apart.
+        headers = "linux-headers-%s " % DEBIAN_ARCH[host.doctor_machine] if host.doctor_machine in DEBIAN_ARCH else ""
+        return DriverRoute("Install the NVIDIA driver from Debian's non-free packages", (
+            "%s: add the components contrib non-free non-free-firmware to the apt sources, then" % name,
+            "sudo apt update && sudo apt install %snvidia-driver firmware-misc-nonfree nvidia-smi libcuda1" % headers,
+            reboot), DEBIAN_DRIVERS)
+    if ident == "fedora":
+        # rpmfusion.org/Howto/NVIDIA: akmod-nvidia builds the module; xorg-x11-drv-nvidia-cuda brings CUDA and nvidia-smi.
+        return DriverRoute("Install the NVIDIA driver from RPM Fusion", (
+            "%s: enable RPM Fusion's free and nonfree repositories (https://rpmfusion.org/Configuration), then" % name,
+            "sudo dnf install akmod-nvidia xorg-x11-drv-nvidia-cuda",
+            "wait until `modinfo -F version nvidia` prints a version (the module is built), then reboot"), RPMFUSION_NVIDIA)
+    major = version.split(".")[0]
+    if ident in RHEL_FAMILY and major.isdigit() and host.doctor_machine in NVIDIA_REPO_ARCH:
+        repo = "https://developer.download.nvidia.com/compute/cuda/repos/rhel%s/%s/cuda-rhel%s.repo" % (
+            major, NVIDIA_REPO_ARCH[host.doctor_machine], major)
+        return DriverRoute("Install the NVIDIA driver from NVIDIA's repository", (
+            "%s: add NVIDIA's CUDA repository (after EPEL and the kernel headers, as the guide says)" % name,
+            "sudo dnf config-manager --add-repo " + repo, "sudo dnf install nvidia-open", reboot), DRIVER_GUIDE)
+    return DriverRoute("Install the NVIDIA driver", (
+        "install the driver as NVIDIA's guide says for %s: %s" % (name, DRIVER_GUIDE),
+        "or with NVIDIA's own installer: " + DRIVER_DOWNLOAD), DRIVER_GUIDE)
+
+
+def install_driver(ctx: Context, newer: str = "") -> Tuple[Action, ...]:
+    """What installs NVIDIA's driver on this machine (NEWER: why the installed one must be replaced), as notes, then a
+    check again."""
+    lines = ((newer,) if newer else ()) + driver_route(ctx.host).lines
+    return tuple(note(line) for line in lines) + (CheckAgain(),)
 
 
 def cuda_index(cuda: str) -> str:
@@ -104,7 +184,8 @@ def cuda_reinstall(ctx: Context) -> Tuple[Action, ...]:
     release = ctx.release_to_reinstall()
     build = best_build(release, gpu_capabilities(ctx), driver_cuda(ctx))
     if build is None:
-        return (run("nvidia-smi"), note("install a newer driver: " + DRIVER_DOWNLOAD))
+        return install_driver(ctx, newer="this driver (CUDA %s) runs no CUDA build of torch %s: install a newer driver" % (
+            driver_cuda(ctx) or "?", release.torch if release else "?"))
     return (InstallTorch(release.torch, force=True, cuda=build),)
 
 
@@ -136,29 +217,64 @@ def os_linux(ctx: Context) -> Outcome:
 @check("cuda.driver", "NVIDIA driver is installed",
        layer=45, devices=("cuda",), facts=("nvidia_smi.driver_version|nvidia_smi.gpu",))
 def cuda_driver(ctx: Context) -> Outcome:
-    """`nvidia-smi` (driver version, supported CUDA version) and `nvidia-smi -L` (GPUs), with a timeout."""
+    """`nvidia-smi` (driver version, supported CUDA version) and `nvidia-smi -L` (GPUs), with a timeout. Without it,
+    `/dev/nvidia*` and the PCI devices of vendor 0x10de tell a machine without an NVIDIA GPU (check on the CPU) from
+    one without the driver, whose remedy is the distribution's way to install it (Ubuntu `ubuntu-drivers`, Debian's
+    non-free `nvidia-driver`, Fedora's RPM Fusion `akmod-nvidia`, NVIDIA's repository on RHEL and its rebuilds,
+    Windows' driver under WSL), else NVIDIA's instructions.
+    """
     smi = ctx.host.nvidia_smi
     if smi is not None and smi.found and smi.error is None:
         gpus = ", ".join(smi.gpus) if smi.gpus else "no GPU listed"
         return passed("driver %s, supports CUDA %s; %s" % (smi.driver_version or "?", smi.cuda_version or "?", gpus))
+    route = driver_route(ctx.host)
     if smi is not None and smi.found:
         return failed(
             "nvidia-smi cannot talk to the driver",
-            Remedy("nvidia-smi: %s" % smi.error, "Without a working driver no CUDA program can start.",
-                   INSTALL_DRIVER, DRIVER_DOWNLOAD, key="install-driver",
-                   title="Install the NVIDIA driver (or pass the GPU into the container)"),
+            Remedy("nvidia-smi: %s" % smi.error, "Without a working driver no CUDA program can start. After installing "
+                   "or updating the driver, reboot; in a container, start it with the GPU passed in (docker run --gpus "
+                   "all, with the NVIDIA Container Toolkit on the host).", install_driver(ctx), route.link,
+                   key="install-driver", title=route.title),
         )
     if ctx.torch and ctx.torch.cuda_devices:
         return passed("nvidia-smi not on PATH, but torch sees %d GPU(s)" % len(ctx.torch.cuda_devices))
+    hardware = ctx.host.nvidia_hardware
+    if no_nvidia_gpu(ctx.host):
+        return failed(
+            "this machine has no NVIDIA GPU (no /dev/nvidia*, no PCI device of vendor 0x10de)",
+            Remedy("nvidia-smi is not on PATH, torch sees no GPU, and neither /dev nor the PCI bus shows NVIDIA "
+                   "hardware.", "CUDA runs only on an NVIDIA GPU: no driver or torch build can make it work here. "
+                   "Train on the CPU here, or check on a machine with an NVIDIA GPU.", (CheckAgain(device="cpu"),),
+                   GET_STARTED, key="no-nvidia-gpu", title="Use the CPU on this machine (it has no NVIDIA GPU)"),
+        )
+    loaded = [name for name in (hardware.device_files or ()) if name.startswith("nvidia")] if hardware else []
+    if loaded:
+        return warned(
+            "nvidia-smi is not on PATH, but the driver's device files exist (%s); later layers decide" % ", ".join(
+                "/dev/" + name for name in loaded[:3]),
+            Remedy("The NVIDIA kernel driver is loaded, but nvidia-smi, which comes with its utilities, is missing.",
+                   "Without nvidia-smi the driver's CUDA version is unknown. In a container started with the device "
+                   "files only, start it with --gpus all (the NVIDIA Container Toolkit adds nvidia-smi and libcuda); on "
+                   "the host, install the driver's utilities the way the driver came.", install_driver(ctx),
+                   route.link, key="install-driver-utilities", title="Install nvidia-smi with the driver's utilities"),
+        )
+    on_pci = ", ".join(hardware.pci_devices or ()) if hardware else ""
     return failed(
+        "no NVIDIA driver for the GPU at PCI %s (no nvidia-smi, no /dev/nvidia*)" % on_pci if on_pci else
         "no NVIDIA driver found (nvidia-smi is not on PATH)",
-        Remedy("nvidia-smi was not found and torch sees no GPU.",
-               "CUDA needs an NVIDIA GPU and its driver; in a container, the GPU must be passed in "
-               "(docker run --gpus all, or Kubernetes runtimeClassName: nvidia).",
-               INSTALL_DRIVER, DRIVER_DOWNLOAD, key="install-driver",
-               title="Install the NVIDIA driver (or pass the GPU into the container)"),
+        Remedy("nvidia-smi was not found and torch sees no GPU%s." % (
+                   ", although the PCI bus shows an NVIDIA device at %s" % on_pci if on_pci else ""),
+               "CUDA needs an NVIDIA GPU and its driver; in a container, the driver belongs on the host and the GPU "
+               "must be passed in (docker run --gpus all, or Kubernetes runtimeClassName: nvidia).",
+               install_driver(ctx), route.link, key="install-driver", title=route.title),
     )
 
+
+def no_nvidia_gpu(host) -> bool:
+    """Whether the facts show that this machine has no NVIDIA GPU: no NVIDIA device files under /dev and no PCI device
+    of vendor 0x10de, outside WSL (whose GPU is not on PCI)."""
+    hardware = host.nvidia_hardware
+    return bool(hardware is not None and hardware.device_files == () and hardware.pci_devices == () and not wsl(host))
 
 @check("torch.cuda-built", "torch was built with CUDA",
        layer=75, devices=("cuda",), facts=("torch.cuda_version",))

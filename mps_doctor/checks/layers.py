@@ -12,6 +12,7 @@ from mps_doctor.checks.context import (
     describe_failure,
     known_actions,
     needs_interpreter,
+    new_environment,
     timeout_outcome,
     unpinned_gap,
 )
@@ -20,7 +21,6 @@ from mps_doctor.checks.model import (
     CheckAgain,
     InstallPackages,
     InstallTorch,
-    NewEnvironment,
     Outcome,
     Remedy,
     Task,
@@ -87,7 +87,7 @@ def os_macos(ctx: Context) -> Outcome:
        layer=20, devices=("mps",), facts=("host.hw_arm64",), evidence=("x86_64-python-on-mac",))
 def hardware_apple_silicon(ctx: Context) -> Outcome:
     """`sysctl -n hw.optional.arm64` (1 on Apple Silicon, also to an x86_64 process; missing on Intel). Intel-Mac
-    wheels stopped at 2.2.2 (PyTorch 2.2 release notes, pytorch#114602).
+    wheels stopped at 2.2.2 (PyTorch 2.2 release notes, pytorch#114602; `last_intel_mac_torch` of the release table).
     """
     if ctx.host.hw_arm64 is True:
         return passed(ctx.host.cpu_brand or "Apple Silicon (hw.optional.arm64 = 1)")
@@ -98,14 +98,14 @@ def hardware_apple_silicon(ctx: Context) -> Outcome:
                    (run("sysctl", "-n", "hw.optional.arm64"),), key="read-sysctl"),
         )
     last = ctx.releases.row_for(ctx.releases.last_intel_torch)[0]
-    py = ctx.python_version or (3, 11)
-    # The last Intel-Mac wheels (torch 2.2.2) exist for Python 3.8 to 3.11 (PyPI file list of torch 2.2.2).
-    older_python = (NewEnvironment("py311", "3.11", install_torch=False),) if py[:2] > (3, 11) else ()
+    py = ctx.python_version
+    # The last Intel-Mac release's macOS x86_64 wheels cover its row's Python range (torch 2.2.2: cp38 to cp312).
+    older_python = (new_environment(ctx, install_torch=False),) if py and not last.supports_python(py) else ()
     return failed(
         "Intel Mac (%s): PyTorch's MPS backend needs Apple Silicon" % (ctx.host.cpu_brand or "x86_64"),
         Remedy("This Mac has an Intel CPU.",
-               "Current PyTorch wheels use MPS on Apple Silicon only, and Intel-Mac wheels stopped at torch 2.2.2 "
-               "(PyTorch 2.2 release notes).",
+               "Current PyTorch wheels use MPS on Apple Silicon only, and Intel-Mac wheels stopped at torch %s "
+               "(PyTorch 2.2 release notes)." % ctx.releases.last_intel_torch,
                older_python + (InstallTorch(last.torch), CheckAgain(device="cpu")),
                "https://github.com/pytorch/pytorch/issues/114602", key="intel-mac",
                title="Install the last Intel-Mac torch for the CPU"),
@@ -134,7 +134,8 @@ def python_rosetta(ctx: Context) -> Outcome:
         summary = "Python runs under Rosetta (x86_64) on an arm64 Mac" + (" (Intel conda, osx-64)" if conda else "")
         remedy = rosetta_remedy(ctx, conda)
         if ctx.device == "cpu":
-            return warned(summary, remedy, "torch still runs on the CPU here, but only up to torch 2.2.2")
+            return warned(summary, remedy, "torch still runs on the CPU here, but only up to torch %s" %
+                          ctx.releases.last_intel_torch)
         return failed(summary, remedy, "platform.machine() = %s, sysctl.proc_translated = %s" % (machine, translated))
     if machine == "x86_64":
         return skipped("Intel Mac: Rosetta does not apply")
@@ -153,9 +154,9 @@ def rosetta_remedy(ctx: Context, conda: bool) -> Remedy:
         problem = "%s is an x86_64 program, translated by Rosetta." % ctx.target.python
     return Remedy(
         problem,
-        "An x86_64 Python gets x86_64 torch wheels, which stop at 2.2.2 and never use the Apple GPU. "
-        "A new environment is created beside the old one; nothing is deleted.",
-        (NewEnvironment("arm64", "3.12", arm64=True),), ROSETTA_DOCS, key="native-python-conda" if conda else "native-python",
+        "An x86_64 Python gets x86_64 torch wheels, which stop at %s and never use the Apple GPU. "
+        "A new environment is created beside the old one; nothing is deleted." % ctx.releases.last_intel_torch,
+        (new_environment(ctx, "arm64", arm64=True),), ROSETTA_DOCS, key="native-python-conda" if conda else "native-python",
     )
 
 
@@ -174,12 +175,13 @@ def macos_version(ctx: Context) -> Outcome:
     if unreadable:
         return unreadable
     version = ctx.torch_version()
-    release, exact = ctx.releases.row_for(version) if version else (ctx.releases.current, True)
-    whose = "torch %s" % version if version else "current torch %s (not installed yet)" % ctx.releases.current.torch
+    release, exact = ctx.releases.row_for(version) if version else (ctx.newest_allowed(), True)
+    whose = "torch %s" % version if version else "%s (not installed yet)" % ctx.current_words(release)
     if release is None:
+        first = ctx.releases.first_mps
         return warned(
-            "%s is older than the release table (torch 1.12 introduced MPS)" % whose,
-            Remedy("torch %s predates MPS." % version, "MPS arrived in torch 1.12.", (InstallTorch(force=True),), GET_STARTED,
+            "%s is older than the release table (torch %s introduced MPS)" % (whose, first),
+            Remedy("torch %s predates MPS." % version, "MPS arrived in torch %s." % first, (InstallTorch(force=True),), GET_STARTED,
                    key="upgrade-torch", title="Upgrade torch and torchvision to the newest pair for this machine"),
         )
     if not exact:
@@ -227,7 +229,7 @@ def unknown_mps_minimum(ctx: Context, release, macos: str, whose: str) -> Outcom
 
 def too_old_for_mps(ctx: Context, release, macos: str, whose: str) -> Outcome:
     """The failure for a macOS below RELEASE's MPS minimum: upgrade macOS, or pin the newest torch whose MPS runs."""
-    fallback = ctx.releases.newest_for_macos(macos, ctx.python_version)
+    fallback = ctx.allowed_release()
     installs = ""
     if release.macos_min_install and not at_least(release.macos_min_install, release.macos_min_mps):
         # The wheel's platform tag (macosx_11_0_arm64) lets it install, while libtorch_cpu's MPSDevice gate refuses a
@@ -308,27 +310,34 @@ def python_version(ctx: Context) -> Outcome:
                       remedy, rule=release.label)
     current = ctx.newest_for_platform()
     if current.supports_python(py):
-        return passed("Python %s is supported by torch %s (%s), the newest for this machine" % (
-            label, current.torch, current.python), rule=current.label)
-    older = ctx.releases.newest_for_python(py)
+        return passed("Python %s is supported by torch %s (%s), %s" % (
+            label, current.torch, current.python, ctx.newest_words()), rule=current.label)
+    older = ctx.allowed_release()
     if older is not None and not ctx.intel_mac():
         return warned(
-            "Python %s only gets torch up to %s; current torch %s needs %s" % (label, older.torch, current.torch, current.python),
-            python_remedy(ctx, "Current torch supports Python %s." % current.python), rule=older.label,
+            "Python %s only gets torch up to %s; %s needs %s" % (label, older.torch, ctx.current_words(current), current.python),
+            python_remedy(ctx, "%s supports Python %s." % (capitalized(ctx.current_words(current)), current.python)),
+            rule=older.label,
         )
     return failed(
-        "Python %s is not supported by current torch %s (%s): pip will find no wheel" % (label, current.torch, current.python),
-        python_remedy(ctx, "Current torch supports Python %s." % current.python), rule=current.label,
+        "Python %s is not supported by %s (%s): pip will find no wheel" % (label, ctx.current_words(current), current.python),
+        python_remedy(ctx, "%s supports Python %s." % (capitalized(ctx.current_words(current)), current.python)),
+        rule=current.label,
     )
+
+
+def capitalized(text: str) -> str:
+    """TEXT with its first letter upper-case (a phrase that starts a sentence)."""
+    return text[:1].upper() + text[1:]
 
 
 def python_remedy(ctx: Context, why: str) -> Remedy:
     """Create an environment with a supported Python beside the current one."""
     return Remedy(
         "%s is outside the supported range." % ctx.python_label(), why + " A new environment is created beside the old one.",
-        (NewEnvironment("py312", "3.12", arm64=ctx.is_mac and bool(ctx.host.hw_arm64)),),
+        (new_environment(ctx, arm64=ctx.is_mac and bool(ctx.host.hw_arm64)),),
         "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix", key="supported-python",
-        title="Create an environment with Python 3.12 beside the current one",
+        title="Create an environment with Python %s beside the current one" % ctx.new_python(),
     )
 
 
@@ -396,8 +405,7 @@ def torch_import(ctx: Context) -> Outcome:
         return broken
     failure = ctx.target.failure
     if failure is not None and failure.stage == "torch" and failure.kind == "timeout":
-        return timeout_outcome(ctx, "`import torch` %s" % describe_failure(failure),
-                               "Importing torch in %s" % ctx.target.python)
+        return timeout_outcome(ctx)
     if failure is not None and failure.stage == "torch":
         what = describe_failure(failure)
         hint = (" An Illegal instruction usually means a torch build for a newer CPU, or an x86_64 build under Rosetta."
@@ -550,7 +558,7 @@ def mps_unavailable(ctx: Context) -> Outcome:
     version, macos = ctx.torch_version(), ctx.macos()
     release, exact = ctx.releases.row_for(version) if version else (None, False)
     if release is not None and exact and release.macos_min_mps is None and macos:
-        fallback = ctx.releases.newest_for_macos(macos, ctx.python_version)
+        fallback = ctx.allowed_release()
         return failed(
             "MPS is not available, and torch %s's macOS minimum for MPS is unknown" % version,
             Remedy("The release table has no MPS minimum for torch %s; this Mac runs %s." % (version, macos),
@@ -585,13 +593,12 @@ def stage_failure(ctx: Context, stage: str):
         return None
     what = describe_failure(failure)
     if failure.kind == "timeout":
-        return timeout_outcome(ctx, "the %s run on %s %s" % (stage, ctx.device, what),
-                               "The %s stage on %s" % (stage, ctx.device))
+        return timeout_outcome(ctx)
     return failed(
         "the %s run on %s %s" % (stage, ctx.device, what),
         Remedy("The %s stage on %s %s." % (stage, ctx.device, what),
                "A device that crashes or hangs on small tensor work is not usable for training.",
-               (CheckAgain(device="cpu"),), PYTORCH_MPS_DOCS, key="device-crash"),
+               (CheckAgain(device="cpu"),), ctx.device_docs(), key="device-crash"),
         *(("stderr: " + failure.stderr_tail,) if failure.stderr_tail else ()),
     )
 
@@ -664,7 +671,7 @@ def device_parity(ctx: Context) -> Outcome:
         return failed(
             "tensor work on %s raised %s" % (ctx.device, parity.error.type),
             explained(Remedy(shorten(text.splitlines()[0], 300), "A device that cannot run a small matmul cannot train.",
-                             (CheckAgain(device="cpu"),), PYTORCH_MPS_DOCS, key="device-error"), text),
+                             (CheckAgain(device="cpu"),), ctx.device_docs(), key="device-error"), text),
             text,
         )
     details = tuple("%s: max |err| %.3g vs max |ref| %.3g (tolerance %.0e relative)" %
@@ -678,8 +685,8 @@ def device_parity(ctx: Context) -> Outcome:
             "%s gives wrong results on %s: %s" % ("an operation" if len(wrong) == 1 else "operations", ctx.device, ", ".join(wrong)),
             Remedy("Results on %s differ from a float64 CPU reference beyond the tolerance." % ctx.device,
                    "Silent correctness bugs of this kind shipped in torch releases (pytorch#109457, #118115) and in "
-                   "virtualized GPUs (actions/runner-images#14380). Upgrade torch and macOS; until then train on the CPU.",
-                   upgrade_torch(ctx), PYTORCH_MPS_DOCS, key="device-wrong-results",
+                   "virtualized GPUs (actions/runner-images#14380). " + upgrade_advice(ctx),
+                   upgrade_torch(ctx), ctx.device_docs(), key="device-wrong-results",
                    title="Upgrade torch and torchvision to the newest pair for this machine"),
             *details,
         )
@@ -688,6 +695,12 @@ def device_parity(ctx: Context) -> Outcome:
         return warned(summary + ", but ops fell back to the CPU",
                       fallback_remedy(ctx.host.env.get("PYTORCH_ENABLE_MPS_FALLBACK"), parity.fallback_warnings), *details)
     return passed(summary, *details)
+
+
+def upgrade_advice(ctx: Context) -> str:
+    """What to upgrade after wrong results on the device: macOS carries MPS, the NVIDIA driver carries CUDA."""
+    carrier = {"mps": " and macOS", "cuda": " and the NVIDIA driver"}.get(ctx.device)
+    return "Upgrade torch%s; until then train on the CPU." % carrier if carrier else "Upgrade torch."
 
 
 def upgrade_torch(ctx: Context) -> tuple:
@@ -752,7 +765,7 @@ def device_smoke(ctx: Context) -> Outcome:
             Remedy("The same step (same weights, same batch, dropout off) gave different numbers %s." % on,
                    "Wrong gradients train a wrong model without any error message (pytorch#118115, "
                    "actions/runner-images#14380).",
-                   upgrade_torch(ctx), PYTORCH_MPS_DOCS, key="smoke-mismatch",
+                   upgrade_torch(ctx), ctx.device_docs(), key="smoke-mismatch",
                    title="Upgrade torch and torchvision to the newest pair for this machine"),
             *details,
         )
@@ -762,7 +775,7 @@ def device_smoke(ctx: Context) -> Outcome:
             "the loss did not fall %s (%s -> %s)" % (on, fmt(before), fmt(after)),
             Remedy("Training %d steps left the loss at %s from %s." % (smoke.steps, fmt(after), fmt(before)),
                    "On real MNIST digits a few Adadelta steps always lower the loss; this device does not train.",
-                   (CheckAgain(device="cpu"),), PYTORCH_MPS_DOCS, key="smoke-no-learning"),
+                   (CheckAgain(device="cpu"),), ctx.device_docs(), key="smoke-no-learning"),
             *details,
         )
     summary = "trained %d steps %s: loss %.3f -> %.3f, %.1f ms/step warm" % (
@@ -782,7 +795,7 @@ def smoke_error(ctx: Context, error, on: str) -> Outcome:
         "training %s raised %s" % (on, error.type),
         explained(Remedy(shorten(text.splitlines()[0], 300), "The MNIST network of pytorch/examples could not train here.",
                          (export("PYTORCH_ENABLE_MPS_FALLBACK", "1"),) if MISSING_OPERATOR in text else
-                         (CheckAgain(device="cpu"),), PYTORCH_MPS_DOCS, key="smoke-error"), text),
+                         (CheckAgain(device="cpu"),), ctx.device_docs(), key="smoke-error"), text),
         text, error.traceback,
     )
 

@@ -5,14 +5,9 @@ from mps_doctor.checks.model import Outcome, Remedy, note, passed, run, skipped,
 from mps_doctor.checks.registry import check
 from mps_doctor.versions import minor_of
 
-# Read from the macOS arm64 wheels of torch 2.3.0 to 2.9.0 (libtorch_cpu.dylib's TORCH_CHECK file:line strings and the
-# shipped MPSDevice.h / OperationUtils.h): 2.3-2.8 check is_macos_13_or_newer(MACOS_VER_14_0_PLUS) before bfloat16
-# (EmptyTensor.cpp:46, TypeError "MPS BFloat16 is only supported on MacOS 14 or newer"), complex types
-# (OperationUtils.mm, TypeError "MPS complex types are only supported on MacOS 14.0 or newer.") and FFT
-# (FastFourierTransform.mm, RuntimeError "FFT operations are only supported on MacOS 14+"). From 2.9 MPS itself
-# needs macOS 14 (MPSDevice.mm probes a macOS 14 selector), so the per-feature checks are gone.
-GATED_RELEASES = ("2.3", "2.8")
-FEATURES_MACOS = "14.0"
+# The releases that gate these features and the macOS they need are the release table's `mps_features_gated`, read from
+# the macOS arm64 wheels of torch 2.3.0 to 2.9.0; the messages are those wheels' libtorch_cpu.dylib strings
+# (EmptyTensor.cpp:46, OperationUtils.mm, FastFourierTransform.mm). From 2.9 MPS itself needs macOS 14.
 MESSAGES = ("TypeError: MPS BFloat16 is only supported on MacOS 14 or newer",
             "TypeError: MPS complex types are only supported on MacOS 14.0 or newer.",
             "RuntimeError: FFT operations are only supported on MacOS 14+")
@@ -31,23 +26,25 @@ def macos_mps_features(ctx: Context) -> Outcome:
     version, macos = ctx.torch_version(), ctx.macos()
     if not ctx.torch_imported() or not ctx.torch.mps_available or not version or not macos:
         return skipped("MPS is not available here, or the torch or macOS version is unknown")
-    if at_least(macos, FEATURES_MACOS):
-        return passed("macOS %s >= %s: bfloat16, complex and FFT run on MPS" % (macos, FEATURES_MACOS))
-    first, last = (minor_of(v) for v in GATED_RELEASES)
+    gated, features_macos = ctx.releases.features_gated, ctx.releases.features_macos
+    if at_least(macos, features_macos):
+        return passed("macOS %s >= %s: bfloat16, complex and FFT run on MPS" % (macos, features_macos))
+    first, last = (minor_of(v) for v in gated)
     minor = minor_of(version)
     if minor is None:
         return skipped("torch's version %s is not a release number" % version)
     if not first <= minor <= last:
-        return passed("torch %s is outside %s-%s, whose MPS gates these on macOS 14" % (version, *GATED_RELEASES))
+        return passed("torch %s is outside %s-%s, whose MPS gates these on macOS %s" % (
+            version, gated[0], gated[1], features_macos.split(".")[0]))
     return warned(
         "torch %s runs MPS on macOS %s, but bfloat16, complex tensors and torch.fft on MPS need macOS %s"
-        % (version, macos, FEATURES_MACOS),
+        % (version, macos, features_macos),
         Remedy("On macOS %s this torch raises: %s" % (macos, "; ".join(MESSAGES)),
-               "torch %s-%s check for macOS 14 before these features; PYTORCH_ENABLE_MPS_FALLBACK does not help, since "
+               "torch %s-%s check for macOS %s before these features; PYTORCH_ENABLE_MPS_FALLBACK does not help, since "
                "the kernels exist and refuse. Upgrade macOS, or keep such tensors in float32, real-valued, or on the "
-               "CPU." % GATED_RELEASES,
+               "CPU." % (gated[0], gated[1], features_macos.split(".")[0]),
                (run("softwareupdate", "--list"),
                 note("until then: float32 instead of bfloat16, real instead of complex tensors, torch.fft on the CPU")),
                PYTORCH_MPS_DOCS, key="upgrade-macos-for-features",
-               title="Upgrade macOS to %s or newer for bfloat16, complex and FFT on MPS" % FEATURES_MACOS),
+               title="Upgrade macOS to %s or newer for bfloat16, complex and FFT on MPS" % features_macos),
     )

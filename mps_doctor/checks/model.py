@@ -13,6 +13,7 @@ class Status(str, enum.Enum):
     FAIL = "fail"
     SKIP = "skip"
     ERROR = "error"
+    TIMEOUT = "timeout"  # the probe ran out of --timeout in this layer's stage: not shown to work, not shown broken
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ def run(*argv: str, env: Tuple[Tuple[str, str], ...] = ()) -> Cmd:
 
 
 def doctor(*args: str) -> Cmd:
-    """Run this mps-doctor with ARGS (remedies/ spells it as a path that works after switching environments)."""
+    """Run mps-doctor with ARGS (remedies/ spells it: by name on another machine, else this one's path)."""
     return Cmd("doctor", tuple(args))
 
 
@@ -180,6 +181,18 @@ def failed(summary: str, remedy: Remedy, *details: str, rule: Optional[str] = No
 def warned(summary: str, remedy: Remedy, *details: str, rule: Optional[str] = None) -> Outcome:
     """A warn outcome; a warning always carries a remedy."""
     return Outcome(Status.WARN, summary, tuple(details), remedy, rule)
+
+
+def timed_out(summary: str, remedy: Remedy, *details: str) -> Outcome:
+    """A timeout outcome: the probe was stopped in this layer's stage, so it is neither shown to work nor broken; its
+    remedy gives more time."""
+    return Outcome(Status.TIMEOUT, summary, tuple(details), remedy)
+
+
+# The statuses that stop the layers after them: the first is the root cause (report.run_checks).
+STOPPING = (Status.FAIL, Status.ERROR, Status.TIMEOUT)
+# The statuses that carry a remedy (report.guarded) and that `fix` plans for (with unaccepted warnings).
+NEEDS_REMEDY = (Status.FAIL, Status.WARN, Status.TIMEOUT)
 
 
 # The remedy keys of a warning that says a layer could not judge its facts (the layers it relies on were left out, or

@@ -57,9 +57,10 @@ def torch_before_mps(outcome: Outcome, ctx, paste) -> Outcome:
     """A torch older than 1.12, from its package version alone: it predates MPS."""
     if outcome.status != Status.FAIL or paste.parser("torch.mps_built") != "derived":
         return outcome
-    version = paste.value("packages.torch")
-    return replace(outcome, summary="torch %s predates MPS (it arrived in torch 1.12)" % version,
-                   remedy=replace(outcome.remedy, problem="torch %s has no MPS backend: MPS arrived in torch 1.12." % version))
+    version, first = paste.value("packages.torch"), ctx.releases.first_mps
+    return replace(outcome, summary="torch %s predates MPS (it arrived in torch %s)" % (version, first),
+                   remedy=replace(outcome.remedy, problem="torch %s has no MPS backend: MPS arrived in torch %s." % (
+                       version, first)))
 
 
 def mps_unavailable_versions_unknown(outcome: Outcome, ctx, paste) -> Outcome:

@@ -1,51 +1,30 @@
 """The policy layer: what the team's [tool.mps-doctor] table (or --require-device) demands of this machine."""
 
-from typing import Optional
-
-from packaging.specifiers import SpecifierSet
-from packaging.version import InvalidVersion, Version
-
-from mps_doctor.checks.context import Context, at_least
-from mps_doctor.checks.model import CheckAgain, InstallTorch, NewEnvironment, Outcome, Remedy, doctor, failed, passed, run, skipped
+from mps_doctor.checks.context import Context, at_least, new_environment
+from mps_doctor.checks.model import CheckAgain, InstallTorch, Outcome, Remedy, doctor, failed, passed, run, skipped
 from mps_doctor.checks.registry import check
-from mps_doctor.versions import Release
+from mps_doctor.versions import satisfies
 
 POLICY_DOCS = "docs/policy.md"
 
 
-def satisfies(version: Optional[str], specifier: str) -> bool:
-    """Whether VERSION (its public part: 2.13.0+cpu counts as 2.13.0) is in SPECIFIER."""
-    try:
-        return bool(version) and Version(version).public in SpecifierSet(specifier)
-    except InvalidVersion:
-        return False
-
-
-def release_for(ctx: Context, torch_spec: Optional[str] = None, vision_spec: Optional[str] = None) -> Optional[Release]:
-    """The newest release that meets the team's specifiers and runs on this machine (Python, macOS for MPS)."""
-    py = ctx.python_version
-    macos = ctx.macos() if ctx.is_mac and ctx.device == "mps" else None
-    for release in reversed(ctx.releases.releases):
-        if release.confidence == "unknown":
-            continue
-        if torch_spec and not satisfies(release.torch + ".0", torch_spec) and not satisfies(
-                release.torch_pin.replace(".*", ".0"), torch_spec):
-            continue
-        if vision_spec and not satisfies(release.torchvision + ".0", vision_spec):
-            continue
-        if py is not None and not release.supports_python(py):
-            continue
-        if macos and (release.macos_min_mps is None or not at_least(macos, release.macos_min_mps)):
-            continue
-        return release
-    return None
-
-
-def pin_remedy(ctx: Context, what: str, why: str, key: str, **specs) -> Remedy:
-    release = release_for(ctx, **specs)
-    actions = (InstallTorch(release.torch),) if release else (doctor("policy", "show"),)
-    return Remedy(what, why + ("" if release else " No release in the data table meets it on this machine."),
-                  actions, POLICY_DOCS, key=key, title="Install the torch release the team pins" if release else "")
+def pin_remedy(ctx: Context, what: str, why: str, key: str) -> Remedy:
+    """Install the installed torch's release with its torchvision when the team's specifiers allow it, else the newest
+    release they allow on this machine (the release every other install of the plan picks too); a new environment
+    when only another Python gets one."""
+    installed = ctx.release_to_reinstall()
+    release = installed if installed in ctx.installable() and ctx.allows(installed) else ctx.allowed_release()
+    if release is not None:
+        audio = bool(ctx.torch and ctx.torch.packages.get("torchaudio"))
+        return Remedy(what, why, (InstallTorch(release.torch, audio=audio),), POLICY_DOCS, key=key,
+                      title="Install the torch release the team pins")
+    python = ctx.new_environment_python()
+    if python is not None:
+        return Remedy(what, "%s No release it allows supports %s; a new environment with Python %s gets one." % (
+            why, ctx.python_label(), python), (new_environment(ctx, "team", arm64=ctx.is_mac and bool(ctx.host.hw_arm64)),),
+            POLICY_DOCS, key=key, title="Create an environment with Python %s for the torch release the team pins" % python)
+    return Remedy(what, why + " No release in the data table meets it on this machine.", (doctor("policy", "show"),),
+                  POLICY_DOCS, key=key)
 
 
 @check("policy.device", "The device the team requires is the one checked",
@@ -67,7 +46,7 @@ def policy_device(ctx: Context) -> Outcome:
        policy=lambda options: bool(options.policy.torch))
 def policy_torch(ctx: Context) -> Outcome:
     """the installed torch's public version against `torch`; the fix pins the newest pair from the release table that
-    meets it and runs here
+    meets it (and `torchvision`) and runs here, the release every install of the plan uses
     """
     spec = ctx.options.policy.torch
     version = ctx.torch_version()
@@ -75,15 +54,16 @@ def policy_torch(ctx: Context) -> Outcome:
         return passed("torch %s meets %s" % (version, spec))
     return failed(
         "torch %s does not meet the team's %s" % (version or "(not installed)", spec),
-        pin_remedy(ctx, "The team pins torch %s." % spec, "Everyone trains on the same torch release.",
-                   "policy-torch", torch_spec=spec, vision_spec=ctx.options.policy.torchvision),
+        pin_remedy(ctx, "The team pins torch %s." % spec, "Everyone trains on the same torch release.", "policy-torch"),
     )
 
 
 @check("policy.torchvision", "torchvision meets the team's version requirement",
        policy=lambda options: bool(options.policy.torchvision))
 def policy_torchvision(ctx: Context) -> Outcome:
-    """the installed torchvision against `torchvision`"""
+    """the installed torchvision against `torchvision`; the fix pins the installed torch's pair when the policy allows
+    that torch, else the newest allowed pair
+    """
     spec = ctx.options.policy.torchvision
     version = ctx.torch.packages.get("torchvision") if ctx.torch else None
     if satisfies(version, spec):
@@ -91,25 +71,27 @@ def policy_torchvision(ctx: Context) -> Outcome:
     return failed(
         "torchvision %s does not meet the team's %s" % (version or "(not installed)", spec),
         pin_remedy(ctx, "The team pins torchvision %s." % spec, "torchvision must also pair with torch.",
-                   "policy-torchvision", torch_spec=ctx.options.policy.torch, vision_spec=spec),
+                   "policy-torchvision"),
     )
 
 
 @check("policy.python", "Python meets the team's version requirement",
        policy=lambda options: bool(options.policy.python))
 def policy_python(ctx: Context) -> Outcome:
-    """the target interpreter against `python`"""
+    """the target interpreter against `python`; the fix creates an environment with the release table's Python for new
+    environments, or the one nearest to it that `python` allows and that gets a torch the policy allows
+    """
     spec = ctx.options.policy.python
     py = ctx.python_version
     version = ".".join(map(str, py)) if py else None
     if satisfies(version, spec):
         return passed("Python %s meets %s" % (version, spec))
-    candidates = [v for v in ("3.13", "3.12", "3.11", "3.10", "3.9") if satisfies(v + ".0", spec)]
-    target = candidates[0] if candidates else None
+    target = ctx.new_environment_python()
     return failed(
         "Python %s does not meet the team's %s" % (version or "(unknown)", spec),
-        Remedy("The team requires Python %s." % spec, "A new environment is created beside the old one.",
-               (NewEnvironment("team", target, arm64=ctx.is_mac and bool(ctx.host.hw_arm64)),) if target else
+        Remedy("The team requires Python %s." % spec, "A new environment is created beside the old one." if target else
+               "No Python in the release table meets it with a torch release the policy allows on this machine.",
+               (new_environment(ctx, "team", arm64=ctx.is_mac and bool(ctx.host.hw_arm64)),) if target else
                (doctor("policy", "show"),), POLICY_DOCS, key="policy-python"),
     )
 

@@ -3,6 +3,9 @@
 Timing rules (reference/performance.md section 5): synchronize the device before every clock read, keep
 .item() and other host reads out of the timed loop, time the cold first step apart, exclude warm-up, and
 report the median of several windows.
+
+mpsd_net imports torch, so it is imported inside the functions that run after the torch stage: a target without
+a working torch still answers the interpreter and torch stages, as in `check` mode.
 """
 import itertools
 import platform
@@ -11,7 +14,6 @@ import time
 import warnings
 
 import mpsd_idx
-import mpsd_net
 import mpsd_probe
 
 
@@ -22,7 +24,7 @@ def make_sync(torch, device):
 
 def time_windows(step, sync, windows, steps, clock=time.perf_counter, on_window=lambda number: None):
     """Milliseconds per step for each of WINDOWS windows of STEPS calls; the device is synced before each clock read.
-    ON_WINDOW(number) hears each window begin, before its first sync, so that it is never timed."""
+    ON_WINDOW(number), counted from 1, hears each window begin, before its first sync, so that it is never timed."""
     results = []
     for number in range(1, windows + 1):
         on_window(number)
@@ -39,7 +41,10 @@ class MnistDataset(object):
     """IDX images decoded and normalized one sample at a time, like torchvision's ToTensor + Normalize in the seed."""
 
     def __init__(self, torch, images, labels, length=None):
+        import mpsd_net
+
         self.torch, self.images, self.labels = torch, images, labels
+        self.mean, self.std = mpsd_net.MNIST_MEAN, mpsd_net.MNIST_STD
         self.count = len(images)
         self.length = length or self.count
 
@@ -50,12 +55,14 @@ class MnistDataset(object):
         j = index % self.count
         raw = bytearray(self.images.data[j * 784:(j + 1) * 784])
         pixels = self.torch.frombuffer(raw, dtype=self.torch.uint8).reshape(1, 28, 28)
-        x = pixels.to(self.torch.float32).div(255.0).sub(mpsd_net.MNIST_MEAN).div(mpsd_net.MNIST_STD)
+        x = pixels.to(self.torch.float32).div(255.0).sub(self.mean).div(self.std)
         return x, int(self.labels.data[j])
 
 
 def batch_source(torch, device, images, labels, options, length):
     """An endless iterator of (x, y) batches on DEVICE, from data resident on the device or from a DataLoader."""
+    import mpsd_net
+
     batch = options["batch"]
     if options["pipeline"] == "loader":
         dataset = MnistDataset(torch, images, labels, length)
@@ -86,6 +93,8 @@ def device_name(torch, device, torch_data):
 
 def bench_device(torch, device, images, labels, options, emit):
     """Cold first step, then either timed windows (quick) or whole epochs, on DEVICE."""
+    import mpsd_net
+
     sync = make_sync(torch, device)
     torch.manual_seed(options.get("seed", 1))
     model = mpsd_net.make_model(device, seed=options.get("seed", 1))
@@ -96,9 +105,16 @@ def bench_device(torch, device, images, labels, options, emit):
     source = batch_source(torch, device, images, labels, options, per_epoch)
     batches = lambda: next(source)  # noqa: E731
     result = {"device": device, "batch": options["batch"], "pipeline": options["pipeline"]}
+
+    def phase(name, **where):
+        """Say what runs next in a progress frame, always outside every timed region: the progress line shows it,
+        and a stop (--timeout, a crash) is attributed to it (bench.running, render/progress.py; facts.step_work)."""
+        where.update(device=device, phase=name)
+        emit("progress", "bench", where)
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        emit("progress", "bench", {"device": device, "phase": "cold-step"})
+        phase("cold-step")
         sync()
         started = time.perf_counter()
         mpsd_net.train_step(model, optimizer, *batches())
@@ -109,7 +125,7 @@ def bench_device(torch, device, images, labels, options, emit):
             mpsd_net.train_step(model, optimizer, *batches())
 
         if options["warmup"]:
-            emit("progress", "bench", {"device": device, "phase": "warm-up", "steps": options["warmup"]})
+            phase("warm-up", steps=options["warmup"])
         for _ in range(options["warmup"]):
             step()
         if epochs:
@@ -122,16 +138,15 @@ def bench_device(torch, device, images, labels, options, emit):
                 for index in range(steps):
                     step()
                     if index % every == 0:
-                        emit("progress", "bench", {"device": device, "phase": "epoch", "epoch": epoch + 1,
-                                                   "epochs": epochs, "step": index, "steps": steps})
+                        phase("epoch", epoch=epoch + 1, epochs=epochs, step=index, steps=steps)
                 sync()
                 seconds = time.perf_counter() - started
                 result["epochs"].append({"seconds": seconds, "steps": steps, "images": steps * options["batch"]})
             result["window_ms"] = [e["seconds"] * 1e3 / e["steps"] for e in result["epochs"]]
         else:
             windows = options["windows"]
-            result["window_ms"] = time_windows(step, sync, windows, options["steps"], on_window=lambda number: emit(
-                "progress", "bench", {"device": device, "phase": "window", "window": number, "windows": windows}))
+            result["window_ms"] = time_windows(step, sync, windows, options["steps"], on_window=lambda number:
+                                               phase("window", window=number, windows=windows))
             result["steps_per_window"] = options["steps"]
         loss = mpsd_net.train_step(model, optimizer, *batches())
         result["final_loss"] = float(loss)
@@ -149,6 +164,7 @@ def run(options, emit):
     emit("result", "torch", torch_data)
     if torch is None:
         return
+    emit("progress", "bench", {"phase": "data"})
     images, labels = mpsd_idx.load_split(options["data_dir"], train=True)
     threads = options.get("threads")
     if threads:

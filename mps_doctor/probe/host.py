@@ -2,12 +2,13 @@
 
 import os
 import platform
+import posixpath
 import re
 import shutil
-from typing import Callable, Mapping, Optional, Tuple
+from typing import Callable, Mapping, Optional, Sequence, Tuple
 
 from mps_doctor.environment import relevant_env
-from mps_doctor.facts import Host, NvidiaSmi
+from mps_doctor.facts import Host, NvidiaHardware, NvidiaSmi
 from mps_doctor.probe.runner import Runner, run_command
 from mps_doctor.versions import is_number
 from mps_doctor.words import shorten
@@ -16,6 +17,15 @@ from mps_doctor.words import shorten
 TOOLS = ("uv", "conda", "mamba", "brew", "pyenv")
 # Homebrew's default prefixes: /opt/homebrew on Apple Silicon, /usr/local on Intel (Homebrew docs/Installation.md).
 BREW_PREFIXES = ("/opt/homebrew", "/usr/local")
+# Device files of an NVIDIA GPU: the driver's /dev/nvidia0..N, nvidiactl, nvidia-uvm and nvidia-caps (NVIDIA driver
+# README, "Installing the NVIDIA Driver"); /dev/dxg, WSL 2's GPU paravirtualization device (NVIDIA CUDA on WSL User
+# Guide); Jetson's integrated GPU, which is not on PCI: /dev/nvhost-* and /dev/nvgpu/ (NVIDIA Jetson Linux Developer
+# Guide).
+GPU_DEVICE_FILE = re.compile(r"^(nvidia|nvhost|nvgpu)|^dxg$")
+# sysfs lists every PCI device with its vendor id in /sys/bus/pci/devices/*/vendor (Linux ABI, sysfs-bus-pci);
+# 0x10de is NVIDIA's vendor id (the PCI ID Repository, pci-ids.ucw.cz).
+PCI_DEVICES = "/sys/bus/pci/devices"
+NVIDIA_PCI_VENDOR = "0x10de"
 
 
 def parse_sw_vers(text: str) -> Tuple[Optional[str], Optional[str]]:
@@ -72,6 +82,49 @@ def probe_nvidia_smi(run: Runner, which: Callable[[str], Optional[str]]) -> Opti
     return parse_nvidia_smi(header.stdout, listing.stdout if listing.ok else "")
 
 
+def probe_nvidia_hardware(listdir: Callable[[str], Optional[Sequence[str]]],
+                          read_text: Callable[[str], Optional[str]]) -> Optional[NvidiaHardware]:
+    """NVIDIA's device files under /dev and the PCI devices of vendor 0x10de; None when neither can be read."""
+    names = listdir("/dev")
+    files = None if names is None else tuple(sorted(name for name in names if GPU_DEVICE_FILE.search(name)))
+    pci = nvidia_pci_devices(listdir, read_text)
+    return None if files is None and pci is None else NvidiaHardware(device_files=files, pci_devices=pci)
+
+
+def nvidia_pci_devices(listdir: Callable[[str], Optional[Sequence[str]]],
+                       read_text: Callable[[str], Optional[str]]) -> Optional[Tuple[str, ...]]:
+    """The addresses of the PCI devices of vendor 0x10de; None when no PCI device is visible (a sandbox, a machine
+    without PCI) or a vendor id cannot be read."""
+    addresses = listdir(PCI_DEVICES)
+    if not addresses:
+        return None
+    found = []
+    for address in sorted(addresses):
+        vendor = read_text(posixpath.join(PCI_DEVICES, address, "vendor"))
+        if vendor is None:
+            return None
+        if vendor.strip().lower() == NVIDIA_PCI_VENDOR:
+            found.append(address)
+    return tuple(found)
+
+
+def list_dir(path: str) -> Optional[Sequence[str]]:
+    """The names in the folder PATH, or None when it cannot be listed."""
+    try:
+        return os.listdir(path)
+    except OSError:
+        return None
+
+
+def read_small_text(path: str) -> Optional[str]:
+    """The first 4 KiB of the text file PATH (a sysfs attribute), or None when it cannot be read."""
+    try:
+        with open(path, encoding="ascii", errors="replace") as handle:
+            return handle.read(4096)
+    except OSError:
+        return None
+
+
 def collect_host(
     run: Runner = run_command,
     environ: Optional[Mapping[str, str]] = None,
@@ -81,6 +134,8 @@ def collect_host(
     uname: Optional[Tuple[str, str]] = None,
     memory: Callable[[], Optional[int]] = None,
     distro_reader: Callable[[], Optional[dict]] = None,
+    listdir: Callable[[str], Optional[Sequence[str]]] = list_dir,
+    read_text: Callable[[str], Optional[str]] = read_small_text,
 ) -> Host:
     """Probe the host; every argument can be injected, and given facts are never re-read from the machine."""
     environ = os.environ if environ is None else environ
@@ -96,7 +151,8 @@ def collect_host(
     if system == "Darwin":
         return collect_macos(run, path_exists, common)
     if system == "Linux":
-        return Host(linux_distro=distro_reader(), nvidia_smi=probe_nvidia_smi(run, which), **common)
+        return Host(linux_distro=distro_reader(), nvidia_smi=probe_nvidia_smi(run, which),
+                    nvidia_hardware=probe_nvidia_hardware(listdir, read_text), **common)
     return Host(**common)
 
 

@@ -10,9 +10,9 @@ import os
 import posixpath
 import sys
 from dataclasses import replace
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from mps_doctor.checks.context import CPU_INDEX, Context
+from mps_doctor.checks.context import CPU_INDEX, Context, new_environment
 from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capabilities
 from mps_doctor.checks.model import (
     CheckAgain,
@@ -21,6 +21,7 @@ from mps_doctor.checks.model import (
     InstallPackages,
     InstallTorch,
     NewEnvironment,
+    Policy,
     Status,
     Task,
     note,
@@ -30,13 +31,18 @@ from mps_doctor.errors import UsageError
 from mps_doctor.remedies.model import InCondaBase, Plan, Step, activate_conda, activate_venv
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
-from mps_doctor.versions import Release, load_releases, minor_of
+from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies
 
 # uv names a CPython build by implementation-version-os-arch-libc (docs.astral.sh/uv/concepts/python-versions):
 # asking for the aarch64 build gets a native Python even when uv itself runs under Rosetta.
 UV_ARM64_PYTHON = "cpython-%s-macos-aarch64-none"
 # Binaries that run as x86_64 under a Rosetta shell unless started with `arch -arm64`: universal2 builds.
 UNIVERSAL_SOURCES = ("python.org", "system")
+# The key of the step that installs torch into the plan's new environment (a remedy's own install has another).
+NEW_ENV_TORCH = "new-env-torch"
+# How a plan for another machine (a saved report, a paste) starts mps-doctor: by name, installed there as the README
+# says; never this machine's path to it.
+OTHER_MACHINE_DOCTOR = ("mps-doctor",)
 
 
 class Planner:
@@ -48,7 +54,8 @@ class Planner:
         self.releases = load_releases()
         self.ctx = Context(report.facts, report.options, self.releases)
         self.torch_pin, self.index = torch_pin, index
-        self.pinned: Optional[Release] = pinned_release(torch_pin) if torch_pin else None
+        self.policy = report.options.policy
+        self.pinned: Optional[Release] = pinned_release(torch_pin, self.policy) if torch_pin else None
         self.python = report.facts.target.python
         self.new_python: Optional[str] = None
         self.steps: List[Step] = []
@@ -58,6 +65,7 @@ class Planner:
         self.verify_device_chosen = False
         self.verify_timeout: Optional[float] = None
         self.verify_fixes: Tuple[str, ...] = ()
+        self.installs: Dict[str, Tuple[Cmd, InstallTorch]] = {}
 
     def add(self, key: str, title: str, reason: str, *commands: Cmd) -> None:
         """A step fixing the current result; a step with KEY already planned, or whose commands all are, is not
@@ -87,13 +95,15 @@ class Planner:
         return any(step.key == key for step in self.steps)
 
     def pins(self, release: Optional[Release], audio: bool = False) -> Tuple[str, ...]:
-        """torch and torchvision requirements, pinned together, and torchaudio with AUDIO (an explicit --torch wins)."""
+        """torch and torchvision requirements, pinned together within the team's specifiers, and torchaudio with AUDIO
+        (an explicit --torch wins)."""
         if self.pinned is not None:
-            pins = ("torch==%s" % self.torch_pin, "torchvision==%s" % self.pinned.torchvision_pin)
+            pins = ("torch==%s" % self.torch_pin,
+                    requirement("torchvision", self.pinned.torchvision_pin, self.policy.torchvision))
             release = self.pinned
         else:
             release = release or self.ctx.release_to_install() or self.releases.current
-            pins = release.pip_args()
+            pins = release.pip_args(self.policy.torch, self.policy.torchvision)
         return pins + ((release.torchaudio_requirement(self.releases.torchaudio_stable_abi_from),) if audio else ())
 
     def index_args(self, cuda_build: Optional[str] = None) -> Tuple[str, ...]:
@@ -131,18 +141,53 @@ class Planner:
 
     def resolved(self, action: InstallTorch) -> Tuple[Optional[Release], Optional[str], str]:
         """(table row or None for the release for this machine, CUDA build, torch version named) that ACTION installs:
-        under --torch the pinned release, from the CUDA build that covers this GPU and driver for that release."""
+        under --torch the pinned release; a release the team's policy does not allow is replaced by the one it allows
+        here; from the CUDA build that covers this GPU and driver for the release installed."""
         release = self.releases.row_for(action.torch)[0] if action.torch else None
         cuda = action.cuda
-        if cuda and self.pinned is not None:
-            cuda = best_build(self.pinned, gpu_capabilities(self.ctx), driver_cuda(self.ctx)) or cuda
+        if self.pinned is None and release is not None and not self.ctx.allows(release):
+            release = self.ctx.release_to_install()
+        installed = self.pinned or release
+        if cuda and installed is not None and installed.torch != action.torch:
+            cuda = best_build(installed, gpu_capabilities(self.ctx), driver_cuda(self.ctx)) or cuda
         torch = self.torch_pin or (release or self.ctx.release_to_install() or self.releases.current).torch
         return release, cuda, torch
 
+    def allowed(self, action: InstallTorch) -> bool:
+        """Whether the release ACTION installs is one the team's policy allows (--torch was checked against it)."""
+        if self.pinned is not None:
+            return True
+        release = self.resolved(action)[0] or self.ctx.release_to_install() or self.releases.current
+        return self.ctx.allows(release)
+
     def install_torch(self, action: InstallTorch) -> Cmd:
-        """The install command of ACTION, from its index."""
+        """The install command of ACTION, from its index; recorded as this environment's torch install."""
         release, cuda, _ = self.resolved(action)
-        return self.pip(*self.pins(release, action.audio), *self.index_args(cuda), force=action.force)
+        command = self.pip(*self.pins(release, action.audio), *self.index_args(cuda), force=action.force)
+        self.installs.setdefault(self.python, (command, replace(action, cuda=cuda)))
+        return command
+
+    def planned_install(self, action: InstallTorch) -> Optional[int]:
+        """The step that already installs torch into this environment, a release the team's policy allows (a plan
+        installs one per environment), from the CUDA index ACTION needs, as forcefully and with torchaudio where
+        ACTION asks for them; None if none does."""
+        cuda = self.resolved(action)[1]
+        command, earlier = self.installs.get(self.python, (None, None))
+        if earlier is None or (cuda or earlier.cuda) != earlier.cuda or (action.force and not earlier.force) or (
+                action.audio and not earlier.audio):
+            return None
+        return next((i for i, step in enumerate(self.steps) if command in step.commands), None)
+
+    def policy_blocks(self, reason: str) -> Tuple[Cmd, ...]:
+        """In place of an install the team's policy does not allow: a new environment with a Python that gets a
+        release it allows, else a note that none installs here."""
+        if self.ctx.new_environment_python() is not None:
+            create_env(self, new_environment(self.ctx, arm64=self.ctx.is_mac and bool(self.report.facts.host.hw_arm64)),
+                       reason)
+            return ()
+        limits = ", ".join("%s %s" % item for item in (("torch", self.policy.torch), ("torchvision", self.policy.torchvision))
+                           if item[1])
+        return (note("no torch release that installs here meets the team's %s: see mps-doctor policy show" % limits),)
 
     def install_title(self, actions) -> str:
         """The title of a step that installs the first InstallTorch of ACTIONS, naming what it installs; '' if none."""
@@ -154,11 +199,17 @@ class Planner:
             return "Reinstall torch %s from the CUDA %s index, pinned with torchvision" % (torch, cuda)
         return "%s torch %s and torchvision, pinned together" % ("Reinstall" if action.force else "Install", torch)
 
-    def commands(self, action) -> Tuple[Cmd, ...]:
-        """The commands that carry out one action inside a step."""
+    def commands(self, action, reason: str = "") -> Tuple[Cmd, ...]:
+        """The commands that carry out one action inside a step (REASON: why its remedy is needed)."""
         if isinstance(action, InstallTorch):
-            if self.has("install-torch") and self.new_python is not None and not action.cuda:
-                self.mark(next(i for i, step in enumerate(self.steps) if step.key == "install-torch"))
+            if self.has(NEW_ENV_TORCH) and self.new_python is not None and not action.cuda:
+                self.mark(next(i for i, step in enumerate(self.steps) if step.key == NEW_ENV_TORCH))
+                return ()
+            if not self.allowed(action):
+                return self.policy_blocks(reason)
+            planned = self.planned_install(action)
+            if planned is not None:
+                self.mark(planned)
                 return ()
             return (self.install_torch(action),)
         if isinstance(action, InstallPackages):
@@ -193,7 +244,7 @@ class Planner:
         for action in remedy.actions:
             if isinstance(action, Task):
                 flush()
-                commands = [command for inner in action.actions for command in self.commands(inner)]
+                commands = [command for inner in action.actions for command in self.commands(inner, remedy.why)]
                 # Under --torch the task installs the pinned release, whatever release its title names.
                 installs = self.install_title(action.actions) if self.pinned is not None else ""
                 if commands:
@@ -205,9 +256,22 @@ class Planner:
             elif isinstance(action, CheckAgain):
                 self.check_again(action)
             else:
-                pending.extend(self.commands(action))
+                pending.extend(self.commands(action, remedy.why))
         flush()
         self.fixing = ""
+
+    def drop_moot_installs(self) -> None:
+        """In a plan that moves to a new environment with torch in it, the torch installs into the old environment are
+        moot: they are dropped, and the new environment's steps fix their results."""
+        if not self.has(NEW_ENV_TORCH):
+            return
+        old = {command for python, (command, _) in self.installs.items() if python != self.new_python}
+        moot = [step for step in self.steps if step.key != NEW_ENV_TORCH and step.commands and all(
+            command in old for command in step.commands)]
+        fixes = tuple(dict.fromkeys(result for step in moot for result in step.fixes))
+        self.steps = [replace(step, fixes=tuple(dict.fromkeys(step.fixes + fixes)))
+                      if step.key in ("create-env", NEW_ENV_TORCH, "switch") else step
+                      for step in self.steps if step not in moot]
 
     def verify(self) -> None:
         """The closing step: check again, in the environment the plan ends in."""
@@ -220,8 +284,9 @@ class Planner:
                                     *timeout),), self.verify_fixes))
 
 
-def pinned_release(torch_pin: str) -> Release:
-    """The release table's row for `--torch TORCH_PIN`; a UsageError naming the known range when there is none."""
+def pinned_release(torch_pin: str, policy: Optional[Policy] = None) -> Release:
+    """The release table's row for `--torch TORCH_PIN`; a UsageError naming the known range when there is none, or
+    the team's requirement when POLICY's torch or torchvision specifier leaves it out."""
     releases = load_releases()
     row, exact = releases.row_for(torch_pin) if minor_of(torch_pin) else (None, False)
     if row is None or not exact:
@@ -230,6 +295,12 @@ def pinned_release(torch_pin: str) -> Release:
         if minor_of(torch_pin) is None:
             raise UsageError("--torch %s: not a version such as %s" % (torch_pin, releases.current.torch + ".0"))
         raise UsageError("--torch %s: not a release mps-doctor knows; it knows %s" % (torch_pin, known))
+    if policy is not None and policy.torch and not satisfies(torch_pin, policy.torch):
+        raise UsageError("--torch %s: the team's policy%s requires torch %s" % (
+            torch_pin, " in %s" % policy.source if policy.source else "", policy.torch))
+    if policy is not None and not admits(policy.torchvision, row.torchvision_pin):
+        raise UsageError("--torch %s: its torchvision %s is not the team's torchvision %s%s" % (
+            torch_pin, row.torchvision_pin, policy.torchvision, " (%s)" % policy.source if policy.source else ""))
     return row
 
 
@@ -242,19 +313,28 @@ def doctor_command() -> Tuple[str, ...]:
     return (sys.executable, "-m", "mps_doctor")
 
 
+def doctor_for(report: Report) -> Tuple[str, ...]:
+    """How a plan for REPORT starts mps-doctor: by name for a saved report or a paste (the plan runs on that
+    machine, where this doctor's paths mean nothing), else this doctor as doctor_command() spells it."""
+    if report.options.replayed_from or report.source is not None:
+        return OTHER_MACHINE_DOCTOR
+    return doctor_command()
+
+
 def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[str] = None,
                torch_pin: Optional[str] = None, index: Optional[str] = None,
                doctor: Optional[Tuple[str, ...]] = None) -> Plan:
     """The plan for REPORT: the root cause's remedy first, then the other failures', then the unaccepted warnings',
     each step marked with the results it fixes; empty when nothing fails or warns. DOCTOR is how its steps start
-    mps-doctor (default: doctor_command())."""
+    mps-doctor (default: doctor_for(REPORT))."""
     setup = detect_setup(report.facts, manager, shell)
-    planner = Planner(report, setup, torch_pin, index, doctor or doctor_command())
+    planner = Planner(report, setup, torch_pin, index, doctor or doctor_for(report))
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
-    first = (root,) if root is not None and root.status == Status.FAIL else ()
+    first = (root,) if root is not None and root.status in (Status.FAIL, Status.TIMEOUT) else ()
     for result in first + tuple(r for r in report.results if r not in first):
-        if result.status == Status.FAIL or (result.status == Status.WARN and not result.accepted):
+        if result.status in (Status.FAIL, Status.TIMEOUT) or (result.status == Status.WARN and not result.accepted):
             planner.fix(result)
+    planner.drop_moot_installs()
     if planner.steps or planner.verify_fixes:
         planner.verify()
     return Plan(steps=tuple(planner.steps), shell=planner.setup.shell, manager=planner.setup.manager,
@@ -278,7 +358,7 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
     """A new environment beside the old one with a (native) Python, then torch, then how to switch; a plan makes one."""
     if planner.has("create-env"):
         for index, step in enumerate(planner.steps):
-            if step.key in ("create-env", "install-torch", "switch"):
+            if step.key in ("create-env", NEW_ENV_TORCH, "switch"):
                 planner.mark(index)
         return
     setup, host = planner.setup, planner.report.facts.host
@@ -311,9 +391,12 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     *commands)
         planner.python = "python"
         if action.install_torch:
-            planner.add("install-torch", "Install torch and torchvision, pinned together", "pip wheels from PyPI are "
-                        "the MPS builds on Apple Silicon; inside a conda environment pip is the supported route since "
-                        "the official conda channel was deprecated (pytorch/pytorch#138506).",
+            # PyPI's macOS arm64 wheels are the MPS builds; on Linux pip gets PyTorch's CPU or CUDA wheels (index_args).
+            wheels = ("pip wheels from PyPI are the MPS builds on Apple Silicon" if host.system == "Darwin" else
+                      "pip installs PyTorch's own CPU or CUDA wheels")
+            planner.add(NEW_ENV_TORCH, "Install torch and torchvision, pinned together", wheels + "; inside a conda "
+                        "environment pip is the supported route since the official conda channel was deprecated "
+                        "(pytorch/pytorch#138506).",
                         run("conda", "run", "-n", name, "python", "-m", "pip", "install", *planner.pins(release),
                             *planner.index_args()))
         planner.new_python = in_conda_root(planner, "envs/%s/bin/python" % name)
@@ -321,11 +404,16 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     "yourself once the new one works." % old, activate_conda(name))
         return
     folder = new_env_folder(planner, action.suffix)
-    if setup.manager == "uv" or (host.tools.get("uv") and setup.python_source not in ("homebrew",)):
+    if uses_uv(setup, host):
         request = UV_ARM64_PYTHON % version if action.arm64 else version
         planner.add("create-env", "Create %s with a %s" % (folder, what), reason,
                     run("uv", "python", "install", request), run("uv", "venv", "--python", request, folder))
         planner.setup = replace(setup, manager="uv")
+    elif setup.python_source == "pyenv":
+        # pyenv 2.3.6 and later resolve a prefix such as 3.12 to its newest 3.12.x, to install and to run (pyenv#2487).
+        planner.add("create-env", "Create %s with a %s from pyenv" % (folder, what), reason,
+                    run("pyenv", "install", "--skip-existing", version),
+                    run("pyenv", "exec", "python", "-m", "venv", folder, env=(("PYENV_VERSION", version),)))
     else:
         base, provide = base_python_for(planner, version, action.arm64)
         planner.arch_prefix = ("arch", "-arm64") if action.arm64 and setup.python_source in UNIVERSAL_SOURCES else ()
@@ -333,11 +421,19 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     *provide, run(*planner.arch_prefix, base, "-m", "venv", folder))
     planner.python = planner.new_python = posixpath.join(folder, "bin", "python")
     if action.install_torch:
-        planner.add("install-torch", "Install torch and torchvision in %s, pinned together" % folder,
+        planner.add(NEW_ENV_TORCH, "Install torch and torchvision in %s, pinned together" % folder,
                     "torch and torchvision from different releases fail at import; pinning both keeps pip from pulling "
                     "another torch.", planner.install_torch(InstallTorch(release.torch if release else None)))
     planner.add("switch", "Switch to the new environment", "The old environment %s is left as it was; remove it "
                 "yourself once the new one works." % old, activate_venv(folder))
+
+
+def uses_uv(setup: Setup, host) -> bool:
+    """Whether uv provides a new environment's Python: for a uv project or a uv-managed Python, and wherever uv is on
+    PATH unless the target Python came from Homebrew or pyenv, whose users get a Python their own way."""
+    if setup.manager == "uv" or setup.python_source == "uv":
+        return True
+    return bool(host.tools.get("uv")) and setup.python_source not in ("homebrew", "homebrew-intel", "pyenv")
 
 
 def in_conda_root(planner: Planner, relative: str) -> str:
@@ -354,15 +450,45 @@ def in_conda_root(planner: Planner, relative: str) -> str:
 
 
 def base_python_for(planner: Planner, version: str, arm64: bool) -> Tuple[str, Tuple[Cmd, ...]]:
-    """(python executable, commands that provide it) for a new venv, without uv."""
+    """(python executable, commands that provide it) for a new venv, without uv or pyenv: Homebrew's for a Homebrew
+    Python, else this platform's way (arm64 Homebrew or python.org on macOS, the distribution's packages on Linux)."""
     facts, setup = planner.report.facts, planner.setup
     interp = facts.target.interpreter
     if facts.host.system == "Darwin" and "/opt/homebrew" in facts.host.brew_prefixes:
         return "/opt/homebrew/bin/python%s" % version, (run("/opt/homebrew/bin/brew", "install", "python@" + version),)
+    brew = homebrew_prefix(interp) if setup.python_source in ("homebrew", "homebrew-intel") and not arm64 else None
+    if brew:
+        return posixpath.join(brew, "bin", "python" + version), (
+            run(posixpath.join(brew, "bin", "brew"), "install", "python@" + version),)
     if arm64 and setup.python_source in UNIVERSAL_SOURCES and interp is not None and interp.executable_realpath:
         return interp.executable_realpath, (note("%s is a universal2 build: `arch -arm64` runs it natively" %
                                                  interp.executable_realpath),)
     if facts.host.system == "Darwin":
         return "/usr/local/bin/python%s" % version, (
             note("Install Python %s for macOS (universal2) from https://www.python.org/downloads/macos/ first" % version),)
-    return "python%s" % version, (note("Install Python %s with your distribution's package manager first" % version),)
+    return "python%s" % version, (note(linux_python_note(facts.host, setup, version)),)
+
+
+def homebrew_prefix(interp) -> Optional[str]:
+    """The Homebrew prefix that a Python from Homebrew lives in: the part of its real path before /Cellar/ (Homebrew
+    installs formulae to PREFIX/Cellar, docs.brew.sh/Installation), or None."""
+    real = (interp.executable_realpath or "") if interp is not None else ""
+    prefix = real.split("/Cellar/")[0] if "/Cellar/" in real else ""
+    return prefix if prefix.startswith("/") else None
+
+
+# The package manager of a distribution, by its os-release ID (the `distro` package's id).
+DISTRO_PACKAGES = {"debian": "apt", "ubuntu": "apt", "fedora": "dnf", "rhel": "dnf", "rocky": "dnf",
+                   "almalinux": "dnf", "centos": "dnf", "arch": "pacman", "alpine": "apk"}
+
+
+def linux_python_note(host, setup: Setup, version: str) -> str:
+    """Where a Linux machine gets Python VERSION for a new venv: for the distribution's Python (/usr/bin) its
+    packages, which may not carry that version; else, or as well, pyenv or uv."""
+    distro = host.linux_distro or {}
+    name, manager = distro.get("name") or "your distribution", DISTRO_PACKAGES.get((distro.get("id") or "").lower())
+    others = "pyenv, or uv: https://docs.astral.sh/uv/guides/install-python/"
+    if setup.python_source == "system":
+        return "Install Python %s from %s's packages%s first if it has it, else with %s" % (
+            version, name, " (%s)" % manager if manager else "", others)
+    return "Install Python %s first: from %s's packages, with %s" % (version, name, others)

@@ -49,7 +49,7 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
             lines.append("  %-34s not available" % label)
             continue
         if run.error:
-            lines.append("  %-34s failed: %s" % (label, run.error))
+            lines.append("  %-34s %s%s" % (label, "" if run.timed_out else "failed: ", run.error))
             continue
         spread = " ±%.0f%%" % (run.spread * 50) if run.spread is not None else ""
         lines.append("  %-34s %8.0f ms %12.2f%-6s %10.0f %9.3f%s" % (
@@ -76,7 +76,7 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
         lines.append("%s is %.2fx %s than the CPU on this network and batch (median ms/step, same run)." % (
             accel.device, report.speedup if report.speedup >= 1 else 1 / report.speedup,
             "faster" if report.speedup >= 1 else "slower"))
-    if status == "fail":
-        lines.append("error: " + message)
+    if status in ("fail", "timeout"):
+        lines.append(("timed out: " if status == "timeout" else "error: ") + message)
     lines += ["warning: " + warning for warning in report.warnings]
     return visible("\n".join(lines) + "\n")

@@ -14,7 +14,8 @@ from mps_doctor.secrets import scrub
 
 # A release number as mps-doctor writes its own (PEP 440 public versions); anything else in a report is shown as ?.
 VERSION = re.compile(r"\d+(?:\.\d+){0,3}(?:(?:a|b|rc|\.dev|\.post)\d+)?")
-WORDS = {Status.PASS: "pass", Status.WARN: "⚠️ warn", Status.FAIL: "❌ fail", Status.SKIP: "skip", Status.ERROR: "error"}
+WORDS = {Status.PASS: "pass", Status.WARN: "⚠️ warn", Status.FAIL: "❌ fail", Status.SKIP: "skip", Status.ERROR: "error",
+         Status.TIMEOUT: "⏱️ timed out"}
 
 
 def json_block(document: dict) -> str:
@@ -43,7 +44,8 @@ def render_markdown(report: Report, redacted: bool = True) -> str:
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     commands = remedy_commands(report, "bash")
     if root is not None and root.remedy is not None:
-        out += ["", "**Root cause** (%s): %s" % (md.code(root.id), md.prose(clean(root.summary))), ""]
+        heading = "Timed out" if root.status == Status.TIMEOUT else "Root cause"
+        out += ["", "**%s** (%s): %s" % (heading, md.code(root.id), md.prose(clean(root.summary))), ""]
         out += md.fence("\n".join(one_line(clean(command)) for command in commands[root.id]), "sh")
     out += ["", "Environment:", ""] + ["- %s: %s" % (label, md.prose(clean(value)))
                                       for label, value in environment_summary(report.facts)]

@@ -12,6 +12,7 @@ import time
 from typing import Callable, Iterator, Mapping, Optional
 
 from mps_doctor.ci import ci_name
+from mps_doctor.facts import stage_work, step_work
 from mps_doctor.render.safe import one_line
 from mps_doctor.words import shorten
 
@@ -33,65 +34,29 @@ def wanted(stream, environ: Mapping[str, str]) -> bool:
         return False
 
 
-def number(data: Mapping, key: str) -> Optional[int]:
-    """DATA[KEY] when it is a non-negative integer (frames come from the target interpreter: untrusted)."""
-    value = data.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10 ** 9 else None
-
-
 def device_of(data: Mapping) -> str:
     """The device a frame names, made safe and short."""
     device = data.get("device")
     return shorten(one_line(device), 16) if isinstance(device, str) and device else "the device"
 
 
-def bar(done: float, cells: int = 20) -> str:
-    """A text bar of DONE (0 to 1)."""
-    filled = int(max(0.0, min(1.0, done)) * cells)
-    return "[%s%s] %3.0f%%" % ("#" * filled, "." * (cells - filled), 100 * max(0.0, min(1.0, done)))
-
-
 def describe(frame) -> Optional[str]:
-    """What FRAME says is running now, in words; None when it says nothing new (a result, an unknown frame)."""
+    """What FRAME says is running now, in words; None when it says nothing new (a result, an unknown frame). The words
+    are those a stop would be reported with: a stage's `begin` frame as check's --timeout names it (facts.stage_work),
+    a `progress` frame as bench's (facts.step_work, bench.running)."""
     if not isinstance(frame, Mapping):
         return None
     event, stage, data = frame.get("event"), frame.get("stage"), frame.get("data")
     data = data if isinstance(data, Mapping) else {}
     if event == "begin":
-        if stage == "interpreter":
-            return "starting the target Python"
-        if stage == "torch":
-            return "importing torch"
-        if stage == "parity":
-            return "comparing operations on %s with a float64 CPU reference" % device_of(data)
-        if stage == "smoke":
-            return "training the MNIST network on %s" % device_of(data)
+        if stage in ("interpreter", "torch", "parity", "smoke"):
+            return stage_work(stage, device_of(data))
         if isinstance(stage, str) and stage.startswith("bench-"):
-            return "bench %s: starting" % shorten(one_line(stage[len("bench-"):]), 16)
+            return stage_work("bench-", shorten(one_line(stage[len("bench-"):]), 16))
         return None
     if event != "progress":
         return None
-    device, phase = device_of(data), data.get("phase")
-    if stage == "smoke":
-        if phase == "reference-step":
-            return "training on %s: one step against the CPU reference" % device
-        step, last, steps = number(data, "step"), number(data, "last"), number(data, "steps")
-        if phase == "steps" and step and steps:
-            span = "steps %d-%d" % (step, last) if last and last > step else "step %d" % step
-            return "training on %s: %s of %d" % (device, span, steps)
-        return None
-    if stage != "bench":
-        return None
-    if phase == "cold-step":
-        return "bench %s: the cold first step" % device
-    if phase == "warm-up" and number(data, "steps"):
-        return "bench %s: %d warm-up steps" % (device, number(data, "steps"))
-    if phase == "window" and number(data, "window") and number(data, "windows"):
-        return "bench %s: timing window %d of %d" % (device, number(data, "window"), number(data, "windows"))
-    epoch, epochs, step, steps = (number(data, key) for key in ("epoch", "epochs", "step", "steps"))
-    if phase in ("epoch", None) and epoch and epochs and step is not None and steps:
-        return "bench %s: epoch %d of %d %s" % (device, epoch, epochs, bar((step + 1) / float(steps)))
-    return None
+    return step_work(stage, data)
 
 
 def columns(stream) -> int:

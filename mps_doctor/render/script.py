@@ -96,6 +96,12 @@ def comment_block(text: str, indent: str = "# ") -> List[str]:
     return wrap(one_line(text), 100, indent) or [indent.rstrip()]
 
 
+def run_hint(what: str, command: str) -> str:
+    """'WHAT, run: COMMAND', saying that a command reading stdin (--from -) needs the same input again."""
+    stdin = " --from - " in command + " "
+    return "%s, run: %s%s" % (what, command, " (with the same input on stdin)" if stdin else "")
+
+
 def render_script(plan: Plan) -> str:
     """Only commands and # comments: safe to read, paste, or save and run with the chosen shell."""
     shell = plan.shell
@@ -114,8 +120,9 @@ def render_script(plan: Plan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_explained(plan: Plan) -> str:
-    """The plan in words, commands indented under each step."""
+def render_explained(plan: Plan, again: str = "mps-doctor fix --print-commands") -> str:
+    """The plan in words, commands indented under each step, ending with AGAIN: the command that prints it as a
+    script."""
     lines = [one_line("mps-doctor fix: %s" % plan.verdict), one_line("Setup: %s" % plan.setup_summary), ""]
     if plan.empty:
         lines.append("Nothing to fix.")
@@ -125,5 +132,5 @@ def render_explained(plan: Plan) -> str:
         lines += comment_block(step.reason, "   ")
         lines += ["      %s" % spell(cmd, plan.shell) for cmd in step.commands]
         lines.append("")
-    lines.append("Print these as a %s script: mps-doctor fix --print-commands" % plan.shell)
+    lines.append(one_line(run_hint("Print these as a %s script" % plan.shell, again)))
     return "\n".join(lines) + "\n"

@@ -2,7 +2,7 @@
 
 import json
 import re
-from typing import List
+from typing import List, Optional
 
 from mps_doctor.checks.model import Status
 from mps_doctor.render import md
@@ -11,10 +11,9 @@ from mps_doctor.render.redact import redact_names
 from mps_doctor.render.safe import map_strings, one_line
 from mps_doctor.report import Report
 from mps_doctor.secrets import home_user_names, scrub
+from mps_doctor.words import shorten
 
 FULL_CHECK = ("mps-doctor check --format markdown",)
-# How the commands for the pasted machine start mps-doctor: by name, since it runs there, not here.
-PASTED_MACHINE_DOCTOR = ("mps-doctor",)
 # GitHub rejects a comment over 65,536 characters (REST API "Create an issue comment": body too long); counted here in
 # UTF-8 bytes, never fewer than characters, with room for the workflow's marker line and the notice of what was left out.
 MAX_REPLY = 64000
@@ -48,22 +47,23 @@ def fact_rows(report: Report) -> List[str]:
 
 
 def render_triage(report: Report, fmt: str, verbose: bool = False, color: bool = False, unicode: bool = True,
-                  redacted: bool = True) -> str:
+                  redacted: bool = True, fix: Optional[str] = None) -> str:
     """The triage report in FMT (text, json or markdown), without a secret in any of them (each string of the report
-    passes the filter before it is placed; the paste itself was filtered before it was read)."""
+    passes the filter before it is placed; the paste itself was filtered before it was read). The text names FIX as
+    the command that prints the plan for that machine (default: render.text.fix_command)."""
     report = map_strings(report, scrub)
     if fmt == "json":
-        return json.dumps(report_document(report, doctor=PASTED_MACHINE_DOCTOR), indent=2) + "\n"
+        return json.dumps(report_document(report), indent=2) + "\n"
     if fmt == "markdown":
         if redacted:
             names = list((report.source or {}).get("home_users", [])) + home_user_names(
-                json.dumps(report_document(report, doctor=PASTED_MACHINE_DOCTOR), ensure_ascii=False))
+                json.dumps(report_document(report), ensure_ascii=False))
             report = map_strings(report, lambda text: redact_names(text, names))
         return render_reply(report)
-    return render_triage_text(report, verbose, color, unicode)
+    return render_triage_text(report, verbose, color, unicode, fix)
 
 
-def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool) -> str:
+def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool, fix: Optional[str] = None) -> str:
     """What the paste said (facts with line numbers), then the layers as `check` shows them."""
     from mps_doctor.render.text import render_text
 
@@ -74,14 +74,12 @@ def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool
     if rows:
         lines.append("Read from the paste:")
         width = max(len(r[0]) for r in rows)
-        lines += ["  %-*s  %s  (line %s, %s)" % (width, name, value if verbose or len(value) <= 90 else value[:87] + "...",
-                                                 where, parser) for name, value, where, parser in rows]
-    body = render_text(report, verbose=verbose, color=color, unicode=unicode).split("\n", 1)[1]
+        lines += ["  %-*s  %s  (line %s, %s)" % (width, name, value if verbose else shorten(value, 90), where, parser)
+                  for name, value, where, parser in rows]
+    body = render_text(report, verbose=verbose, color=color, unicode=unicode, fix=fix).split("\n", 1)[1]
     # In a triage report every advisory is skipped (they need the machine); the unnumbered results are the known
     # messages found in the paste.
     body = body.replace("\nAdvisories:\n", "\nKnown messages in the paste:\n")
-    body = body.replace("The commands for your setup, in order: mps-doctor fix (with the same --python, --device or --from)",
-                        "The commands for that machine, in order: mps-doctor fix --from THE-SAME-FILE")
     return "\n".join(lines) + "\n" + body
 
 
@@ -95,7 +93,7 @@ def render_reply(report: Report) -> str:
         head.append("**Cause** (%s): %s" % (md.code(root.id), md.prose(root.summary)))
         if root.remedy is not None:
             head += ["", md.prose(root.remedy.why, line_start=True)]
-            commands = remedy_commands(report, "bash", PASTED_MACHINE_DOCTOR)[root.id]
+            commands = remedy_commands(report, "bash")[root.id]
             if commands:
                 head += ["", "**Fix:**", ""] + md.fence(
                     "\n".join(one_line(line) for command in commands for line in command.split("\n")), "sh")

@@ -23,6 +23,7 @@ from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.text import Line, clean
+from mps_doctor.versions import load_releases, minor_of
 from mps_doctor.words import shorten
 
 NOT_IN_PASTE = "not in the pasted text"
@@ -81,7 +82,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
 
 # Sources that name the torch a machine has (not one it asked for, as pip's and uv's errors do, nor prose).
 INSTALLED_SOURCES = ("collect_env", "session", "conda-plan", "lightning", "hf-env", "wheel")
-FIRST_MPS_RELEASE = (1, 12)  # MPS arrived in torch 1.12 (PyTorch 1.12 release notes; torch_releases.json)
+FIRST_MPS_RELEASE = minor_of(load_releases().first_mps)  # MPS arrived in torch 1.12 (PyTorch 1.12 release notes)
 
 
 def derive(known: Dict[str, Known]) -> Dict[str, Known]:

@@ -11,6 +11,7 @@ from mps_doctor.probe.host import normalize_macos_version
 from mps_doctor.probe.host import parse_nvidia_smi as host_nvidia_smi
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.text import Line
+from mps_doctor.versions import load_releases, version_tuple
 
 Result = Tuple[List[Finding], List[Evidence]]
 VERSION = r"\d+\.\d+(?:\.\d+)?(?:[.a-z0-9+]*)"
@@ -436,19 +437,20 @@ def conda_plan(lines: Sequence[Line]) -> List[Finding]:
 
 # --- install logs ------------------------------------------------------------------------------------------------
 
-# The last torch with macOS x86_64 wheels is 2.2.2 (PyTorch 2.2 release notes, pytorch#114602): an index that offers
-# nothing newer to this Python is answering an x86_64 macOS interpreter.
-LAST_INTEL_MAC = (2, 2)  # 2.2.2
+# The last torch with macOS x86_64 wheels (PyTorch 2.2 release notes, pytorch#114602; the release table): an index that
+# offers nothing newer to this Python is answering an x86_64 macOS interpreter.
+LAST_INTEL_MAC = load_releases().last_intel_torch
 RELEASE_MATRIX = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
 # The kind of message that says no torch wheel fits this interpreter (checks register the kinds that implicate them).
 NO_WHEEL = "no-wheel-for-python"
 INTEL_OR_ROSETTA = Evidence(
     (),
-    "pip sees only torch wheels up to 2.2.2: an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
-    "The package index offers this Python nothing newer than torch 2.2.2.",
-    "2.2.2 is the last torch with macOS x86_64 wheels (PyTorch 2.2 release notes). On an Intel Mac that is the "
+    "pip sees only torch wheels up to %s: an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)"
+    % LAST_INTEL_MAC,
+    "The package index offers this Python nothing newer than torch %s." % LAST_INTEL_MAC,
+    "%s is the last torch with macOS x86_64 wheels (PyTorch 2.2 release notes). On an Intel Mac that is the "
     "newest torch there is (and MPS needs Apple Silicon); on Apple Silicon `sysctl -n hw.optional.arm64` prints 1 and "
-    "the Python runs under Rosetta: install a native arm64 Python.",
+    "the Python runs under Rosetta: install a native arm64 Python." % LAST_INTEL_MAC,
     ("sysctl -n hw.optional.arm64", "python3 -c 'import platform; print(platform.machine())'"),
     "https://github.com/pytorch/pytorch/issues/114602", source="pip", devices=("mps",), kind="x86_64-python-on-mac")
 
@@ -520,7 +522,16 @@ def no_wheel_evidence(number: int, source: str) -> Evidence:
         "The index has no torch wheel that this interpreter can install.",
         "torch publishes wheels per Python minor version; a Python newer than the release (e.g. 3.13 for torch 2.5 "
         "on macOS and Windows), or 32-bit, gets none. Use a Python in the release's range.",
-        ("uv python install 3.12", "uv venv --python 3.12 .venv"), RELEASE_MATRIX, number, source, kind=NO_WHEEL)
+        new_python_commands(None), RELEASE_MATRIX, number, source, kind=NO_WHEEL)
+
+
+def new_python_commands(torch: Optional[str]) -> Tuple[str, str]:
+    """uv commands for an environment with a Python that torch TORCH (any release when None) supports, from the
+    release table."""
+    table = load_releases()
+    release, exact = table.row_for(torch) if torch else (None, False)
+    python = table.python_for(release if exact else None)
+    return ("uv python install %s" % python, "uv venv --python %s .venv" % python)
 
 
 def pip_versions(requirement: Optional[str], listing: str, number: int) -> List[Evidence]:
@@ -529,7 +540,7 @@ def pip_versions(requirement: Optional[str], listing: str, number: int) -> List[
     if not versions:
         return [no_wheel_evidence(number, "pip")]
     newest = max(versions, key=vt)
-    if vt(newest) == LAST_INTEL_MAC + (2,) and all("+" not in v for v in versions):
+    if vt(newest) == version_tuple(LAST_INTEL_MAC) and all("+" not in v for v in versions):
         return [Evidence(**dict(INTEL_OR_ROSETTA.__dict__, line=number))]
     requested = re.search(r"==\s*(\d[\w.]*)", requirement or "")
     if requested and all(vt(v) > vt(requested.group(1)) for v in versions):
@@ -538,13 +549,13 @@ def pip_versions(requirement: Optional[str], listing: str, number: int) -> List[
             % (requested.group(1), min(versions, key=vt)),
             "Only torch releases newer than %s have wheels for this Python." % requested.group(1),
             "The Python is newer than torch %s supports; use a Python in its range, or a newer torch." % requested.group(1),
-            ("uv python install 3.12", "uv venv --python 3.12 .venv"), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
+            new_python_commands(requested.group(1)), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
     if requested and all(vt(v) < vt(requested.group(1)) for v in versions):
         return [Evidence(
             (), "torch %s has no wheel for this Python: the newest offered is %s" % (requested.group(1), newest),
             "This Python gets torch up to %s only." % newest,
             "torch %s needs a newer Python than this one (or another platform)." % requested.group(1),
-            ("uv python install 3.12", "uv venv --python 3.12 .venv"), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
+            new_python_commands(requested.group(1)), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
     return []
 
 

@@ -90,3 +90,18 @@ def test_a_triage_reply_holds_no_pasted_user_name():
              "John Smith's job\n")
     reply = render_triage(triage(paste), "markdown")
     assert "John" not in reply and "Smith" not in reply
+
+
+def test_a_secret_in_a_saved_report_is_never_printed(tmp_path):
+    """A teammate's report (fix --from, check --from) passes the same secret filter as a paste."""
+    token = "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567"
+    doc = json.loads(json.dumps(BASES["m2-torch-import-error"]))
+    torch = doc["facts"]["target"]["torch"]
+    torch["import_error"]["message"] = "HF_TOKEN=%s could not load %s" % (token, token)
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(doc))
+    for args in (("check", "--from", str(path), "-v"), ("check", "--from", str(path), "--format", "json"),
+                 ("check", "--from", str(path), "--format", "markdown"), ("fix", "--from", str(path)),
+                 ("fix", "--from", str(path), "--print-commands")):
+        code, out, err = run(args)
+        assert code in (0, 1) and token not in out + err, (args, err)

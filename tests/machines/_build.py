@@ -488,6 +488,40 @@ machine(
      "warnings": [],
      "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
 )
+# What /dev and /sys/bus/pci/devices showed (the host probe's NVIDIA hardware facts), read on the machines themselves:
+# the CI box (virtio devices, no NVIDIA hardware) and the H200 host (its GPU at PCI 0000:00:06.0, as nvidia-smi shows).
+CI_DEV = (
+    "autofs btrfs-control console cpu cpu_dma_latency fd full fuse hwrng kmsg kvm loop-control loop0 loop1 loop2 "
+    "loop3 loop4 loop5 loop6 loop7 net null ptmx pts random shm stderr stdin stdout tty tty0 tty1 tty10 tty11 "
+    "tty12 tty13 tty14 tty15 tty16 tty17 tty18 tty19 tty2 tty20 tty21 tty22 tty23 tty24 tty25 tty26 tty27 tty28 "
+    "tty29 tty3 tty30 tty31 tty32 tty33 tty34 tty35 tty36 tty37 tty38 tty39 tty4 tty40 tty41 tty42 tty43 tty44 "
+    "tty45 tty46 tty47 tty48 tty49 tty5 tty50 tty51 tty52 tty53 tty54 tty55 tty56 tty57 tty58 tty59 tty6 tty60 "
+    "tty61 tty62 tty63 tty7 tty8 tty9 ttyS0 urandom userfaultfd vcs vcs1 vcsa vcsa1 vcsu vcsu1 vda vga_arbiter "
+    "vsock zero zram0 "
+).split()
+CI_PCI = {"0000:00:00.0": "0x8086", "0000:00:01.0": "0x1af4", "0000:00:02.0": "0x1af4", "0000:00:03.0": "0x1af4",
+          "0000:00:04.0": "0x1af4", "0000:00:05.0": "0x1af4"}
+H200_DEV = (
+    "autofs btrfs-control console cpu cpu_dma_latency fd full fuse hwrng infiniband kmsg kvm loop0 loop1 loop2 "
+    "loop3 loop4 loop5 loop6 loop7 loop-control net null nvidia0 nvidia-caps nvidiactl nvidia-uvm "
+    "nvidia-uvm-tools ptmx pts random shm stderr stdin stdout tty tty0 tty1 tty10 tty11 tty12 tty13 tty14 tty15 "
+    "tty16 tty17 tty18 tty19 tty2 tty20 tty21 tty22 tty23 tty24 tty25 tty26 tty27 tty28 tty29 tty3 tty30 tty31 "
+    "tty32 tty33 tty34 tty35 tty36 tty37 tty38 tty39 tty4 tty40 tty41 tty42 tty43 tty44 tty45 tty46 tty47 tty48 "
+    "tty49 tty5 tty50 tty51 tty52 tty53 tty54 tty55 tty56 tty57 tty58 tty59 tty6 tty60 tty61 tty62 tty63 tty7 "
+    "tty8 tty9 ttyS0 urandom userfaultfd vcs vcs1 vcsa vcsa1 vcsu vcsu1 vda vdb vga_arbiter vsock zero zram0 "
+).split()
+H200_PCI = {"0000:00:00.0": "0x8086", "0000:00:01.0": "0x1af4", "0000:00:02.0": "0x1af4", "0000:00:03.0": "0x1af4",
+            "0000:00:04.0": "0x1af4", "0000:00:05.0": "0x1af4", "0000:00:06.0": "0x10de"}
+PCI_DEVICES = "/sys/bus/pci/devices"
+
+
+def kernel_files(dev, pci):
+    """The host's files as the probe reads them: the names in /dev and in /sys/bus/pci/devices, each device's vendor."""
+    files = {"/dev": list(dev), PCI_DEVICES: sorted(pci)}
+    files.update({"%s/%s/vendor" % (PCI_DEVICES, address): vendor + "\n" for address, vendor in pci.items()})
+    return files
+
+
 LINUX_ENV = {"HOME": "/home/dev", "USER": "dev", "SHELL": "/bin/bash"}
 LINUX_PY = "/home/dev/proj/.venv/bin/python"
 
@@ -510,9 +544,11 @@ def linux_torch(version="2.13.0+cpu", cuda=None, site="/home/dev/proj/.venv/lib/
 
 machine(
     "linux-x86-cpu-torch", "Linux x86_64 (Debian 12, 2 cores) with torch 2.13.0+cpu: the CPU is the device.",
-    ["recorded from this project's CI machine (torch 2.13.0+cpu wheel)"],
+    ["recorded from this project's CI machine (torch 2.13.0+cpu wheel)",
+     "/dev and /sys/bus/pci/devices read on that CI machine when the NVIDIA hardware fact was added"],
     {"system": "Linux", "uname": ["6.1.0", "x86_64"], "env": LINUX_ENV, "brew": [], "memory_bytes": 24 * GIB,
-     "distro": {"id": "debian", "version": "12", "name": "Debian GNU/Linux 12 (bookworm)"}, "which": {}, "commands": {}},
+     "distro": {"id": "debian", "version": "12", "name": "Debian GNU/Linux 12 (bookworm)"}, "which": {}, "commands": {},
+     "files": kernel_files(CI_DEV, CI_PCI)},
     target(LINUX_PY, frames(linux_interp(), linux_torch(), parity("cpu"),
                             smoke("cpu", cold=36.7, warm=37.6, reference="cpu-float64")),
            chosen_because="the .venv in /home/dev/proj (no environment is active)"),
@@ -542,12 +578,15 @@ def smi(header=SMI_H200, listing=SMI_L_H200, driver=None, cuda=None, name=None):
             "nvidia-smi -L": {"returncode": 0, "stdout": listing, "stderr": ""}}
 
 
-def linux_gpu_host(commands, env=None):
+def linux_gpu_host(commands, env=None, files=None):
     base_env = dict(LINUX_ENV)
     base_env.update(env or {})
-    return {"system": "Linux", "uname": ["6.8.0-49-generic", "x86_64"], "env": base_env, "brew": [],
+    host = {"system": "Linux", "uname": ["6.8.0-49-generic", "x86_64"], "env": base_env, "brew": [],
             "memory_bytes": 128 * GIB, "distro": {"id": "ubuntu", "version": "24.04", "name": "Ubuntu 24.04.1 LTS"},
             "which": {"nvidia-smi": "/usr/bin/nvidia-smi"}, "commands": commands}
+    if files:
+        host["files"] = files
+    return host
 
 
 def cuda_facts(version="13.0", available=True, name="NVIDIA H200", cap=(9, 0), memory=150109880320,
@@ -569,8 +608,10 @@ with open(os.path.join(HERE, "_h200_bench_frames.json")) as _h:
 machine(
     "linux-h200-cuda", "A real NVIDIA H200 (driver 580.159.04, CUDA 13.0) with torch 2.11.0+cu130: the child's output and "
     "nvidia-smi text as recorded on that machine on 2026-11-29 (paths redacted).",
-    ["recorded from a real H200 run, docs/measurements.md"],
-    linux_gpu_host(smi()),
+    ["recorded from a real H200 run, docs/measurements.md",
+     "/dev and /sys/bus/pci/devices read on the H200 host (driver 580.159.04, GPU at PCI 0000:00:06.0) when the NVIDIA "
+     "hardware fact was added"],
+    linux_gpu_host(smi(), files=kernel_files(H200_DEV, H200_PCI)),
     target("/home/dev/proj/.venv/bin/python3", H200_FRAMES),
     {"device": "cuda", "state": "ready", "root_cause": None, "exit_code": 0,
      "warnings": [],
@@ -623,8 +664,9 @@ machine(
 )
 machine(
     "linux-cuda-visible-empty", "The H200 host with CUDA_VISIBLE_DEVICES set to the empty string (seen for real there).",
-    ["mps-facts.md 7.1 (NVIDIA: an empty CUDA_VISIBLE_DEVICES hides every GPU)", "docs/measurements.md (run on the H200)"],
-    linux_gpu_host(smi(), env={"CUDA_VISIBLE_DEVICES": ""}),
+    ["mps-facts.md 7.1 (NVIDIA: an empty CUDA_VISIBLE_DEVICES hides every GPU)", "docs/measurements.md (run on the H200)",
+     "/dev and /sys/bus/pci/devices read on the H200 host when the NVIDIA hardware fact was added"],
+    linux_gpu_host(smi(), env={"CUDA_VISIBLE_DEVICES": ""}, files=kernel_files(H200_DEV, H200_PCI)),
     target(LINUX_PY, frames(linux_interp(), linux_torch("2.11.0+cu130", cuda_facts(available=False))), device="cuda"),
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.visible-devices", "exit_code": 1, "requested": "cuda",
      "remedy_command": "unset CUDA_VISIBLE_DEVICES",

@@ -6,7 +6,8 @@
 # deletes an environment.
 
 # 1/4 Create /Users/alex/proj/.venv-py312 with a native arm64 Python 3.12
-#   Current torch supports Python >=3.11,<3.16. A new environment is created beside the old one.
+#   Current torch 2.15 supports Python >=3.11,<3.16. A new environment is created beside the old
+#   one.
 uv python install cpython-3.12-macos-aarch64-none
 uv venv --python cpython-3.12-macos-aarch64-none /Users/alex/proj/.venv-py312
 
