@@ -12,7 +12,7 @@ from typing import Dict, List, Optional, Tuple
 
 from mps_doctor import __version__, exit_codes
 from mps_doctor.errors import DoctorError, UsageError
-from mps_doctor.facts import Target, describe_failure, longer_timeout, stage_work
+from mps_doctor.facts import Target, describe_failure, longer_timeout, stage_work, step_work
 from mps_doctor.probe.target import (
     CHILD_DIR,
     DATA_DIR,
@@ -23,6 +23,7 @@ from mps_doctor.probe.target import (
     target_from_frames,
     validate_python,
 )
+from mps_doctor.words import shorten
 
 FORMAT = "mps-doctor-bench"
 SCHEMA_VERSION = 1
@@ -30,6 +31,9 @@ SCHEMA_VERSION = 1
 STEP_FLOP_AT_64 = 4.580179968e9
 SEED_EPOCH_IMAGES = 60000
 PEAKS_FILE = Path(__file__).resolve().parent / "data" / "chip_peaks.json"
+# A measurement is noisy when the standard deviation of its windows is more than 10% of their mean: the threshold at
+# which pyperf's `check` command calls a benchmark result unstable (pyperf documentation, "Analyze benchmark results").
+NOISY_VARIATION = 0.10
 # The largest --timeout that bench accepts (cli.py).
 MAX_TIMEOUT = 86400
 
@@ -100,6 +104,18 @@ class DeviceRun:
         return (max(self.window_ms) - min(self.window_ms)) / self.median_ms
 
     @property
+    def variation(self) -> Optional[float]:
+        """Standard deviation over mean of the windows (the coefficient of variation); None below two windows."""
+        if len(self.window_ms) < 2 or not statistics.mean(self.window_ms):
+            return None
+        return statistics.stdev(self.window_ms) / statistics.mean(self.window_ms)
+
+    @property
+    def noisy(self) -> bool:
+        """Whether the windows vary by more than NOISY_VARIATION: the figures are uncertain."""
+        return self.variation is not None and self.variation > NOISY_VARIATION
+
+    @property
     def images_per_second(self) -> Optional[float]:
         return self.batch / (self.median_ms / 1e3) if self.median_ms else None
 
@@ -138,9 +154,21 @@ class BenchReport:
         return cpu.median_ms / accel.median_ms
 
     @property
+    def warnings(self) -> Tuple[str, ...]:
+        """What makes the figures suspect or surprising: a noisy measurement, an accelerator slower than the CPU."""
+        found = tuple(noise_warning(run, bool(self.options.epochs)) for run in self.runs if run.noisy)
+        if self.speedup is not None and self.speedup < 1.0:
+            found += (
+                "%s is slower than the CPU here (%.2fx). On this small network at batch %d each step is ~%.1f GFLOP, so "
+                "per-operation launch overhead dominates; that is expected on small chips or old torch and is no fault. "
+                "Try --batch 256, or a bigger model, to see the GPU's throughput."
+                % (self.accelerator.device, self.speedup, self.options.batch, STEP_FLOP_AT_64 * self.options.batch / 64e9),)
+        return found
+
+    @property
     def status(self) -> Tuple[str, str]:
         """('pass' | 'warn' | 'fail' | 'timeout', message): a run that failed first, then one that --timeout stopped
-        (neither fast nor broken is shown: the remedy is more time)."""
+        (neither fast nor broken is shown: the remedy is more time), else the warnings, one after the other."""
         failed = [r for r in self.runs if r.error and not r.timed_out]
         if failed:
             return "fail", "%s failed: %s" % (failed[0].device, failed[0].error)
@@ -149,18 +177,23 @@ class BenchReport:
             return "timeout", "%s: %s. Nothing shows whether it is slow or hangs; run again with more time (--timeout " \
                               "%g)." % (stopped[0].device, stopped[0].error, longer_timeout(self.options.timeout,
                                                                                            MAX_TIMEOUT))
-        if self.speedup is not None and self.speedup < 1.0:
-            return "warn", (
-                "%s is slower than the CPU here (%.2fx). On this small network at batch %d each step is ~%.1f GFLOP, so "
-                "per-operation launch overhead dominates; that is expected on small chips or old torch and is no fault. "
-                "Try --batch 256, or a bigger model, to see the GPU's throughput."
-                % (self.accelerator.device, self.speedup, self.options.batch, STEP_FLOP_AT_64 * self.options.batch / 64e9))
+        if self.warnings:
+            return "warn", " ".join(self.warnings)
         return "pass", ""
 
     def exit_code(self) -> int:
-        """NOT_READY when a device's run failed or timed out, else READY (a slower accelerator is a warning, not a
-        failure)."""
+        """NOT_READY when a device's run failed or timed out, else READY (a slower accelerator or a noisy run is a
+        warning, not a failure)."""
         return exit_codes.NOT_READY if self.status[0] in ("fail", "timeout") else exit_codes.READY
+
+
+def noise_warning(run: DeviceRun, epochs: bool) -> str:
+    """Why RUN's figures are uncertain: how much its windows (or EPOCHS) varied, and what gives a steadier one."""
+    what = "epochs" if epochs else "timing windows"
+    return ("%s is noisy: its %s vary by %.0f%% (standard deviation over mean, %.2f to %.2f ms/step), more than the "
+            "%.0f%% at which a result is unstable, so its figures are uncertain. Other programs or thermal throttling "
+            "disturbed it: close them and run again, or measure longer (--windows, --steps)."
+            % (run.device, what, 100 * run.variation, min(run.window_ms), max(run.window_ms), 100 * NOISY_VARIATION))
 
 
 def resolved_accelerator(requested: str, results: Dict[str, dict]) -> str:
@@ -210,10 +243,13 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None,
     progress: Dict[str, dict] = {}
 
     def on_frame(frame) -> None:
-        if isinstance(frame, dict) and frame.get("event") == "progress" and isinstance(frame.get("data"), dict):
+        """Each frame as it comes: the last progress frame kept, for what a stop interrupted (running); every frame
+        to ON_PROGRESS (the progress line), which reads the same frames the same way (facts.step_work)."""
+        if isinstance(frame, dict) and frame.get("event") == "progress" and frame.get("stage") == "bench" \
+                and isinstance(frame.get("data"), dict):
             progress["last"] = frame["data"]
-            if on_progress is not None:
-                on_progress(frame)
+        if on_progress is not None:
+            on_progress(frame)
 
     outcome = child.stream(on_frame)
     results = outcome.results
@@ -289,28 +325,13 @@ def stopped_run(device: str, outcome: ChildOutcome, progress: Optional[dict], ti
 
 
 def running(progress: Optional[dict], device: Optional[str] = None) -> str:
-    """What the bench child was doing by its last PROGRESS frame (untrusted), 'timing window 3 of 5 on cpu'; with
-    DEVICE, the device whose run had begun (before its first frame, its network and data were being set up)."""
-    data = progress or {}
-    on = data.get("device") if data.get("device") in ("cpu", "mps", "cuda") else None
-    phase = data.get("phase")
-    if device is not None and on != device:
-        return "setting up the network and data on %s" % device
-    try:
-        if phase == "window" and on:
-            return "timing window %d of %d on %s" % (int(data["window"]), int(data["windows"]), on)
-        if phase == "epoch" and on:
-            return "training epoch %d of %d on %s (step %d of %d)" % (
-                int(data["epoch"]), int(data["epochs"]), on, int(data["step"]) + 1, int(data["steps"]))
-    except (KeyError, TypeError, ValueError, OverflowError):
-        pass
-    if phase == "cold-step" and on:
-        return "running the cold first step on %s" % on
-    if phase == "warm-up" and on:
-        return "running the warm-up steps on %s" % on
-    if phase == "data":
-        return "loading the MNIST data"
-    return "benchmarking"
+    """What the bench child was doing by its last PROGRESS frame's data (untrusted), in the progress line's words
+    (facts.step_work), 'timing window 3 of 5 on cpu'; with DEVICE, the device whose run had begun (before its first
+    frame, its network and data were being set up)."""
+    data = progress if isinstance(progress, dict) else {}
+    if device is not None and data.get("device") != device:
+        return stage_work("bench-" + device, device)
+    return step_work("bench", data) or "benchmarking"
 
 
 def device_run(data: dict, torch_data: dict) -> DeviceRun:
@@ -318,7 +339,7 @@ def device_run(data: dict, torch_data: dict) -> DeviceRun:
     if data.get("unavailable"):
         return DeviceRun(device=data["device"], unavailable=True)
     if data.get("error"):
-        return DeviceRun(device=data["device"], error="%s: %s" % (data["error"]["type"], data["error"]["message"][:300]))
+        return DeviceRun(device=data["device"], error="%s: %s" % (data["error"]["type"], shorten(data["error"]["message"], 300)))
     cores = (torch_data.get("mps") or {}).get("core_count") if data["device"] == "mps" else None
     peak, source = find_peak(data.get("name", ""), cores) if data["device"] != "cpu" else (None, None)
     return DeviceRun(
@@ -365,7 +386,8 @@ def run_to_dict(run: DeviceRun) -> dict:
         "device": run.device, "name": run.name, "unavailable": run.unavailable, "error": run.error,
         "timed_out": run.timed_out,
         "cold_first_step_ms": run.cold_first_step_ms, "window_ms_per_step": list(run.window_ms),
-        "median_ms_per_step": run.median_ms, "spread": run.spread, "images_per_second": run.images_per_second,
+        "median_ms_per_step": run.median_ms, "spread": run.spread, "variation": run.variation, "noisy": run.noisy,
+        "images_per_second": run.images_per_second,
         "achieved_tflops": run.tflops, "peak_fp32_tflops": run.peak_tflops, "peak_source": run.peak_source,
         "fraction_of_peak": run.tflops / run.peak_tflops if run.tflops and run.peak_tflops else None,
         "epochs": list(run.epochs), "final_loss": run.final_loss, "warnings": list(run.warnings),

@@ -236,6 +236,7 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
           select_ids, skip_ids, required):
     """Check whether PyTorch can train on the device from this Python, layer by layer."""
     from mps_doctor.diagnosis import diagnose
+    from mps_doctor.render.progress import status_line
     from mps_doctor.render.text import fix_command
 
     try:
@@ -248,9 +249,11 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
             write_output(render_triage(pasted, fmt, verbose, to_stdout(output) and use_color(no_color),
                                        stdout_is_unicode(), not no_redact, fix), output)
             sys.exit(exit_code(pasted))
-        report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report, from_data=data,
-                                            quick=quick, timeout=timeout, config=config, select_ids=select_ids,
-                                            skip_ids=skip_ids, required=required, strict=strict))
+        with status_line(sys.stderr, os.environ, enabled=not from_report) as progress:
+            report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report,
+                                                from_data=data, quick=quick, timeout=timeout, config=config,
+                                                select_ids=select_ids, skip_ids=skip_ids, required=required,
+                                                strict=strict, on_frame=progress))
         fix = fix_command(report, local_doctor(), extra=given(ctx, ("timeout", "config")))
         write_output(render(report, fmt, verbose, to_stdout(output) and use_color(no_color), not no_redact, fix), output)
     except DoctorError as error:
@@ -342,7 +345,8 @@ def list_checks(fmt):
 @click.option("--output", "-o", metavar="FILE", help=OUTPUT_HELP)
 @click.option("--timeout", type=Seconds(1, 86400), default=1800.0, show_default=True, metavar="SECONDS",
               help="Seconds the whole benchmark may take.")
-@click.option("--no-progress", is_flag=True, help="No progress bar (also off in CI or when stderr is not a terminal).")
+@click.option("--no-progress", is_flag=True, help="No progress line on stderr (also off in CI or when stderr is not a "
+              "terminal).")
 def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipeline, workers, no_cpu, fmt, output, timeout,
           no_progress):
     """Time the MNIST network of pytorch/examples on the CPU vs the accelerator, measured correctly."""
@@ -350,18 +354,16 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
 
     from mps_doctor.bench import BenchOptions, BenchUnavailable, bench_to_dict, run_bench
     from mps_doctor.probe.target import default_python
+    from mps_doctor.render.progress import status_line
 
     try:
         if data_dir:
             check_data_dir(data_dir)
         options = BenchOptions(device=device, batch=batch, warmup=warmup, windows=windows, steps=steps, epochs=epochs,
                                pipeline=pipeline, workers=workers, data_dir=data_dir, include_cpu=not no_cpu, timeout=timeout)
-        show = not no_progress and epochs > 0 and sys.stderr.isatty() and not os.environ.get("CI")
-        progress = ProgressBar() if show else None
         target, why = default_python() if python is None else (python, "--python")
-        report = run_bench(target, options, platform.system(), progress, chosen_because=why)
-        if progress is not None:
-            progress.finish()
+        with status_line(sys.stderr, os.environ, enabled=not no_progress) as progress:
+            report = run_bench(target, options, platform.system(), progress, chosen_because=why)
         if fmt == "json":
             text = json.dumps(bench_to_dict(report), indent=2) + "\n"
         else:
@@ -418,6 +420,7 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_
     """The exact, ordered, safe commands that fix what `check` finds, for this setup."""
     from mps_doctor.diagnosis import diagnose
     from mps_doctor.remedies.plan import build_plan, pinned_release
+    from mps_doctor.render.progress import status_line
     from mps_doctor.render.script import render_explained, render_script
     from mps_doctor.render.text import fix_command
 
@@ -428,9 +431,11 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_
             pinned_release(torch_pin)
         report, data = read_from(from_report, python, device)
         if report is None:
-            report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report,
-                                                from_data=data, quick=quick, timeout=timeout, config=config,
-                                                select_ids=select_ids, skip_ids=skip_ids, required=required))
+            with status_line(sys.stderr, os.environ, enabled=not from_report) as progress:
+                report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report,
+                                                    from_data=data, quick=quick, timeout=timeout, config=config,
+                                                    select_ids=select_ids, skip_ids=skip_ids, required=required,
+                                                    on_frame=progress))
         plan = build_plan(report, manager=manager, shell=shell, torch_pin=torch_pin,
                           index="" if pypi else index_url)
         plan_options = ("shell", "manager", "torch_pin", "index_url", "pypi", "timeout", "config")
@@ -537,9 +542,12 @@ def policy_init(ctx, python, device, timeout):
     """Print a commented starting policy for this machine's current state (paste it into pyproject.toml)."""
     from mps_doctor.diagnosis import DiagnosisRequest, diagnose
     from mps_doctor.policy_init import render_policy
+    from mps_doctor.render.progress import status_line
 
     try:
-        report = diagnose(DiagnosisRequest(device=device, python=python, quick=True, timeout=timeout))
+        with status_line(sys.stderr, os.environ) as progress:
+            report = diagnose(DiagnosisRequest(device=device, python=python, quick=True, timeout=timeout,
+                                               on_frame=progress))
     except DoctorError as error:
         fail(error)
     click.echo(render_policy(report), nl=False)
@@ -553,31 +561,6 @@ def check_data_dir(data_dir: str) -> None:
         load_split(data_dir, train=True)
     except IdxError as exc:
         raise UsageError("--data-dir: %s" % exc)
-
-
-class ProgressBar:
-    """Draws the child's progress frames as one bar per device and epoch on stderr."""
-
-    def __init__(self):
-        self.current = None
-
-    def __call__(self, frame) -> None:
-        data = frame.get("data")
-        if frame.get("event") != "progress" or not isinstance(data, dict) or "epoch" not in data:
-            return  # the other progress frames (the step being run) only say what a stop interrupted
-        key = (data["device"], data["epoch"])
-        if self.current is not None and key != self.current:
-            click.echo("", err=True)
-        self.current = key
-        done = (data["step"] + 1) / float(data["steps"])
-        filled = int(done * 30)
-        line = "  %-4s epoch %d/%d [%s%s] %3.0f%%" % (data["device"], data["epoch"], data["epochs"], "#" * filled,
-                                                   "." * (30 - filled), done * 100)
-        click.echo("\r" + one_line(line), nl=False, err=True)
-
-    def finish(self) -> None:
-        if self.current is not None:
-            click.echo("", err=True)
 
 
 # click 8.2+ raises this for a group called without a command; older versions print the help themselves.

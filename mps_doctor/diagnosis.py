@@ -5,8 +5,8 @@ The library behind `check`, `fix` and `policy init`: one DiagnosisRequest in, on
 
 import json
 import sys
-from dataclasses import dataclass
-from typing import Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Tuple
 
 from mps_doctor.checks.model import COMMAND_LINE_SKIP, Options
 from mps_doctor.checks.registry import REGISTRY, all_checks, device_work_checks
@@ -47,6 +47,8 @@ class DiagnosisRequest:
     required: Tuple[str, ...] = ()
     # Unaccepted warnings make the verdict not ready.
     strict: bool = False
+    # Hears each frame of the probe child as it comes (a progress line); not part of what is diagnosed.
+    on_frame: Optional[Callable[[dict], None]] = field(default=None, compare=False, repr=False)
 
 
 def diagnose(request: DiagnosisRequest) -> Report:
@@ -77,7 +79,7 @@ def diagnose(request: DiagnosisRequest) -> Report:
     required = tuple(request.required) or saved.get("required", ())
     if not request.from_report:
         facts = collect_facts(request.python, device, smoke=not quick, timeout=request.timeout,
-                              policy_devices=tuple(dict.fromkeys(required + policy.devices)))
+                              policy_devices=tuple(dict.fromkeys(required + policy.devices)), on_frame=request.on_frame)
     return run_checks(facts, Options(device=device, requested_device=device, quick=quick, policy=policy, select=select,
                                      required=required, strict=request.strict, replayed_from=request.from_report))
 

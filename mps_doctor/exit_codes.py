@@ -24,7 +24,7 @@ TABLE = (
 
 # `bench`: the same numbers, read for a measurement.
 BENCH_TABLE = (
-    (READY, "measured (a slower accelerator is a warning)"),
+    (READY, "measured (a slower accelerator or a noisy measurement is a warning)"),
     (NOT_READY, "the accelerator or torch is not usable, or the run ran out of --timeout"),
     (USAGE, "usage error"),
     (DOCTOR_FAILED, "the doctor failed"),

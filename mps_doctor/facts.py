@@ -149,13 +149,62 @@ class ProbeFailure:
 
 
 def stage_work(stage: str, device: str) -> str:
-    """What the child does in STAGE (child/mpsd_probe.py run) on DEVICE, said of a stage that was still running."""
+    """What the child does in STAGE (child/mpsd_probe.py run, child/mpsd_bench.py run) on DEVICE, said of a stage that
+    was still running."""
     if stage == "interpreter":
         return "starting the target Python"
     if stage == "torch":
         return "importing torch"
+    if stage.startswith("bench-"):  # a device's bench run before its first progress frame (child/mpsd_bench.py)
+        return "setting up the network and data on %s" % device
     what = {"parity": "the parity operations", "smoke": "the smoke training step"}.get(stage, "the %s stage" % stage)
     return "running %s on %s" % (what, device)
+
+
+# The devices a child's frame may name (child/mpsd_probe.py resolve_device): any other value is not shown.
+FRAME_DEVICES = ("cpu", "mps", "cuda")
+
+
+def frame_number(data: Mapping, key: str) -> Optional[int]:
+    """DATA[KEY] when it is a non-negative integer (frames come from the target interpreter: untrusted)."""
+    value = data.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10 ** 9 else None
+
+
+def step_work(stage: Any, data: Any) -> Optional[str]:
+    """What the child is doing by one of its `progress` frames (STAGE 'bench' or 'smoke', DATA untrusted), in the
+    words of stage_work: 'timing window 3 of 5 on cpu'; None for a frame that says nothing recognizable. The one
+    reading of these frames: the progress line shows it (render/progress.py), and a bench stopped by --timeout or a
+    crash reports it (bench.running)."""
+    if not isinstance(data, Mapping):
+        return None
+    device = data.get("device") if data.get("device") in FRAME_DEVICES else None
+    phase = data.get("phase")
+    if stage == "bench" and phase == "data":
+        return "loading the MNIST data"
+    if device is None:
+        return None
+    if stage == "smoke":
+        step, last, steps = (frame_number(data, key) for key in ("step", "last", "steps"))
+        if phase == "reference-step":
+            return "training one step on %s against the CPU reference" % device
+        if phase == "steps" and step and steps:
+            span = "steps %d-%d" % (step, last) if last and last > step else "step %d" % step
+            return "training %s of %d on %s" % (span, steps, device)
+        return None
+    if stage != "bench":
+        return None
+    if phase == "cold-step":
+        return "running the cold first step on %s" % device
+    if phase == "warm-up" and frame_number(data, "steps"):
+        return "running %d warm-up steps on %s" % (frame_number(data, "steps"), device)
+    window, windows = frame_number(data, "window"), frame_number(data, "windows")
+    if phase == "window" and window and windows:
+        return "timing window %d of %d on %s" % (window, windows, device)
+    epoch, epochs, step, steps = (frame_number(data, key) for key in ("epoch", "epochs", "step", "steps"))
+    if phase in ("epoch", None) and epoch and epochs and step is not None and steps:  # no phase: an older child
+        return "training epoch %d of %d on %s (step %d of %d)" % (epoch, epochs, device, step + 1, steps)
+    return None
 
 
 def describe_failure(failure: ProbeFailure) -> str:

@@ -29,6 +29,7 @@ from mps_doctor.errors import ReportFormatError
 from mps_doctor.facts import Facts, from_jsonable, to_jsonable
 from mps_doctor.policy import policy_to_dict
 from mps_doctor.versions import load_releases
+from mps_doctor.words import shorten
 
 FORMAT = "mps-doctor-report"
 SCHEMA_VERSION = 1
@@ -364,6 +365,6 @@ def validated_options(options: Any) -> Dict[str, Any]:
 def json_repr(value: Any) -> str:
     """VALUE as JSON, shortened, for an error message."""
     text = json.dumps(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shorten(text, 60)
 
 

@@ -1,10 +1,10 @@
 """Golden files under tests/golden/: compared after normalization, shown as a unified diff when they differ.
 
-Regenerate every golden file (fix plans and check reports) with:
+Regenerate every golden file (fix plans and check reports) and the README's examples with:
 
-    MPS_DOCTOR_UPDATE_GOLDENS=1 python -m pytest tests/test_fix.py tests/test_golden_reports.py
+    MPS_DOCTOR_UPDATE_GOLDENS=1 python -m pytest tests/test_fix.py tests/test_golden_reports.py tests/test_readme_examples.py
 
-and review the change with `git diff tests/golden/`.
+and review the change with `git diff tests/golden/ README.md`.
 """
 
 import difflib
@@ -19,7 +19,8 @@ from mps_doctor import __version__
 GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UPDATE_VARIABLE = "MPS_DOCTOR_UPDATE_GOLDENS"
-UPDATE_COMMAND = "%s=1 python -m pytest tests/test_fix.py tests/test_golden_reports.py" % UPDATE_VARIABLE
+UPDATE_COMMAND = ("%s=1 python -m pytest tests/test_fix.py tests/test_golden_reports.py tests/test_readme_examples.py"
+                  % UPDATE_VARIABLE)
 
 # The report's creation time, wherever it is printed (the JSON report inside the Markdown block).
 CREATED = re.compile(r'("created": )"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?"')

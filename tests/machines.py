@@ -1,5 +1,6 @@
 """Replay a recorded machine (tests/machines/<name>/machine.json) through the real parsers into Facts."""
 
+import dataclasses
 import json
 import os
 
@@ -47,4 +48,5 @@ def replay_facts(machine) -> Facts:
     results, begun = parse_frames(child_stdout(target["frames"]))
     target_facts = target_from_frames(results, begun, target["returncode"], target["stderr"], target["timed_out"],
                                       180.0, target["python"], target["device"], target["smoke"])
+    target_facts = dataclasses.replace(target_facts, chosen_because=target.get("chosen_because"))
     return Facts(host=host_facts, target=target_facts)

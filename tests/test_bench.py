@@ -62,7 +62,7 @@ def test_the_timed_loop_never_reads_a_value_back(mpsd_bench, monkeypatch):
     options = {"batch": 16, "warmup": 1, "windows": 2, "steps": 2, "pipeline": "resident", "epochs": 0}
     real_windows = mpsd_bench.time_windows
 
-    def guarded_windows(step, sync, windows, steps, clock=None, on_window=None):
+    def guarded_windows(step, sync, windows, steps, clock=None, on_window=lambda number: None):
         def forbidden(*args, **kwargs):
             raise AssertionError("host read inside the timed loop")
 

@@ -1,4 +1,4 @@
-"""Small CLI pieces: colour and progress decisions, atomic output."""
+"""Small CLI pieces: colour decisions, atomic output (progress: tests/test_progress.py)."""
 
 import os
 
@@ -30,20 +30,6 @@ def test_colour_only_on_a_terminal_outside_ci(monkeypatch, env, flag, expected):
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(cli.sys, "stdout", TTY())
     assert cli.use_color(flag) is expected
-
-
-def test_progress_bar_draws_one_line_per_device_and_epoch(capsys):
-    bar = cli.ProgressBar()
-    for device in ("cpu", "cuda"):
-        for step in (0, 4, 9):
-            bar({"event": "progress", "stage": "bench", "data": {"device": device, "epoch": 1, "epochs": 1,
-                                                                 "step": step, "steps": 10}})
-    bar({"event": "result", "stage": "bench-cuda", "data": {}})
-    bar.finish()
-    err = capsys.readouterr().err
-    lines = err.split("\n")
-    assert len([line for line in lines if line]) == 2
-    assert lines[0].rstrip().endswith("100%") and "cpu" in lines[0] and "cuda" in lines[1]
 
 
 def test_output_is_written_atomically_and_a_failure_keeps_the_old_file(tmp_path):

@@ -141,7 +141,7 @@ def test_fix_explains_in_words_by_default():
 def test_fix_from_a_file_that_is_not_a_report_is_exit_2(tmp_path):
     # Text is read as a paste (as `triage` reads it); an empty one holds nothing recognizable.
     code, out, err = doctor("fix", "--from", os.devnull)
-    assert code == 2 and out == "" and "nothing recognizable" in err
+    assert code == 2 and out == "" and "neither an mps-doctor JSON report nor pasted text it recognizes" in err
     damaged = tmp_path / "report.json"
     damaged.write_text('{"format": "mps-doctor-report", "schema_')
     code, out, err = doctor("fix", "--from", str(damaged))

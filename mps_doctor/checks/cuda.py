@@ -23,6 +23,7 @@ from mps_doctor.checks.model import (
 from mps_doctor.checks.pasted import cuda_outside_linux
 from mps_doctor.checks.registry import check
 from mps_doctor.versions import Release, is_number, version_tuple
+from mps_doctor.words import shorten
 
 DRIVER_DOWNLOAD = "https://www.nvidia.com/Download/index.aspx"
 COMPAT_DOCS = "https://docs.nvidia.com/deploy/cuda-compatibility/"
@@ -393,7 +394,7 @@ def cuda_available(ctx: Context) -> Outcome:
             for d in ctx.torch.cuda_devices)))
     reason = next((w for w in ctx.torch.warnings if "CUDA initialization" in w or "driver" in w.lower()), None)
     return failed(
-        "torch.cuda.is_available() is False" + (": %s" % reason.split(":", 2)[-1].strip()[:160] if reason else ""),
+        "torch.cuda.is_available() is False" + (": %s" % shorten(reason.split(":", 2)[-1].strip(), 160) if reason else ""),
         Remedy(reason or "torch found no usable GPU.",
                "torch returns False instead of raising; its warning names the reason. Run nvidia-smi as this user.",
                (run("nvidia-smi"), run(ctx.target.python, "-c", "import torch; print(torch.cuda.device_count())")),

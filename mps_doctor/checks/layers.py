@@ -45,6 +45,7 @@ from mps_doctor.checks.pasted import (
 )
 from mps_doctor.checks.registry import DEVICE_RUN, check
 from mps_doctor.devices import hosted_runner
+from mps_doctor.words import shorten
 
 ROSETTA_DOCS = "https://developer.apple.com/documentation/apple-silicon/about-the-rosetta-translation-environment"
 HOSTED_RUNNER_DOCS = "https://docs.github.com/en/actions/using-github-hosted-runners/about-github-hosted-runners"
@@ -457,7 +458,7 @@ def torch_import(ctx: Context) -> Outcome:
             why = "Reinstalling torch and torchvision as a matching pair restores a consistent install."
         return failed(
             "`import torch` fails: %s" % diagnosis,
-            Remedy(text.splitlines()[0][:300], why, actions, GET_STARTED, key="torch-" + key, title=title),
+            Remedy(shorten(text.splitlines()[0], 300), why, actions, GET_STARTED, key="torch-" + key, title=title),
             text, error.traceback,
         )
     return passed("torch %s imports (%.1f s)" % (info.version, info.import_seconds or 0.0))
@@ -661,7 +662,7 @@ def device_parity(ctx: Context) -> Outcome:
         if MISSING_OPERATOR in text:
             return failed(
                 "tensor work on %s raised %s: an operator has no MPS kernel in this torch" % (ctx.device, parity.error.type),
-                Remedy(text.splitlines()[0][:300], "With PYTORCH_ENABLE_MPS_FALLBACK=1 torch runs such operators on the "
+                Remedy(shorten(text.splitlines()[0], 300), "With PYTORCH_ENABLE_MPS_FALLBACK=1 torch runs such operators on the "
                        "CPU (slower, and this check then warns); a newer torch may have the kernel.",
                        (export("PYTORCH_ENABLE_MPS_FALLBACK", "1"),), PYTORCH_MPS_DOCS, key="mps-missing-operator",
                        title="Let operators missing on MPS run on the CPU"),
@@ -669,7 +670,7 @@ def device_parity(ctx: Context) -> Outcome:
             )
         return failed(
             "tensor work on %s raised %s" % (ctx.device, parity.error.type),
-            explained(Remedy(text.splitlines()[0][:300], "A device that cannot run a small matmul cannot train.",
+            explained(Remedy(shorten(text.splitlines()[0], 300), "A device that cannot run a small matmul cannot train.",
                              (CheckAgain(device="cpu"),), ctx.device_docs(), key="device-error"), text),
             text,
         )
@@ -724,7 +725,7 @@ def out_of_memory(ctx: Context, work: str, text: str, *details: str) -> Outcome:
             text, *details)
     return failed(
         "%s ran out of memory on %s" % (work, ctx.device),
-        Remedy(text.splitlines()[0][:300], "Other processes hold most of the GPU's memory, or the machine is under "
+        Remedy(shorten(text.splitlines()[0], 300), "Other processes hold most of the GPU's memory, or the machine is under "
                "heavy memory pressure; close them and check again.", (CheckAgain(device=ctx.device),),
                PYTORCH_MPS_DOCS, key="mps-out-of-memory"),
         text, *details)
@@ -732,7 +733,7 @@ def out_of_memory(ctx: Context, work: str, text: str, *details: str) -> Outcome:
 
 def fallback_remedy(flag: Optional[str], fallback_warnings) -> Remedy:
     """Ops that PYTORCH_ENABLE_MPS_FALLBACK=FLAG moved to the CPU, named by torch's first warning."""
-    return Remedy("PYTORCH_ENABLE_MPS_FALLBACK=%s moved ops to the CPU: %s" % (flag, fallback_warnings[0][:200]),
+    return Remedy("PYTORCH_ENABLE_MPS_FALLBACK=%s moved ops to the CPU: %s" % (flag, shorten(fallback_warnings[0], 200)),
                   "Fallback ops run on the CPU, silently slower; newer torch releases bring more MPS operators.",
                   (InstallTorch(),), PYTORCH_MPS_DOCS, key="mps-fallback",
                   title="Upgrade torch for more MPS operators")
@@ -792,7 +793,7 @@ def smoke_error(ctx: Context, error, on: str) -> Outcome:
         return out_of_memory(ctx, "training the MNIST network", text, error.traceback)
     return failed(
         "training %s raised %s" % (on, error.type),
-        explained(Remedy(text.splitlines()[0][:300], "The MNIST network of pytorch/examples could not train here.",
+        explained(Remedy(shorten(text.splitlines()[0], 300), "The MNIST network of pytorch/examples could not train here.",
                          (export("PYTORCH_ENABLE_MPS_FALLBACK", "1"),) if MISSING_OPERATOR in text else
                          (CheckAgain(device="cpu"),), ctx.device_docs(), key="smoke-error"), text),
         text, error.traceback,

@@ -22,13 +22,12 @@ def make_sync(torch, device):
     return mpsd_probe.synchronizer(torch, device)
 
 
-def time_windows(step, sync, windows, steps, clock=time.perf_counter, on_window=None):
+def time_windows(step, sync, windows, steps, clock=time.perf_counter, on_window=lambda number: None):
     """Milliseconds per step for each of WINDOWS windows of STEPS calls; the device is synced before each clock read.
-    ON_WINDOW(index), when given, is told of each window before its clock starts."""
+    ON_WINDOW(number), counted from 1, hears each window begin, before its first sync, so that it is never timed."""
     results = []
-    for index in range(windows):
-        if on_window is not None:
-            on_window(index)
+    for number in range(1, windows + 1):
+        on_window(number)
         sync()
         started = clock()
         for _ in range(steps):
@@ -108,7 +107,8 @@ def bench_device(torch, device, images, labels, options, emit):
     result = {"device": device, "batch": options["batch"], "pipeline": options["pipeline"]}
 
     def phase(name, **where):
-        """Say what runs next (outside every timed region), so that a stop is attributed to it."""
+        """Say what runs next in a progress frame, always outside every timed region: the progress line shows it,
+        and a stop (--timeout, a crash) is attributed to it (bench.running, render/progress.py; facts.step_work)."""
         where.update(device=device, phase=name)
         emit("progress", "bench", where)
 
@@ -124,7 +124,8 @@ def bench_device(torch, device, images, labels, options, emit):
         def step():
             mpsd_net.train_step(model, optimizer, *batches())
 
-        phase("warm-up", steps=options["warmup"])
+        if options["warmup"]:
+            phase("warm-up", steps=options["warmup"])
         for _ in range(options["warmup"]):
             step()
         if epochs:
@@ -143,8 +144,9 @@ def bench_device(torch, device, images, labels, options, emit):
                 result["epochs"].append({"seconds": seconds, "steps": steps, "images": steps * options["batch"]})
             result["window_ms"] = [e["seconds"] * 1e3 / e["steps"] for e in result["epochs"]]
         else:
-            result["window_ms"] = time_windows(step, sync, options["windows"], options["steps"], on_window=lambda index:
-                                               phase("window", window=index + 1, windows=options["windows"]))
+            windows = options["windows"]
+            result["window_ms"] = time_windows(step, sync, windows, options["steps"], on_window=lambda number:
+                                               phase("window", window=number, windows=windows))
             result["steps_per_window"] = options["steps"]
         loss = mpsd_net.train_step(model, optimizer, *batches())
         result["final_loss"] = float(loss)

@@ -381,8 +381,9 @@ def parity_ops(torch, device):
     return {"device": device, "ops": ops}
 
 
-def smoke_facts(torch, device, options):
-    """Train the MNIST network for a few steps on DEVICE; report parity with a reference step, losses and timing."""
+def smoke_facts(torch, device, options, progress=lambda data: None):
+    """Train the MNIST network for a few steps on DEVICE; report parity with a reference step, losses and timing.
+    PROGRESS(data) hears which step runs, always outside the timed code."""
     import mpsd_idx
     import mpsd_net
 
@@ -395,6 +396,7 @@ def smoke_facts(torch, device, options):
              "fallback_env": os.environ.get("PYTORCH_ENABLE_MPS_FALLBACK")}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        progress({"device": device, "phase": "reference-step"})
         facts["parity"] = step_parity(torch, mpsd_net, device, x_all[:batch], y_all[:batch])
         model = mpsd_net.make_model(device)
         optimizer = mpsd_net.make_optimizer(model, light=True)
@@ -402,11 +404,14 @@ def smoke_facts(torch, device, options):
         model.train()
         batches = [(x_all[256 + i * batch:256 + (i + 1) * batch].to(device),
                     y_all[256 + i * batch:256 + (i + 1) * batch].to(device)) for i in range(steps)]
+        progress({"device": device, "phase": "steps", "step": 1, "last": 1, "steps": steps})
         synchronize(torch, device)
         started = time.perf_counter()
         mpsd_net.train_step(model, optimizer, *batches[0])
         synchronize(torch, device)
         facts["cold_step_ms"] = (time.perf_counter() - started) * 1e3
+        if steps > 1:
+            progress({"device": device, "phase": "steps", "step": 2, "last": steps, "steps": steps})
         started = time.perf_counter()
         for bx, by in batches[1:]:
             mpsd_net.train_step(model, optimizer, bx, by)
@@ -479,11 +484,12 @@ def run(options, emit):
         return
     for stage, wanted, collect in (
         ("parity", True, lambda: parity_facts(torch, device)),
-        ("smoke", options.get("smoke", False), lambda: smoke_facts(torch, device, options)),
+        ("smoke", options.get("smoke", False),
+         lambda: smoke_facts(torch, device, options, lambda data: emit("progress", "smoke", data))),
     ):
         if not wanted:
             continue
-        emit("begin", stage)
+        emit("begin", stage, {"device": device})
         try:
             emit("result", stage, collect())
         except Exception as exc:

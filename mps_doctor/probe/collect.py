@@ -2,7 +2,7 @@
 
 import os
 import platform
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from mps_doctor.ci import ci_name
 from mps_doctor.devices import child_device
@@ -13,9 +13,9 @@ from mps_doctor.probe.target import default_python, finish_target, start_target,
 
 
 def collect_facts(python: Optional[str], requested: str, smoke: bool, timeout: float,
-                  policy_devices: Sequence[str] = ()) -> Facts:
+                  policy_devices: Sequence[str] = (), on_frame: Optional[Callable[[dict], None]] = None) -> Facts:
     """Probe this machine and the interpreter PYTHON (None: the default target, see default_python) for a run on
-    REQUESTED (mps, cpu, cuda or auto)."""
+    REQUESTED (mps, cpu, cuda or auto); ON_FRAME hears each frame of the child as it comes (progress)."""
     python, why = (python, "--python") if python is not None else default_python()
     python = validate_python(python)
     system = platform.system()
@@ -25,5 +25,5 @@ def collect_facts(python: Optional[str], requested: str, smoke: bool, timeout: f
         vmm = sysctl_flag(parse_sysctl(run_command(["sysctl", "-n", "kern.hv_vmm_present"])))
     child = start_target(python, child_device(requested, policy_devices, os.environ, system, vmm), smoke, timeout)
     host = collect_host()
-    target = finish_target(child, python, requested, smoke, why)
+    target = finish_target(child, python, requested, smoke, why, on_frame)
     return Facts(host=host, target=target)

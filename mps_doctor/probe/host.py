@@ -11,6 +11,7 @@ from mps_doctor.environment import relevant_env
 from mps_doctor.facts import Host, NvidiaHardware, NvidiaSmi
 from mps_doctor.probe.runner import Runner, run_command
 from mps_doctor.versions import is_number
+from mps_doctor.words import shorten
 
 # Installers whose presence changes the fix plan; looked up on PATH, never run.
 TOOLS = ("uv", "conda", "mamba", "brew", "pyenv")
@@ -82,7 +83,7 @@ def probe_nvidia_smi(run: Runner, which: Callable[[str], Optional[str]]) -> Opti
         return NvidiaSmi(found=False)
     header = run(["nvidia-smi"], timeout=15)
     if not header.ok:
-        return NvidiaSmi(found=True, error=(header.error or header.stderr.strip() or header.stdout.strip())[:300])
+        return NvidiaSmi(found=True, error=shorten(header.error or header.stderr.strip() or header.stdout.strip(), 300))
     listing = run(["nvidia-smi", "-L"], timeout=15)
     return parse_nvidia_smi(header.stdout, listing.stdout if listing.ok else "")
 

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import psutil
 from packaging.requirements import InvalidRequirement, Requirement
@@ -39,6 +39,7 @@ from mps_doctor.facts import (
     from_jsonable,
 )
 from mps_doctor.probe.runner import command_env
+from mps_doctor.words import shorten
 
 CHILD_DIR = Path(__file__).resolve().parent.parent / "child"
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "mnist"
@@ -249,9 +250,11 @@ def start_target(python: str, device: str, smoke: bool, timeout: float) -> Child
     return ChildRun([python, str(CHILD_DIR), "check", json.dumps(options)], timeout)
 
 
-def finish_target(run: ChildRun, python: str, device: str, smoke: bool, chosen_because: Optional[str] = None) -> Target:
-    """Wait for the child and build the Target facts; raise TargetPythonError when it was not a Python."""
-    outcome = run.wait()
+def finish_target(run: ChildRun, python: str, device: str, smoke: bool, chosen_because: Optional[str] = None,
+                  on_frame: Optional[Callable[[dict], None]] = None) -> Target:
+    """Wait for the child (ON_FRAME hears each of its frames as it comes) and build the Target facts; raise
+    TargetPythonError when it was not a Python."""
+    outcome = run.stream(on_frame) if on_frame is not None else run.wait()
     return target_from_frames(outcome.results, outcome.begun, outcome.returncode, outcome.stderr, outcome.timed_out,
                               run.timeout, python, device, smoke, chosen_because)
 
@@ -284,7 +287,7 @@ def target_from_frames(results: Dict[str, dict], begun: Sequence[str], returncod
             facts[stage] = None
             if failure is None:
                 failure = ProbeFailure(stage=stage, kind="bad-answer", returncode=returncode,
-                                       stderr_tail=("malformed %s frame: %s" % (stage, exc))[:300])
+                                       stderr_tail=shorten("malformed %s frame: %s" % (stage, exc), 300))
     return Target(python=python, device=device, stages_requested=stages, failure=failure, chosen_because=chosen_because,
                   **facts)
 
@@ -313,7 +316,7 @@ def probe_failure(stage: str, returncode: Optional[int], stderr: str, timed_out:
 def last_line(text: str) -> str:
     """The last non-empty line of TEXT, shortened."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[-1][:200] if lines else ""
+    return shorten(lines[-1], 200) if lines else ""
 
 
 def adapt(cls, data: Optional[dict], path: str):

@@ -4,6 +4,7 @@ from typing import List
 
 from mps_doctor.bench import BenchReport
 from mps_doctor.render.safe import visible
+from mps_doctor.words import shorten
 
 BLOCKS = " ▏▎▍▌▋▊▉█"
 
@@ -51,8 +52,9 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
             lines.append("  %-34s %s%s" % (label, "" if run.timed_out else "failed: ", run.error))
             continue
         spread = " ±%.0f%%" % (run.spread * 50) if run.spread is not None else ""
-        lines.append("  %-34s %8.0f ms %12.2f%-6s %10.0f %9.3f" % (
-            label[:34], run.cold_first_step_ms or 0, run.median_ms, spread, run.images_per_second, run.tflops))
+        lines.append("  %-34s %8.0f ms %12.2f%-6s %10.0f %9.3f%s" % (
+            shorten(label, 34), run.cold_first_step_ms or 0, run.median_ms, spread, run.images_per_second, run.tflops,
+            "  noisy" if run.noisy else ""))
         if run.peak_tflops:
             share = run.tflops / run.peak_tflops
             why = ": this small network is launch-bound at this batch" if share < 0.1 else ""
@@ -74,6 +76,7 @@ def render_bench_text(report: BenchReport, unicode: bool = True) -> str:
         lines.append("%s is %.2fx %s than the CPU on this network and batch (median ms/step, same run)." % (
             accel.device, report.speedup if report.speedup >= 1 else 1 / report.speedup,
             "faster" if report.speedup >= 1 else "slower"))
-    if message:
-        lines.append({"warn": "warning: ", "timeout": "timed out: "}.get(status, "error: ") + message)
+    if status in ("fail", "timeout"):
+        lines.append(("timed out: " if status == "timeout" else "error: ") + message)
+    lines += ["warning: " + warning for warning in report.warnings]
     return visible("\n".join(lines) + "\n")

@@ -1,12 +1,12 @@
 """The fix plan as a script for one shell, or explained step by step in words."""
 
 import re
-import textwrap
 from typing import List
 
 from mps_doctor import __version__
 from mps_doctor.remedies.model import Cmd, InCondaBase, Plan
 from mps_doctor.render.safe import UNSAFE_IN_LINE, one_line
+from mps_doctor.words import wrap
 
 # Words that need no quotes in bash, zsh and fish. A leading = is zsh's =command expansion (`=ls` becomes /bin/ls,
 # zshexpn(1) "= expansion") and a leading % is fish's %self (its PID); an = in the command word makes an assignment.
@@ -91,8 +91,9 @@ def spell(cmd: Cmd, shell: str) -> str:
 
 
 def comment_block(text: str, indent: str = "# ") -> List[str]:
-    """TEXT wrapped at 100 columns, each line a comment (or indented prose) that no character in TEXT can end."""
-    return [indent + line for line in textwrap.wrap(one_line(text), 100 - len(indent))] or [indent.rstrip()]
+    """TEXT wrapped at 100 columns, each line a comment (or indented prose) that no character in TEXT can end; a
+    path or a `command` is never split (words.wrap)."""
+    return wrap(one_line(text), 100, indent) or [indent.rstrip()]
 
 
 def run_hint(what: str, command: str) -> str:

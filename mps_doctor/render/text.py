@@ -1,7 +1,6 @@
 """The text report: a status mark per check, grouped by layer, the root cause first, a one-line summary."""
 
 import shlex
-import textwrap
 from typing import List, Optional, Tuple
 
 import click
@@ -13,13 +12,15 @@ from mps_doctor.render.commands import remedy_commands
 from mps_doctor.render.safe import displayable, one_line
 from mps_doctor.render.script import run_hint
 from mps_doctor.report import NOT_SELECTED, Report
+from mps_doctor.words import wrap
 
 MARKS = {Status.PASS: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.SKIP: "-", Status.ERROR: "☠", Status.TIMEOUT: "⏱"}
 ASCII_MARKS = {Status.PASS: "ok", Status.WARN: "!!", Status.FAIL: "XX", Status.SKIP: "--", Status.ERROR: "!?",
                Status.TIMEOUT: "TO"}
 # The heading of the root cause shown first, by its status.
 ROOT_HEADINGS = {Status.FAIL: "Root cause", Status.TIMEOUT: "Timed out"}
-# Prose is wrapped for reading; commands never are, so that they paste whole.
+# Prose is wrapped for reading, never inside a path or a `command` (words.wrap); commands never are, so that they
+# paste whole.
 WIDTH = 100
 DELIBERATE_SKIPS = ("skipped by policy",)
 COLORS = {Status.PASS: "green", Status.WARN: "yellow", Status.FAIL: "red", Status.SKIP: None, Status.ERROR: "magenta",
@@ -197,7 +198,7 @@ def remedy_lines(remedy: Optional[Remedy], commands: Tuple[str, ...], indent: st
     lines = []
     if verbose:
         for text in (remedy.problem, remedy.why):
-            lines += textwrap.wrap(text, width=WIDTH, initial_indent=indent, subsequent_indent=indent) or [indent]
+            lines += wrap(text, WIDTH, indent) or [indent]
     lines += ["%s%s" % (indent, command) if command.startswith("#") else "%s$ %s" % (indent, command)
               for command in commands]
     if remedy.link and verbose:

@@ -11,6 +11,7 @@ from mps_doctor.render.redact import redact_names
 from mps_doctor.render.safe import map_strings, one_line
 from mps_doctor.report import Report
 from mps_doctor.secrets import home_user_names, scrub
+from mps_doctor.words import shorten
 
 FULL_CHECK = ("mps-doctor check --format markdown",)
 # GitHub rejects a comment over 65,536 characters (REST API "Create an issue comment": body too long); counted here in
@@ -73,8 +74,8 @@ def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool
     if rows:
         lines.append("Read from the paste:")
         width = max(len(r[0]) for r in rows)
-        lines += ["  %-*s  %s  (line %s, %s)" % (width, name, value if verbose or len(value) <= 90 else value[:87] + "...",
-                                                 where, parser) for name, value, where, parser in rows]
+        lines += ["  %-*s  %s  (line %s, %s)" % (width, name, value if verbose else shorten(value, 90), where, parser)
+                  for name, value, where, parser in rows]
     body = render_text(report, verbose=verbose, color=color, unicode=unicode, fix=fix).split("\n", 1)[1]
     # In a triage report every advisory is skipped (they need the machine); the unnumbered results are the known
     # messages found in the paste.

@@ -24,6 +24,7 @@ from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.text import Line, clean, joined
 from mps_doctor.versions import load_releases, minor_of
+from mps_doctor.words import shorten
 
 NOT_IN_PASTE = "not in the pasted text"
 WORDS = {
@@ -118,13 +119,13 @@ def one_line(text: str, limit: int = 300) -> str:
     """Pasted TEXT made safe for every output: one line of at most LIMIT characters, without the characters that
     mean something to a shell, Markdown or HTML (` $ < > @ | * [ ] ! & \\), so a paste can never become a
     command, a mention, a link or markup."""
-    return UNSAFE.sub("", " ".join(text.replace("\\", "/").split()))[:limit]
+    return shorten(UNSAFE.sub("", " ".join(text.replace("\\", "/").split())), limit)
 
 
 def first_sentence(text: str) -> str:
     """TEXT up to its first full stop, without it."""
     head = text.split(". ", 1)[0].rstrip(".")
-    return head[:200]
+    return shorten(head, 200)
 
 
 def assemble(findings: Sequence[Finding]) -> Dict[str, Known]:

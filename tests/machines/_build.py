@@ -101,16 +101,21 @@ def frames(interpreter=None, torch=None, parity_data=None, smoke_data=None, cras
     return out
 
 
-def target(python, frame_list, returncode=0, stderr="", timed_out=False, device="auto", smoke_on=True):
-    return {"python": python, "device": device, "smoke": smoke_on, "frames": frame_list, "returncode": returncode,
-            "stderr": stderr, "timed_out": timed_out}
+def target(python, frame_list, returncode=0, stderr="", timed_out=False, device="auto", smoke_on=True, chosen_because=None):
+    recorded = {"python": python, "device": device, "smoke": smoke_on, "frames": frame_list, "returncode": returncode,
+                "stderr": stderr, "timed_out": timed_out}
+    if chosen_because is not None:  # why `check` without --python chose this interpreter (probe.target.default_python)
+        recorded["chosen_because"] = chosen_because
+    return recorded
 
 
 MACHINES = {}
 
 
-def machine(name, about, sources, host, tgt, expect):
+def machine(name, about, sources, host, tgt, expect, bench=None):
     MACHINES[name] = {"about": about, "sources": sources, "host": host, "target": tgt, "expect": expect}
+    if bench is not None:  # a bench run (`mps-doctor bench`): the child's options and its frames after the target's
+        MACHINES[name]["bench"] = bench
 
 
 PY = "/Users/alex/proj/.venv/bin/python"
@@ -134,7 +139,8 @@ machine(
                real="/Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11",
                base="/Library/Frameworks/Python.framework/Versions/3.11"),
         torch_stage(version="2.2.2", built=False, available=False, python="3.11",
-                    site="/Users/alex/proj/.venv/lib/python3.11/site-packages"))),
+                    site="/Users/alex/proj/.venv/lib/python3.11/site-packages")),
+        chosen_because="the .venv in /Users/alex/proj (no environment is active)"),
     {"device": "mps", "state": "not-ready", "root_cause": "python.rosetta", "exit_code": 1,
      "remedy_command": "arch -arm64 /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 -m venv",
      "summary_contains": "Python runs under Rosetta (x86_64) on an arm64 Mac",
@@ -544,7 +550,8 @@ machine(
      "distro": {"id": "debian", "version": "12", "name": "Debian GNU/Linux 12 (bookworm)"}, "which": {}, "commands": {},
      "files": kernel_files(CI_DEV, CI_PCI)},
     target(LINUX_PY, frames(linux_interp(), linux_torch(), parity("cpu"),
-                            smoke("cpu", cold=36.7, warm=37.6, reference="cpu-float64"))),
+                            smoke("cpu", cold=36.7, warm=37.6, reference="cpu-float64")),
+           chosen_because="the .venv in /home/dev/proj (no environment is active)"),
     {"device": "cpu", "state": "ready", "root_cause": None, "exit_code": 0,
      "warnings": [],
      "skipped": ["conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
@@ -590,6 +597,13 @@ def cuda_facts(version="13.0", available=True, name="NVIDIA H200", cap=(9, 0), m
 
 with open(os.path.join(HERE, "_h200_frames.json")) as _h:
     H200_FRAMES = json.load(_h)
+# `mps-doctor bench` (its default options, device auto: the CPU, then cuda) on the lent H200 machine on 2026-12-01:
+# the options the doctor gave the bench child (but the data folder's path) and the child's frames as it wrote them.
+with open(os.path.join(HERE, "_h200_bench_frames.json")) as _h:
+    H200_BENCH = {"options": {"devices": ["cpu", "auto"], "batch": 64, "warmup": 10, "windows": 5, "steps": 20,
+                              "epochs": 0, "pipeline": "resident", "workers": 0, "images_per_epoch": None,
+                              "no_cpu": False},
+                  "frames": json.load(_h)}
 
 machine(
     "linux-h200-cuda", "A real NVIDIA H200 (driver 580.159.04, CUDA 13.0) with torch 2.11.0+cu130: the child's output and "
@@ -602,6 +616,7 @@ machine(
     {"device": "cuda", "state": "ready", "root_cause": None, "exit_code": 0,
      "warnings": [],
      "skipped": ["conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
+    bench=H200_BENCH,
 )
 machine(
     "linux-cpu-wheel-on-gpu", "Linux with an RTX 4090 (driver for CUDA 12.8) but torch 2.13.0+cpu installed.",

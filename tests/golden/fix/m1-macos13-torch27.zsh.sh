@@ -6,8 +6,8 @@
 
 # 1/2 Upgrade macOS to 14.0 or newer for bfloat16, complex and FFT on MPS
 #   torch 2.3-2.8 check for macOS 14 before these features; PYTORCH_ENABLE_MPS_FALLBACK does not
-#   help, since the kernels exist and refuse. Upgrade macOS, or keep such tensors in float32, real-
-#   valued, or on the CPU.
+#   help, since the kernels exist and refuse. Upgrade macOS, or keep such tensors in float32,
+#   real-valued, or on the CPU.
 softwareupdate --list
 # until then: float32 instead of bfloat16, real instead of complex tensors, torch.fft on the CPU
 

@@ -9,8 +9,8 @@
 #   torch 2.9 installs on macOS 11.0 and later and runs on the CPU there, but its MPS backend checks
 #   for macOS 14.0 and reports unavailable below it. torch.backends.mps.is_available() stays False;
 #   torch's own error message often names the wrong minimum (pytorch#139425, #164943). Either
-#   upgrade macOS, or pin torch 2.8, the newest whose MPS runs on macOS 13.6.7 (an unpinned `pip
-#   install torch` gets 2.11 here, which has no MPS on this macOS).
+#   upgrade macOS, or pin torch 2.8, the newest whose MPS runs on macOS 13.6.7 (an unpinned
+#   `pip install torch` gets 2.11 here, which has no MPS on this macOS).
 softwareupdate --list
 
 # 2/3 Or keep this macOS and pin torch 2.8, the newest whose MPS runs on macOS 13.6.7
