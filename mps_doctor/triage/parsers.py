@@ -592,6 +592,16 @@ SESSION_CALLS = (
 )
 
 
+# A variable the paste sets: `export NAME=value`, `NAME=value command`, `set NAME=value` (cmd), `$env:NAME = "value"`
+# (PowerShell), `os.environ["NAME"] = "value"`, `-e NAME=value` (docker), "I set NAME=value". Never a message that
+# names one: MPSAllocator.mm's "Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit" and MPSFallback.mm's
+# "you can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1`" are torch's advice, not the user's setting.
+ENV_SETTING = re.compile(
+    r"(?:^(?:export\s+|set\s+|env\s+|%env\s+|\$env:)?|\bos\.environ\[[\"']|\s(?:-e|--env)\s+|^ENV\s+|"
+    r"\bI(?:'ve| have)? (?:already )?set (?:the )?(?:environment variable )?`?)"
+    r"(CUDA_VISIBLE_DEVICES|PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO)(?:[\"']\])?\s*=\s*[\"']?([\w,.-]*)")
+
+
 def parse_session(lines: Sequence[Line]) -> Result:
     """A Python session or script run: an expression (after >>> or in print(...)) and its output on the next line,
     the interpreter banner ('Python 3.8.10 (default, ...)'), and `import torch` failing."""
@@ -611,8 +621,7 @@ def parse_session(lines: Sequence[Line]) -> Result:
         if printed and not line.prompt:
             out += [Finding("torch.mps_" + printed.group(1).lower(), printed.group(2) == "True", line.number, "session"),
                     Finding("torch.installed", True, line.number, "session")]
-        variable = re.search(r"\b(CUDA_VISIBLE_DEVICES|PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO)"
-                             r"(?:\"\]|'\])?\s*=\s*[\"']?([\w,.-]*)", line.text)
+        variable = ENV_SETTING.search(line.text)
         if variable:
             out.append(Finding("env." + variable.group(1), variable.group(2), line.number, "session"))
         for pattern, path, convert in SESSION_CALLS:
