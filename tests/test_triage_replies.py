@@ -1,8 +1,6 @@
 """The public reply of `triage --format markdown` (issue 20, item 10): every value in it is the user's or labelled as an
 example, and every Fix is runnable on the pasted platform. Each test goes through triage() and render_triage()."""
 
-import glob
-import json
 import os
 import re
 
@@ -69,3 +67,65 @@ def test_a_variable_named_inside_torchs_message_is_not_the_users_setting(name):
 def test_a_variable_the_paste_sets_is_still_read(line, setting):
     text = line + "\nRuntimeError: No CUDA GPUs are available\n"
     assert triage(text).facts.host.env == dict([setting])
+
+
+# --- (b) CUDA asked for on a Mac -----------------------------------------------------------------------------------
+
+def test_torch_not_compiled_with_cuda_on_a_mac_gets_the_mps_device_never_a_cuda_index():
+    """vietai/mTet#7: the thread's own first answer (a cu116 index) could not work on a MacBook; the reply says mps."""
+    report = triage(pasted("mtet-7-not-compiled-with-cuda-macbook-m1"))
+    text = render_triage(report, "markdown")
+    assert report.verdict.root_cause == "cuda.not-compiled"
+    fix = fix_block(text)
+    assert fix and not any("download.pytorch.org/whl/cu" in line or "nvidia-smi" in line for line in fix), fix
+    assert any("torch.backends.mps.is_available()" in line and not line.startswith("#") for line in fix), fix
+    assert "download.pytorch.org/whl/cu" not in text
+    assert "`device = 'mps'`" in text and "`device = 'cpu'`" in text  # the Intel Mac's way too
+
+
+def test_torch_not_compiled_with_cuda_elsewhere_keeps_the_cuda_build_fix():
+    text = "OS: Ubuntu 22.04.4 LTS (x86_64)\nAssertionError: Torch not compiled with CUDA enabled\n"
+    fix = fix_block(reply(text))
+    assert fix and any("--index-url https://download.pytorch.org/whl/cu" in line for line in fix), fix
+
+
+# --- (c) the driver too old: the user's values, never the catalogue's example ---------------------------------------
+
+@pytest.mark.parametrize("name", ["yolov5-2389-driver-435-torch171-cpu-fallback", "yuan2-65-cuda-driver-too-old-11000"])
+def test_driver_too_old_never_quotes_the_catalogues_example_as_the_users_value(name):
+    text = reply(pasted(name))
+    assert "(11040 = 11.4)" not in text
+    assert "11040" not in text or "for example, 11040" in text
+    fix = fix_block(text)
+    assert fix == ["nvidia-smi"], fix
+    assert "cuXYZ" not in text
+
+
+# torch/cuda/__init__.py warns "CUDA initialization: The NVIDIA driver on your system is too old (found version %d)..."
+# (the text of c10/cuda/CUDAFunctions.cpp) and echoes its source line below it.
+WARNED_SESSION = """>>> import torch
+>>> torch.version.cuda
+/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py:128: UserWarning: CUDA initialization: The NVIDIA \
+driver on your system is too old (found version 11040). Please update your GPU driver by downloading and installing a \
+new version from the URL: http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to \
+install a PyTorch version that has been compiled with your version of the CUDA driver. (Triggered internally at \
+../c10/cuda/CUDAFunctions.cpp:108.)
+  return torch._C._cuda_getDeviceCount() > 0
+'12.1'
+>>> torch.cuda.is_available()
+False
+"""
+
+
+def test_a_warning_between_a_call_and_its_output_is_never_the_value():
+    report = triage(WARNED_SESSION)
+    facts = {fact["fact"]: fact["value"] for fact in report.source["facts"]}
+    assert facts["torch.cuda_version"] == "12.1"
+    assert facts["torch.cuda_available"] is False
+    assert facts_table(render_triage(report, "markdown"))["torch.cuda_version"] == "12.1"
+
+
+def test_a_line_that_is_no_version_never_becomes_torchs_cuda():
+    report = triage(">>> print(torch.version.cuda)\nUserWarning: something else entirely\n"
+                    "AssertionError: Torch not compiled with CUDA enabled\n")
+    assert "torch.cuda_version" not in {fact["fact"] for fact in report.source["facts"]}

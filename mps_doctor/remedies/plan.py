@@ -31,7 +31,7 @@ from mps_doctor.errors import UsageError
 from mps_doctor.remedies.model import InCondaBase, Plan, Step, activate_conda, activate_venv
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
-from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies
+from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies, version_tuple
 
 # uv names a CPython build by implementation-version-os-arch-libc (docs.astral.sh/uv/concepts/python-versions):
 # asking for the aarch64 build gets a native Python even when uv itself runs under Rosetta.
@@ -150,6 +150,12 @@ class Planner:
         installed = self.pinned or release
         if cuda and installed is not None and installed.torch != action.torch:
             cuda = best_build(installed, gpu_capabilities(self.ctx), driver_cuda(self.ctx)) or cuda
+        target = installed or self.ctx.release_to_install()
+        if cuda and target is not None and target.cuda_builds and cuda not in dict(target.cuda_builds):
+            # A CUDA named apart from a release (a pasted message's `--index-url .../cu128`): that release's oldest
+            # build at or above it, which keeps the GPUs the named one covers (the release table's builds).
+            cuda = next((build for build, _ in sorted(target.cuda_builds, key=lambda b: version_tuple(b[0]))
+                         if version_tuple(build) >= version_tuple(cuda)), cuda)
         torch = self.torch_pin or (release or self.ctx.release_to_install() or self.releases.current).torch
         return release, cuda, torch
 
@@ -213,7 +219,7 @@ class Planner:
                 return ()
             return (self.install_torch(action),)
         if isinstance(action, InstallPackages):
-            return (self.pip(*action.packages),)
+            return (self.pip(*(("--upgrade",) if action.upgrade else ()), *action.packages),)
         if action.kind == "doctor":
             return (run(*self.doctor, *action.argv),)
         return (action,)

@@ -87,11 +87,11 @@ def render_reply(report: Report) -> str:
     paste as fits one comment (MAX_REPLY). Every value from the paste is literal text (render/md.py)."""
     verdict = report.verdict
     root = report.result(verdict.root_cause) if verdict.root_cause else None
-    head = ["**mps-doctor triage** (%s): %s" % (md.code(report.options.device), md.prose(verdict.summary)), ""]
+    head = ["**mps-doctor triage** (%s): %s" % (md.code(report.options.device), md.marked_prose(verdict.summary)), ""]
     if root is not None:
-        head.append("**Cause** (%s): %s" % (md.code(root.id), md.prose(root.summary)))
+        head.append("**Cause** (%s): %s" % (md.code(root.id), md.marked_prose(root.summary)))
         if root.remedy is not None:
-            head += ["", md.prose(root.remedy.why, line_start=True)]
+            head += ["", md.marked_prose(root.remedy.why, line_start=True)]
             commands = remedy_commands(report, "bash")[root.id]
             if commands:
                 head += ["", "**Fix:**", ""] + md.fence(

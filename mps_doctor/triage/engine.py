@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mps_doctor import exit_codes
-from mps_doctor.checks.context import Context, known_actions
+from mps_doctor.checks.context import Context
 from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
 from mps_doctor.checks.pasted import PASTED_PYTHON
 from mps_doctor.checks.registry import REGISTRY, all_checks, implicated_by, layers_for
@@ -20,6 +20,7 @@ from mps_doctor.inputs import read_input
 from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
 from mps_doctor.report import Report, Verdict, guarded, run_checks
 from mps_doctor.secrets import home_user_names, scrub
+from mps_doctor.triage.commands import pasted_actions
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.text import Line, clean
@@ -74,9 +75,14 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     matches = tuple(sorted(find_all(joined, catalogue), key=lambda m: m.line))
     for match in matches:
         findings.append(Finding("message", one_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
+    known = derive(assemble(findings))
+    # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
+    system = known["host.system"].value if "host.system" in known else None
+    matches = tuple(replace(match, error=match.error.on(system)) for match in matches)
+    for match in matches:
         if match.error.layer in REGISTRY and about_the_layer(match, lines):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
-    return Paste(lines, derive(assemble(findings)), tuple(evidence), matches)
+    return Paste(lines, known, tuple(evidence), matches)
 
 
 # Sources that name the torch a machine has (not one it asked for, as pip's and uv's errors do, nor prose).
@@ -184,7 +190,7 @@ def build_facts(paste: Paste, device: str) -> Facts:
             cuda_devices=tuple(CudaDevice(i, name, ()) for i, name in enumerate(get("nvidia_smi.gpu", ())))
             if get("torch.cuda_available") else (),
             packages=packages, warnings=tuple(get("message", ())))
-    target = Target(python=PASTED_PYTHON, device=device, interpreter=interpreter, torch=torch)
+    target = Target(python=python_of(paste), device=device, interpreter=interpreter, torch=torch)
     return Facts(host=host, target=target)
 
 
@@ -255,12 +261,12 @@ class Evaluator:
                 return outcome
             if outcome.status != Status.ERROR:
                 if evidence is not None and evidence.overrides:
-                    return from_evidence(evidence)
+                    return from_evidence(evidence, self.paste)
                 if outcome.status == Status.FAIL or evidence is None or not self.last_candidate(evidence, spec.id):
                     return with_lines(outcome, spec.id, self.paste)
-                return from_evidence(evidence)
+                return from_evidence(evidence, self.paste)
         if evidence is not None:
-            return from_evidence(evidence)
+            return from_evidence(evidence, self.paste)
         self.undecided.append(spec.id)
         return Outcome(Status.SKIP, "%s: %s" % (NOT_IN_PASTE, ", ".join(missing) or "facts this check needs"))
 
@@ -270,10 +276,22 @@ def implicated(evidence: Evidence) -> Tuple[str, ...]:
     return implicated_by(evidence.kind) if evidence.kind else evidence.checks
 
 
-def from_evidence(evidence: Evidence) -> Outcome:
+def python_of(paste: Paste) -> str:
+    """How a command for the pasted machine starts its Python: `python` on Windows (python.org's installer and
+    conda put no python3 there), else PASTED_PYTHON."""
+    return "python" if value(paste, "host.system") == "Windows" else PASTED_PYTHON
+
+
+def actions_for(commands: Sequence[str], paste: Paste):
+    """COMMANDS (a catalogue entry's, a parser's evidence's) as actions for the pasted machine (triage/commands.py)."""
+    return pasted_actions(commands, value(paste, "host.system"), python_of(paste),
+                          tuple(value(paste, "interpreter.version") or ()))
+
+
+def from_evidence(evidence: Evidence, paste: Paste) -> Outcome:
     """A failing outcome from a message in the paste."""
     return Outcome(Status.FAIL, evidence.summary, ("pasted line %d (%s)" % (evidence.line, evidence.source),),
-                   Remedy(evidence.problem, evidence.why, known_actions(evidence.commands), evidence.link,
+                   Remedy(evidence.problem, evidence.why, actions_for(evidence.commands, paste), evidence.link,
                           key="pasted-" + evidence.source))
 
 
@@ -287,11 +305,11 @@ def with_lines(outcome: Outcome, check_id: str, paste: Paste) -> Outcome:
         "s" if len(lines) > 1 else "", ", ".join(map(str, lines))),))
 
 
-def known_error_result(match: Match, is_root: bool, number: int) -> CheckResult:
+def known_error_result(match: Match, is_root: bool, number: int, paste: Paste) -> CheckResult:
     """A matched catalogue entry as a result: the root cause when no layer fails, else supporting evidence."""
     error = match.error
     remedy = Remedy(one_line(match.text), error.cause + (" Fix: " + error.fix if error.fix else ""),
-                    known_actions(error.commands), error.link, key="known-error")
+                    actions_for(error.commands, paste), error.link, key="known-error")
     return CheckResult(error.id, "Known message: %s" % first_sentence(error.cause), None,
                        Status.FAIL if is_root else Status.WARN, "%s (pasted line %d)" % (first_sentence(error.cause), number),
                        ("pasted line %d: %s" % (number, one_line(match.text)),), remedy,
@@ -314,7 +332,7 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
     root = next((r for r in results if r.layer is not None and r.status == Status.FAIL), None)
     for index, match in enumerate(paste.matches):
         number = paste.lines[match.line - 1].number
-        results.append(known_error_result(match, root is None and index == 0, number))
+        results.append(known_error_result(match, root is None and index == 0, number, paste))
     root_id = root.id if root is not None else (paste.matches[0].error.id if paste.matches else None)
     verdict = triage_verdict(results, device, root_id)
     created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()

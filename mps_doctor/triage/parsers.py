@@ -580,12 +580,21 @@ def wheel_findings(wheel, number: int) -> List[Finding]:
 
 # --- interactive sessions and prose -------------------------------------------------------------------------------
 
+# What a converter of SESSION_CALLS returns for a line that is not the call's output (a warning printed before it).
+NO_ANSWER = ""
+
+
+def cuda_version_output(text: str):
+    """torch.version.cuda as printed: '12.1', or None for a build without CUDA; any other line is NO_ANSWER."""
+    return None if text == "None" else text if re.fullmatch(r"\d+\.\d+", text) else NO_ANSWER
+
+
 SESSION_CALLS = (
     (r"torch\.backends\.mps\.is_available\(\)", "torch.mps_available", boolean),
     (r"torch\.backends\.mps\.is_built\(\)", "torch.mps_built", boolean),
     (r"torch\.cuda\.is_available\(\)", "torch.cuda_available", boolean),
     (r"torch\.__version__", "torch.version", lambda v: v.strip("'\"") if re.match(r"^['\"]?\d+\.\d+", v) else None),
-    (r"torch\.version\.cuda", "torch.cuda_version", lambda v: None if v == "None" else v.strip("'\"")),
+    (r"torch\.version\.cuda", "torch.cuda_version", lambda v: cuda_version_output(v.strip("'\""))),
     (r"platform\.machine\(\)", "interpreter.machine",
      lambda v: v.strip("'\"") if v.strip("'\"") in ("arm64", "x86_64", "aarch64") else None),
     (r"platform\.processor\(\)", "interpreter.machine", lambda v: {"'arm'": "arm64", "'i386'": "x86_64"}.get(v)),
@@ -631,18 +640,28 @@ def parse_session(lines: Sequence[Line]) -> Result:
             if reply is None:
                 continue
             value = convert(re.sub(r"^Out\[\d+\]:\s*", "", reply.text.strip()))
-            if value is not None or path == "torch.cuda_version":
+            if value != NO_ANSWER and (value is not None or path == "torch.cuda_version"):
                 out.append(Finding(path, value, reply.number, "session"))
                 if path in ("torch.mps_available", "torch.mps_built", "torch.cuda_available", "torch.version"):
                     out.append(Finding("torch.installed", True, reply.number, "session"))
     return out, []
 
 
+# A warning Python printed between a command and its output (`FILE:LINE: UserWarning: ...`, warnings.formatwarning),
+# and the source line it echoes under it (`return torch._C._cuda_getDeviceCount() > 0`, torch/cuda/__init__.py).
+WARNING_LINE = re.compile(r"^(?:\S+:\d+: )?\w*Warning: ")
+WARNING_SOURCE = re.compile(r"^(?:return |warnings\.warn\()|\btorch\._C\._")
+
+
 def next_output(lines: Sequence[Line], index: int) -> Optional[Line]:
-    """The output line after the command at INDEX (the next non-empty line without a prompt)."""
-    for following in lines[index + 1:index + 4]:
+    """The output line after the command at INDEX (the next non-empty line without a prompt), past warnings."""
+    warned = False
+    for following in lines[index + 1:index + 6]:
         if following.prompt:
             return None
+        if WARNING_LINE.match(following.text) or (warned and WARNING_SOURCE.search(following.text)):
+            warned = True
+            continue
         if following.text:
             return following
     return None
