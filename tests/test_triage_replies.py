@@ -129,3 +129,70 @@ def test_a_line_that_is_no_version_never_becomes_torchs_cuda():
     report = triage(">>> print(torch.version.cuda)\nUserWarning: something else entirely\n"
                     "AssertionError: Torch not compiled with CUDA enabled\n")
     assert "torch.cuda_version" not in {fact["fact"] for fact in report.source["facts"]}
+
+
+# --- (d) an Intel conda on Apple Silicon gets conda's remedy ------------------------------------------------------
+
+def rosetta_collect_env(python_line, conda_rows):
+    """A collect_env of an x86_64 Python on an Apple M1 (collect_env's own field names)."""
+    return "\n".join([
+        "PyTorch version: 2.2.2", "Is debug build: False", "CUDA used to build PyTorch: None", "",
+        "OS: macOS 14.5 (x86_64)", "Python version: " + python_line, "Python platform: macOS-10.16-x86_64-i386-64bit",
+        "Is CUDA available: False", "", "CPU:", "Apple M1", "", "Versions of relevant libraries:",
+        "[pip3] numpy==1.26.4", "[pip3] torch==2.2.2"] + conda_rows) + "\n"
+
+
+@pytest.mark.parametrize("text", [
+    pasted("pytorch-146236-rosetta-anaconda-collect-env-26"),  # "packaged by Anaconda, Inc." in its Python version
+    rosetta_collect_env("3.11.9 (main, Apr 19 2024, 11:44:45) [Clang 14.0.6 ] (64-bit runtime)",
+                        ["[conda] numpy                     1.26.4          py311h728a8a3_0",
+                         "[conda] pytorch                   2.2.2           py3.11_0    pytorch"]),
+], ids=["anaconda-python", "conda-rows"])
+def test_an_intel_conda_on_apple_silicon_gets_an_arm64_conda_environment(text):
+    markdown = reply(text)
+    fix = fix_block(markdown)
+    assert fix and fix[0].startswith("CONDA_SUBDIR=osx-arm64 conda create"), fix
+    assert "python.org" not in "\n".join(fix)
+    assert facts_table(markdown)["interpreter.conda_subdir"] == "osx-64"
+
+
+def test_an_x86_64_python_without_conda_keeps_the_python_org_remedy_and_says_why_its_own_312_is_no_fix():
+    text = rosetta_collect_env("3.12.9 (v3.12.9:fdb81425a9a, Feb  4 2025, 12:21:36) [Clang 13.0.0] (64-bit runtime)",
+                               ["[conda] Could not collect"])
+    fix = fix_block(reply(text))
+    assert fix and "python.org" in fix[0] and "the Python 3.12.9 you run is an x86_64 build" in fix[0], fix
+    assert not any(line.startswith("conda ") for line in fix)
+
+
+# --- (e) an install log with prompts keeps its facts ----------------------------------------------------------------
+
+# The outputs are what `python --version` ("Python 3.12.4") and `uname -m` ("arm64" on Apple Silicon) print; the
+# prompts are zsh's (macOS's default PROMPT '%n@%m %1~ %# ') and a bare `% `.
+INSTALL_LOG = """% python --version
+Python 3.12.4
+% uname -m
+arm64
+dev@Devs-MacBook-Air demo % pip install torch==2.1.0
+ERROR: Could not find a version that satisfies the requirement torch==2.1.0 (from versions: 2.2.0, 2.2.1, 2.2.2, 2.3.0)
+ERROR: No matching distribution found for torch==2.1.0
+"""
+
+
+def test_an_install_log_with_prompts_keeps_the_python_version_and_the_machine():
+    report = triage(INSTALL_LOG)
+    facts = {fact["fact"]: (fact["value"], fact["lines"]) for fact in report.source["facts"]}
+    assert facts["interpreter.version"] == ([3, 12, 4], [2])
+    assert facts["shell.machine"] == ("arm64", [4])
+    assert facts["host.hw_arm64"][0] is True
+    assert facts["packages.torch"] == ("2.1.0", [6])
+    assert facts_table(render_triage(report, "markdown"))["interpreter.version"] == "3.12.4"
+
+
+@pytest.mark.parametrize("line", ["% uname -m", "dev@Devs-MacBook-Air ~ % uname -m", "Devs-iMac:~ dev$ uname -m",
+                                  "(venv) dev@host demo % uname -m", "uname -m"])
+def test_uname_after_any_macos_prompt(line):
+    facts = {fact["fact"]: fact["value"] for fact in triage(line + "\nx86_64\n% pip install torch\nERROR: Could not find a "
+                                                              "version that satisfies the requirement torch (from versions:"
+                                                              " none)\n").source["facts"]}
+    assert facts["shell.machine"] == "x86_64"
+    assert "host.hw_arm64" not in facts  # x86_64 is an Intel Mac or Rosetta: the shell cannot tell which

@@ -470,8 +470,13 @@ def base_python_for(planner: Planner, version: str, arm64: bool) -> Tuple[str, T
         return interp.executable_realpath, (note("%s is a universal2 build: `arch -arm64` runs it natively" %
                                                  interp.executable_realpath),)
     if facts.host.system == "Darwin":
+        # The user's own Python of that version is no fix when it is the x86_64 one: say which build, and why.
+        same = interp is not None and ".".join(map(str, interp.version[:2])) == version and interp.machine == "x86_64"
         return "/usr/local/bin/python%s" % version, (
-            note("Install Python %s for macOS (universal2) from https://www.python.org/downloads/macos/ first" % version),)
+            note("Install %s from https://www.python.org/downloads/macos/ first%s" % (
+                "python.org's Python %s for macOS (universal2, native on Apple Silicon)" % version if arm64 else
+                "Python %s for macOS (universal2)" % version,
+                "; the Python %s you run is an x86_64 build" % ".".join(map(str, interp.version)) if same else "")),)
     return "python%s" % version, (note(linux_python_note(facts.host, setup, version)),)
 
 

@@ -18,6 +18,9 @@ FULL_CHECK = ("mps-doctor check --format markdown",)
 MAX_REPLY = 64000
 # A link the reply may make live: one of the doctor's own, to a documentation or tracker page.
 OWN_LINK = re.compile(r"https://[A-Za-z0-9.-]+/[A-Za-z0-9._~/#%?=&+-]*")
+# A line for the tools that check a saved script (render/script.py writes it before `. venv/bin/activate`), not for
+# someone reading a reply.
+SCRIPT_DIRECTIVE = "# shellcheck "
 # Line numbers listed per fact: enough to find it, not a list as long as the paste.
 SHOWN_LINES = 5
 
@@ -92,10 +95,11 @@ def render_reply(report: Report) -> str:
         head.append("**Cause** (%s): %s" % (md.code(root.id), md.marked_prose(root.summary)))
         if root.remedy is not None:
             head += ["", md.marked_prose(root.remedy.why, line_start=True)]
-            commands = remedy_commands(report, "bash")[root.id]
-            if commands:
-                head += ["", "**Fix:**", ""] + md.fence(
-                    "\n".join(one_line(line) for command in commands for line in command.split("\n")), "sh")
+            lines = [one_line(line) for command in remedy_commands(report, "bash")[root.id] for line in command.split("\n")
+                     if not line.startswith(SCRIPT_DIRECTIVE)]
+            # A block of comments alone is no fix: the prose above says what to do.
+            if any(not line.startswith("#") for line in lines):
+                head += ["", "**Fix:**", ""] + md.fence("\n".join(lines), "sh")
             if root.remedy.link:
                 link = root.remedy.link
                 head += ["", "More: %s" % (link if OWN_LINK.fullmatch(link) else md.code(link))]

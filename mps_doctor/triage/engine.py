@@ -91,13 +91,26 @@ FIRST_MPS_RELEASE = minor_of(load_releases().first_mps)  # MPS arrived in torch 
 
 
 def derive(known: Dict[str, Known]) -> Dict[str, Known]:
-    """Facts that follow from others: a torch older than 1.12 was built without MPS."""
+    """Facts that follow from others: a torch older than 1.12 was built without MPS; an x86_64 Python of a conda
+    environment on macOS is an osx-64 (Intel) conda's."""
     torch = known.get("packages.torch")
     if torch is not None and "torch.mps_built" not in known and torch.parser in INSTALLED_SOURCES:
         numbers = tuple(int(x) for x in re.findall(r"\d+", str(torch.value))[:2])
         if len(numbers) == 2 and numbers < FIRST_MPS_RELEASE:
             known = dict(known, **{"torch.mps_built": Known(False, torch.lines, "derived")})
+    conda, machine = known.get("interpreter.conda"), known.get("interpreter.machine")
+    if conda is not None and machine is not None and machine.value == "x86_64" and "interpreter.conda_subdir" not in known \
+            and value_of(known, "host.system") == "Darwin":
+        # conda installs a Python of its own subdir's architecture: x86_64 on macOS is osx-64 (conda's platform
+        # subdirs, docs.conda.io "Managing packages for different platforms").
+        known = dict(known, **{"interpreter.conda_subdir": Known("osx-64", tuple(sorted(set(conda.lines + machine.lines))),
+                                                                  "derived")})
     return known
+
+
+def value_of(known: Dict[str, Known], path: str) -> Any:
+    """The value of fact PATH in KNOWN, or None."""
+    return known[path].value if path in known else None
 
 
 def about_the_layer(match: Match, lines: Sequence[Line]) -> bool:

@@ -183,7 +183,11 @@ def parse_collect_env(lines: Sequence[Line]) -> Result:
             continue
         package = re.match(r"^\[(pip3?|conda|uv|poetry)\]\s+(\S+?)(?:==|\s+)(\S+)", line.text)
         if package:
-            out += package_finding(package.group(2), package.group(3), line.number, "collect_env")
+            found = package_finding(package.group(2), package.group(3), line.number, "collect_env")
+            # get_conda_packages(): `conda list` of the active environment, so a conda row is a conda environment's.
+            if package.group(1) == "conda" and re.match(r"\d", package.group(3)):
+                found.append(Finding("interpreter.conda", True, line.number, "collect_env"))
+            out += found
     release = collect_env_format(seen)
     if release:
         out.append(Finding("collect_env.format", release, seen["PyTorch version"], "collect_env"))
@@ -211,6 +215,10 @@ def collect_env_field(key: str, value: str, number: int) -> List[Finding]:
     if key == "Python version":
         version = python_version(value)
         out = [Finding("interpreter.version", version, number, p)] if version else []
+        # sys.version of conda's Python builds: "3.12.8 | packaged by Anaconda, Inc. | (main, ...)", "| packaged by
+        # conda-forge |".
+        if re.search(r"\| packaged by (?:Anaconda|conda-forge)", value):
+            out.append(Finding("interpreter.conda", True, number, p))
         if "32-bit runtime" in value:
             out.append(Finding("interpreter.pointer_bits", 32, number, p))
         return out
@@ -414,6 +422,10 @@ def conda_plan(lines: Sequence[Line]) -> List[Finding]:
     out: List[Finding] = []
     p = "conda-plan"
     for index, line in enumerate(lines):
+        # A channel's subdir in a plan or in `conda list --show-channel-urls`: pkgs/main/osx-64, conda-forge/osx-arm64.
+        subdir = re.search(r"\b(?:pkgs/main|conda-forge|pytorch|defaults)/(osx-64|osx-arm64)\b", line.text)
+        if subdir:
+            out.append(Finding("interpreter.conda_subdir", subdir.group(1), line.number, p))
         planned = re.search(r"(osx-arm64|osx-64|linux-64|linux-aarch64|win-64)::pytorch-(\d+\.\d+\.\d+)-(\S+)", line.text)
         if planned:
             subdir, version, build = planned.groups()
@@ -601,6 +613,27 @@ SESSION_CALLS = (
 )
 
 
+# Shell commands whose output is a fact: the Python on PATH (`python3 --version` prints "Python 3.12.4") and the
+# machine the shell runs as (`uname -m` and `arch`: arm64 only on Apple Silicon, where Linux says aarch64; x86_64 or
+# i386 on an Intel Mac or under Rosetta, which the shell's own answer cannot tell apart).
+def python_version_output(text: str) -> List[Tuple[str, object]]:
+    """(fact, value) of `python --version`'s output."""
+    return [("interpreter.version", python_version(text[7:]))] if re.fullmatch(r"Python 3\.\d+\.\d+\S*", text) else []
+
+
+def machine_output(text: str) -> List[Tuple[str, object]]:
+    """(fact, value) of `uname -m`'s or `arch`'s output."""
+    if text not in ("arm64", "x86_64", "i386", "aarch64"):
+        return []
+    return [("shell.machine", text)] + ([("host.system", "Darwin"), ("host.hw_arm64", True)] if text == "arm64" else [])
+
+
+SHELL_CALLS = (
+    (re.compile(r"python3?(?:\.\d+)? (?:--version|-V)"), python_version_output),
+    (re.compile(r"uname -m|arch"), machine_output),
+)
+
+
 # A variable the paste sets: `export NAME=value`, `NAME=value command`, `set NAME=value` (cmd), `$env:NAME = "value"`
 # (PowerShell), `os.environ["NAME"] = "value"`, `-e NAME=value` (docker), "I set NAME=value". Never a message that
 # names one: MPSAllocator.mm's "Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit" and MPSFallback.mm's
@@ -630,6 +663,9 @@ def parse_session(lines: Sequence[Line]) -> Result:
         if printed and not line.prompt:
             out += [Finding("torch.mps_" + printed.group(1).lower(), printed.group(2) == "True", line.number, "session"),
                     Finding("torch.installed", True, line.number, "session")]
+        for command, read in SHELL_CALLS:
+            reply = next_output(lines, index) if command.fullmatch(line.text) else None
+            out += [Finding(path, value, reply.number, "shell") for path, value in read(reply.text)] if reply else []
         variable = ENV_SETTING.search(line.text)
         if variable:
             out.append(Finding("env." + variable.group(1), variable.group(2), line.number, "session"))
@@ -715,5 +751,5 @@ def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
 PARSERS = (parse_collect_env, parse_lightning, parse_hf_env, parse_conda_info, parse_sw_vers, parse_platform,
            parse_nvidia_smi, parse_install, parse_session, parse_prose)
 # Which parser wins when two disagree on a fact: the dumps printed by a program first, prose last.
-PRIORITY = ("collect_env", "session", "sw_vers", "uname", "conda-info", "conda-plan", "hf-env", "lightning", "platform", "nvidia-smi",
-            "wheel", "uv", "pip", "catalogue", "prose")
+PRIORITY = ("collect_env", "session", "shell", "sw_vers", "uname", "conda-info", "conda-plan", "hf-env", "lightning", "platform",
+            "nvidia-smi", "wheel", "uv", "pip", "catalogue", "prose")
