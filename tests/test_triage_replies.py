@@ -1,6 +1,7 @@
 """The public reply of `triage --format markdown` (issue 20, item 10): every value in it is the user's or labelled as an
 example, and every Fix is runnable on the pasted platform. Each test goes through triage() and render_triage()."""
 
+import glob
 import os
 import re
 
@@ -8,6 +9,7 @@ import pytest
 
 from mps_doctor.render.triage import render_triage
 from mps_doctor.triage.engine import triage
+from mps_doctor.versions import load_releases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PASTED = os.path.join(HERE, "pasted")
@@ -196,3 +198,128 @@ def test_uname_after_any_macos_prompt(line):
                                                               " none)\n").source["facts"]}
     assert facts["shell.machine"] == "x86_64"
     assert "host.hw_arm64" not in facts  # x86_64 is an Intel Mac or Rosetta: the shell cannot tell which
+
+
+# --- (f) what a reply never shows ---------------------------------------------------------------------------------
+
+def test_a_headline_is_never_cut_inside_a_word():
+    """A catalogue cause whose first sentence is longer than a headline allows ends at a whole word and '...'."""
+    from mps_doctor.triage.engine import first_sentence
+
+    words = ["word%d" % n for n in range(80)]
+    head = first_sentence(" ".join(words) + ". Second sentence.")
+    assert head.endswith("...") and head[:-3].split()[-1] in words and len(head) <= 200
+    text = reply(pasted("pantella-14-winerror-126-fbgemm"))
+    summary = text.split("\n", 1)[0]
+    assert "the..." in summary or "..." not in summary  # cut after a whole word, when cut at all
+
+
+UNKNOWN_ERROR = """Collecting environment information...
+PyTorch version: 2.3.0
+OS: macOS 14.4 (arm64)
+Python version: 3.11.8 (main, Feb  6 2024, 21:21:21) [Clang 15.0.0 (clang-1500.1.0.2.5)] (64-bit runtime)
+
+Traceback (most recent call last):
+  File "train.py", line 3, in <module>
+ValueError: too many values to unpack (expected 2)
+"""
+
+
+def test_a_pasted_error_nothing_explains_is_never_called_no_problem():
+    report = triage(UNKNOWN_ERROR)
+    text = render_triage(report, "markdown")
+    assert report.verdict.root_cause is None
+    assert "Nothing in the paste shows a problem" not in text and "no problem found" not in report.verdict.summary
+    assert "line 8" in text and "`ValueError: too many values to unpack (expected 2)`" in text
+    assert report.source["unexplained_error"] == {"line": 8, "text": "ValueError: too many values to unpack (expected 2)"}
+
+
+def test_a_paste_without_an_error_may_still_show_no_problem():
+    text = reply(pasted("mobileagent-60-cpu-torch-with-nvidia-driver"))
+    assert "Nothing in the paste shows a problem" in text
+
+
+def test_facts_never_measured_are_never_shown():
+    """os.macos and torch.import in a paste: no '(build ?)' without a build, no '(0.0 s)' without a measured import."""
+    text = reply(pasted("pytorch-164943-macos13-torch210-stale-message"))
+    assert "(build ?)" not in text and "macOS 13.7.4 |" in text
+    session = ">>> import torch\n>>> torch.__version__\n'2.5.1'\n>>> torch.backends.mps.is_available()\nFalse\n"
+    text = reply(session)
+    assert "imports (0.0 s)" not in text and "| `torch.import` | pass | torch 2.5.1 imports |" in text
+
+
+def test_a_reply_never_holds_a_script_directive():
+    text = reply(pasted("pytorch-170293-python313-old-cuda-wheels"))
+    assert "shellcheck" not in text and fix_block(text)
+
+
+PY312_NO_WHEEL = """% python --version
+Python 3.12.9
+% pip install torch
+ERROR: Could not find a version that satisfies the requirement torch (from versions: none)
+ERROR: No matching distribution found for torch
+"""
+
+
+def test_no_wheel_for_a_python_312_user_never_advises_installing_python_312():
+    text = reply(PY312_NO_WHEEL)
+    fix = fix_block(text) or []
+    assert not re.search(r"(?i)(install|--python|python=|python)\s*3\.12\b(?!\.)", "\n".join(fix)), fix
+    cause = text.split("<details>", 1)[0]
+    assert "python3.12" not in cause and "uv venv --python 3.12" not in cause
+    assert "3.12.9" in facts_table(text)["interpreter.version"]
+
+
+def test_the_next_step_hint_names_the_same_file_never_the_maintainers_python(cli, tmp_path):
+    """Issue 20's `mps-doctor fix --python python3` hint: already `fix --from FILE` on main (verified here)."""
+    path = tmp_path / "paste.txt"
+    path.write_text(pasted("pytorch-164943-macos13-torch210-stale-message"), encoding="utf-8")
+    result = cli("triage", str(path))
+    assert "fix --from %s" % path in result.output and "fix --python" not in result.output
+
+
+# --- every reply of the corpus ---------------------------------------------------------------------------------------
+
+def corpus_names():
+    return sorted(os.path.basename(path)[:-4] for path in glob.glob(os.path.join(PASTED, "*.txt")))
+
+
+def doctors_data():
+    """The text of the doctor's own data: the release table (with the requirements it derives) and the catalogue."""
+    data = os.path.join(os.path.dirname(HERE), "mps_doctor", "data")
+    table = load_releases()
+    derived = [release.torchaudio_requirement(table.torchaudio_stable_abi_from) for release in table.releases]
+    return "".join(open(os.path.join(data, name), encoding="utf-8").read()
+                   for name in ("torch_releases.json", "known_errors.json")) + " ".join(derived)
+
+
+DATA = doctors_data()
+# A value left for the reader to fill in.
+PLACEHOLDERS = re.compile(r"==(?=\s|$|')|==[A-Z]\b|\bcuXYZ\b|<[\w -]+>|\bX\.Y\b")
+# Values in a command: versions (2.15, 3.12, 0.29.*) and CUDA builds (cu128).
+VALUES = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)?|\bcu\d{3}\b")
+# Programs of one system.
+ONLY_ON = {"Darwin": re.compile(r"^(?:sw_vers|softwareupdate|sysctl|xcode-select|arch)\b"),
+           "nvidia": re.compile(r"\bnvidia-smi\b|download\.pytorch\.org/whl/cu|\bCUDA_VISIBLE_DEVICES\b")}
+
+
+@pytest.mark.parametrize("name", corpus_names())
+def test_every_corpus_reply_has_a_runnable_fix_of_the_users_and_the_doctors_values(name):
+    text = pasted(name)
+    report = triage(text)
+    markdown = render_triage(report, "markdown")
+    assert "shellcheck" not in markdown
+    fix = fix_block(markdown)
+    if fix is None:
+        return
+    runnable = [line for line in fix if line.strip() and not line.startswith("#")]
+    assert runnable, "a Fix block of comments only: %s" % fix
+    for line in runnable:
+        assert not PLACEHOLDERS.search(line), line
+        for value in VALUES.findall(line):
+            assert value in text or value in DATA, "%s: %r is neither the paste's nor the doctor's" % (line, value)
+    system = report.facts.host.system
+    if system == "Darwin":
+        assert not any(ONLY_ON["nvidia"].search(line) for line in runnable), runnable
+    if system in ("Linux", "Windows"):
+        assert not any(ONLY_ON["Darwin"].search(line) for line in runnable), runnable

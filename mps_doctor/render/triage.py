@@ -103,6 +103,11 @@ def render_reply(report: Report) -> str:
             if root.remedy.link:
                 link = root.remedy.link
                 head += ["", "More: %s" % (link if OWN_LINK.fullmatch(link) else md.code(link))]
+    elif (report.source or {}).get("unexplained_error"):
+        error = report.source["unexplained_error"]
+        head.append("The paste shows an error that mps-doctor does not know (line %d: %s), and nothing it shows of the "
+                    "setup explains it; the layers it does not cover are listed below." % (error["line"],
+                                                                                              md.code(error["text"])))
     else:
         head.append("Nothing in the paste shows a problem; the layers it does not cover are listed below.")
     layers = ["", "| layer | check | status | summary |", "| --- | --- | --- | --- |"]

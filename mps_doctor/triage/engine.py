@@ -22,9 +22,10 @@ from mps_doctor.report import Report, Verdict, guarded, run_checks
 from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.commands import pasted_actions
 from mps_doctor.triage.model import Evidence, Finding
-from mps_doctor.triage.parsers import PARSERS, PRIORITY
+from mps_doctor.triage.parsers import NO_WHEEL, PARSERS, PRIORITY
 from mps_doctor.triage.text import Line, clean
 from mps_doctor.versions import load_releases, minor_of
+from mps_doctor.words import shorten
 
 NOT_IN_PASTE = "not in the pasted text"
 WORDS = {
@@ -79,6 +80,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
     system = known["host.system"].value if "host.system" in known else None
     matches = tuple(replace(match, error=match.error.on(system)) for match in matches)
+    evidence = [item for item in evidence if not advises_own_python(item, known)]
     for match in matches:
         if match.error.layer in REGISTRY and about_the_layer(match, lines):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
@@ -113,6 +115,16 @@ def value_of(known: Dict[str, Known], path: str) -> Any:
     return known[path].value if path in known else None
 
 
+def advises_own_python(evidence: Evidence, known: Dict[str, Known]) -> bool:
+    """Whether EVIDENCE blames the Python version for a missing wheel while the paste's Python is the version it
+    advises: then the version is not why (a 32-bit or PyPy build, a platform without wheels), and the evidence is
+    left out so that the paste's own version is never contradicted."""
+    version = value_of(known, "interpreter.version")
+    advised = [found.group(1) for command in evidence.commands for found in [re.search(r"--python (3\.\d+)\b", command)]
+               if found]
+    return evidence.kind == NO_WHEEL and bool(version) and ".".join(map(str, version[:2])) in advised
+
+
 def about_the_layer(match: Match, lines: Sequence[Line]) -> bool:
     """Whether a match speaks of what its layer checks: for an entry marked torch_libraries_only, a library that fails
     to load implicates its layer only when it is torch's own (an extension such as torch_scatter built for another
@@ -138,13 +150,13 @@ def one_line(text: str, limit: int = 300) -> str:
     """Pasted TEXT made safe for every output: one line of at most LIMIT characters, without the characters that
     mean something to a shell, Markdown or HTML (` $ < > @ | * [ ] ! & \\), so a paste can never become a
     command, a mention, a link or markup."""
-    return UNSAFE.sub("", " ".join(text.replace("\\", "/").split()))[:limit]
+    return shorten(UNSAFE.sub("", " ".join(text.replace("\\", "/").split())), limit)
 
 
 def first_sentence(text: str) -> str:
     """TEXT up to its first full stop, without it."""
     head = text.split(". ", 1)[0].rstrip(".")
-    return head[:200]
+    return shorten(head, 200)
 
 
 def assemble(findings: Sequence[Finding]) -> Dict[str, Known]:
@@ -347,13 +359,29 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         number = paste.lines[match.line - 1].number
         results.append(known_error_result(match, root is None and index == 0, number, paste))
     root_id = root.id if root is not None else (paste.matches[0].error.id if paste.matches else None)
-    verdict = triage_verdict(results, device, root_id)
+    error = unexplained_error(paste) if root_id is None else None
+    verdict = triage_verdict(results, device, root_id, error)
     created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    return replace(report, results=tuple(results), verdict=verdict, created=created, source=source_of(paste, device))
+    source = dict(source_of(paste, device), **({"unexplained_error": {"line": error.number, "text": one_line(error.text)}}
+                                               if error is not None else {}))
+    return replace(report, results=tuple(results), verdict=verdict, created=created, source=source)
 
 
-def triage_verdict(results: Sequence[CheckResult], device: str, root_id: Optional[str]) -> Verdict:
-    """problem-found (root cause: the first failing layer, else the first known message) or no-problem-found."""
+# A line that reports an error: a Python exception ("RuntimeError: ...", "torch.cuda.OutOfMemoryError: ..."), pip's
+# and uv's "ERROR:" and "error:" lines, and a traceback's head.
+EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?:: |$)")
+ERROR_LINES = (EXCEPTION_LINE, re.compile(r"^(?:ERROR|error): "), re.compile(r"^Traceback \(most recent call last\):"))
+
+
+def unexplained_error(paste: Paste) -> Optional[Line]:
+    """The line of the paste that reports an error (an exception first), when nothing explains it; else None."""
+    return next((line for pattern in ERROR_LINES for line in paste.lines if pattern.match(line.text)), None)
+
+
+def triage_verdict(results: Sequence[CheckResult], device: str, root_id: Optional[str],
+                   error: Optional[Line] = None) -> Verdict:
+    """problem-found (root cause: the first failing layer, else the first known message) or no-problem-found, which
+    names the pasted ERROR that nothing explains."""
     counts = {s.value: sum(1 for r in results if r.status == s) for s in Status}
     counts["accepted"] = 0
     undecided = sum(1 for r in results if r.layer is not None and r.summary.startswith(NOT_IN_PASTE))
@@ -362,6 +390,9 @@ def triage_verdict(results: Sequence[CheckResult], device: str, root_id: Optiona
     if root_id is not None:
         root = next(r for r in results if r.id == root_id)
         return Verdict(False, "problem-found", root_id, "problem found (%s): %s; %s" % (device, root.summary, tally), counts)
+    if error is not None:
+        return Verdict(False, "no-problem-found", None, "no known cause of the error on pasted line %d (%s); %s" % (
+            error.number, device, tally), counts)
     return Verdict(False, "no-problem-found", None, "no problem found in the pasted text (%s); %s" % (device, tally), counts)
 
 
