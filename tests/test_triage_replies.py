@@ -27,7 +27,7 @@ def reply(text):
 
 def fix_block(markdown):
     """The lines of the reply's Fix block, or None when the reply has none."""
-    found = re.search(r"\*\*Fix:\*\*\n\n(`{3,})sh\n(.*?)\n\1\n", markdown, re.S)
+    found = re.search(r"\*\*Fix:\*\*\n\n(`{3,})(?:sh|powershell)\n(.*?)\n\1\n", markdown, re.S)
     return found.group(2).split("\n") if found else None
 
 
@@ -249,8 +249,8 @@ def test_facts_never_measured_are_never_shown():
 
 
 def test_a_reply_never_holds_a_script_directive():
-    text = reply(pasted("pytorch-170293-python313-old-cuda-wheels"))
-    assert "shellcheck" not in text and fix_block(text)
+    text = reply(pasted("whisper-webui-71-macos-python-too-new"))
+    assert "shellcheck" not in text and ". .venv-py312/bin/activate" in fix_block(text)
 
 
 PY312_NO_WHEEL = """% python --version
@@ -300,7 +300,8 @@ PLACEHOLDERS = re.compile(r"==(?=\s|$|')|==[A-Z]\b|\bcuXYZ\b|<[\w -]+>|\bX\.Y\b"
 VALUES = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)?|\bcu\d{3}\b")
 # Programs of one system.
 ONLY_ON = {"Darwin": re.compile(r"^(?:sw_vers|softwareupdate|sysctl|xcode-select|arch)\b"),
-           "nvidia": re.compile(r"\bnvidia-smi\b|download\.pytorch\.org/whl/cu|\bCUDA_VISIBLE_DEVICES\b")}
+           "nvidia": re.compile(r"\bnvidia-smi\b|download\.pytorch\.org/whl/cu|\bCUDA_VISIBLE_DEVICES\b"),
+           "posix": re.compile(r"^(?:export|unset|\.) |/bin/(?:python|activate)\b|^[A-Z_]+=\S+ ")}
 
 
 @pytest.mark.parametrize("name", corpus_names())
@@ -323,3 +324,39 @@ def test_every_corpus_reply_has_a_runnable_fix_of_the_users_and_the_doctors_valu
         assert not any(ONLY_ON["nvidia"].search(line) for line in runnable), runnable
     if system in ("Linux", "Windows"):
         assert not any(ONLY_ON["Darwin"].search(line) for line in runnable), runnable
+    if system == "Windows":
+        assert not any(ONLY_ON["posix"].search(line) for line in runnable), runnable
+
+
+# --- every Fix runs where the paste came from: Windows ------------------------------------------------------------
+
+def test_a_windows_paste_gets_powershell_commands():
+    """pytorch#170293 (Python 3.13 on Windows): a venv's Scripts\\python.exe and Activate.ps1, the py launcher."""
+    fix = fix_block(reply(pasted("pytorch-170293-python313-old-cuda-wheels")))
+    assert fix == ["# Install Python 3.12 from https://www.python.org/downloads/windows/ first (with its py launcher)",
+                   "py -3.12 -m venv .venv-py312",
+                   ".venv-py312\\Scripts\\python.exe -m pip install 'torch==2.15.*' 'torchvision==0.29.*'",
+                   "& .venv-py312\\Scripts\\Activate.ps1"], fix
+
+
+def test_a_variable_on_windows_is_set_the_powershell_way():
+    text = "OS: Microsoft Windows 11 Pro\nRuntimeError: CUDA error: no CUDA-capable device is detected\n"
+    fix = fix_block(reply(text))
+    assert fix and "$env:CUDA_VISIBLE_DEVICES = '0'" in fix and not any(line.startswith("export ") for line in fix), fix
+
+
+@pytest.mark.parametrize("value", ["0", "it's", "a$b`c", "x\x1by", "@(1,2)"])
+def test_powershell_spelling_keeps_every_value_exact_and_on_one_line(value):
+    from mps_doctor.checks.model import export, run
+    from mps_doctor.render.script import spell
+
+    for line in (spell(export("NAME", value), "powershell"), spell(run("python", "-c", value), "powershell")):
+        assert "\n" not in line and "\x1b" not in line
+    quoted = spell(run("echo", value), "powershell")[5:]
+    if quoted.startswith("'"):
+        assert quoted[1:-1].replace("''", "'") == value
+    elif quoted.startswith('"'):
+        body = re.sub(r"\$\(\[char\]0x([0-9a-f]{4})\)", lambda m: chr(int(m.group(1), 16)), quoted[1:-1])
+        assert re.sub(r"`(.)", r"\1", body) == value
+    else:
+        assert quoted == value and re.fullmatch(r"[\w./:=+-]+", value)

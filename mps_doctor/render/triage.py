@@ -95,11 +95,13 @@ def render_reply(report: Report) -> str:
         head.append("**Cause** (%s): %s" % (md.code(root.id), md.marked_prose(root.summary)))
         if root.remedy is not None:
             head += ["", md.marked_prose(root.remedy.why, line_start=True)]
-            lines = [one_line(line) for command in remedy_commands(report, "bash")[root.id] for line in command.split("\n")
+            # The shell of the pasted platform: PowerShell on Windows, else a POSIX shell.
+            shell = "powershell" if report.facts.host.system == "Windows" else "bash"
+            lines = [one_line(line) for command in remedy_commands(report, shell)[root.id] for line in command.split("\n")
                      if not line.startswith(SCRIPT_DIRECTIVE)]
             # A block of comments alone is no fix: the prose above says what to do.
             if any(not line.startswith("#") for line in lines):
-                head += ["", "**Fix:**", ""] + md.fence("\n".join(lines), "sh")
+                head += ["", "**Fix:**", ""] + md.fence("\n".join(lines), "powershell" if shell == "powershell" else "sh")
             if root.remedy.link:
                 link = root.remedy.link
                 head += ["", "More: %s" % (link if OWN_LINK.fullmatch(link) else md.code(link))]
