@@ -369,7 +369,8 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
 
 # A line that reports an error: a Python exception ("RuntimeError: ...", "torch.cuda.OutOfMemoryError: ..."), pip's
 # and uv's "ERROR:" and "error:" lines, and a traceback's head.
-EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception)(?:: |$)")
+# Names are bounded so that the match stays linear in the line's length.
+EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w.]{0,100}\.)?[A-Z]\w{0,60}(?:Error|Exception)(?:: |$)")
 ERROR_LINES = (EXCEPTION_LINE, re.compile(r"^(?:ERROR|error): "), re.compile(r"^Traceback \(most recent call last\):"))
 
 
