@@ -6,7 +6,7 @@ Serves `triage` (messages in a paste) and `check` (the exceptions the parity and
 import functools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, List, Optional, Tuple
 
@@ -29,6 +29,14 @@ class KnownError:
     sources: Tuple[str, ...]
     example: str = ""
     torch_libraries_only: bool = False
+    # What the message means on one operating system, where it means something else (`on` in the catalogue):
+    # (system as platform.system() names it, ((field, value), ...)) for cause, fix, layer and devices.
+    variants: Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...] = ()
+
+    def on(self, system: Optional[str]) -> "KnownError":
+        """This entry as it reads on SYSTEM (Darwin, Linux, Windows): its variant for SYSTEM, else itself."""
+        changes = dict(self.variants).get(system or "")
+        return replace(self, variants=(), **dict(changes)) if changes else self
 
     @property
     def commands(self) -> Tuple[str, ...]:
@@ -78,7 +86,24 @@ def parse_catalogue(doc: Any) -> Tuple[KnownError, ...]:
                               tuple(d for d in (devices if isinstance(devices, list) else [devices]) if isinstance(d, str)),
                               tuple(s if isinstance(s, str) else text_of(s.get("url") if isinstance(s, dict) else s)
                                     for s in (sources if isinstance(sources, list) else [sources])),
-                              text_of(entry.get("example")), entry.get("torch_libraries_only") is True))
+                              text_of(entry.get("example")), entry.get("torch_libraries_only") is True,
+                              variants_of(entry.get("on"))))
+    return tuple(out)
+
+
+def variants_of(on: Any) -> Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...]:
+    """The `on` object of an entry ({system: {cause, fix, layer, devices}}) as KnownError.variants; anything else in
+    it is left out."""
+    out = []
+    for system, fields in (on.items() if isinstance(on, dict) else ()):
+        if not isinstance(fields, dict):
+            continue
+        changes = [(name, text_of(fields[name])) for name in ("cause", "fix") if name in fields]
+        if "layer" in fields:
+            changes.append(("layer", fields["layer"] if isinstance(fields["layer"], str) and fields["layer"] else None))
+        if isinstance(fields.get("devices"), list):
+            changes.append(("devices", tuple(d for d in fields["devices"] if isinstance(d, str))))
+        out.append((str(system), tuple(changes)))
     return tuple(out)
 
 

@@ -70,7 +70,8 @@ WATERMARK_RATIOS = ("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMA
 def os_macos(ctx: Context) -> Outcome:
     """MPS is Metal: macOS only (docs/notes/mps.rst)."""
     if ctx.is_mac:
-        return passed("macOS %s (%s)" % (ctx.host.macos_version or "?", ctx.host.macos_build or "build ?"))
+        build = " (%s)" % ctx.host.macos_build if ctx.host.macos_build else ""
+        return passed("macOS %s%s" % (ctx.host.macos_version or "?", build))
     has_gpu = bool(ctx.host.nvidia_smi and ctx.host.nvidia_smi.found)
     alternative = "cuda" if has_gpu else "cpu"
     return failed(
@@ -461,7 +462,8 @@ def torch_import(ctx: Context) -> Outcome:
             Remedy(shorten(text.splitlines()[0], 300), why, actions, GET_STARTED, key="torch-" + key, title=title),
             text, error.traceback,
         )
-    return passed("torch %s imports (%.1f s)" % (info.version, info.import_seconds or 0.0))
+    took = " (%.1f s)" % info.import_seconds if info.import_seconds is not None else ""
+    return passed("torch %s imports%s" % (info.version, took))
 
 
 def reinstall_torch(ctx: Context) -> InstallTorch:

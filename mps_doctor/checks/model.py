@@ -84,9 +84,11 @@ class InstallTorch:
 
 @dataclass(frozen=True)
 class InstallPackages:
-    """Install PACKAGES (plain requirements such as numpy) into the environment the plan is working on."""
+    """Install PACKAGES (plain requirements such as numpy) into the environment the plan is working on; with UPGRADE
+    an installed one is upgraded too."""
 
     packages: Tuple[str, ...]
+    upgrade: bool = False
 
 
 @dataclass(frozen=True)

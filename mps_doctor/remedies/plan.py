@@ -6,6 +6,7 @@ construction: no sudo, no deletion (new environments go beside the old ones), no
 (and then only as a comment), torch and torchvision always pinned together.
 """
 
+import ntpath
 import os
 import posixpath
 import sys
@@ -31,7 +32,7 @@ from mps_doctor.errors import UsageError
 from mps_doctor.remedies.model import InCondaBase, Plan, Step, activate_conda, activate_venv
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
-from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies
+from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies, version_tuple
 
 # uv names a CPython build by implementation-version-os-arch-libc (docs.astral.sh/uv/concepts/python-versions):
 # asking for the aarch64 build gets a native Python even when uv itself runs under Rosetta.
@@ -126,7 +127,7 @@ class Planner:
         self.add("create-venv", "Create a virtual environment %s with this Python" % folder,
                  "%s is externally managed (PEP 668): pip refuses to install into it." % self.python,
                  run(self.python, "-m", "venv", folder))
-        self.python = self.new_python = posixpath.join(folder, "bin", "python")
+        self.python = self.new_python = venv_python(self.report.facts.host, folder)
         self.add("switch", "Use the new environment", "Activate it in every shell where you train.",
                  activate_venv(folder))
 
@@ -150,6 +151,12 @@ class Planner:
         installed = self.pinned or release
         if cuda and installed is not None and installed.torch != action.torch:
             cuda = best_build(installed, gpu_capabilities(self.ctx), driver_cuda(self.ctx)) or cuda
+        target = installed or self.ctx.release_to_install()
+        if cuda and target is not None and target.cuda_builds and cuda not in dict(target.cuda_builds):
+            # A CUDA named apart from a release (a pasted message's `--index-url .../cu128`): that release's oldest
+            # build at or above it, which keeps the GPUs the named one covers (the release table's builds).
+            cuda = next((build for build, _ in sorted(target.cuda_builds, key=lambda b: version_tuple(b[0]))
+                         if version_tuple(build) >= version_tuple(cuda)), cuda)
         torch = self.torch_pin or (release or self.ctx.release_to_install() or self.releases.current).torch
         return release, cuda, torch
 
@@ -213,7 +220,7 @@ class Planner:
                 return ()
             return (self.install_torch(action),)
         if isinstance(action, InstallPackages):
-            return (self.pip(*action.packages),)
+            return (self.pip(*(("--upgrade",) if action.upgrade else ()), *action.packages),)
         if action.kind == "doctor":
             return (run(*self.doctor, *action.argv),)
         return (action,)
@@ -404,6 +411,7 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     "yourself once the new one works." % old, activate_conda(name))
         return
     folder = new_env_folder(planner, action.suffix)
+    launcher: Tuple[str, ...] = ()
     if uses_uv(setup, host):
         request = UV_ARM64_PYTHON % version if action.arm64 else version
         planner.add("create-env", "Create %s with a %s" % (folder, what), reason,
@@ -417,15 +425,22 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
     else:
         base, provide = base_python_for(planner, version, action.arm64)
         planner.arch_prefix = ("arch", "-arm64") if action.arm64 and setup.python_source in UNIVERSAL_SOURCES else ()
+        # Windows' py launcher picks the installed Python by its version (docs.python.org, "Using Python on Windows").
+        launcher = ("-" + version,) if base == "py" else ()
         planner.add("create-env", "Create %s with a %s" % (folder, what), reason,
-                    *provide, run(*planner.arch_prefix, base, "-m", "venv", folder))
-    planner.python = planner.new_python = posixpath.join(folder, "bin", "python")
+                    *provide, run(*planner.arch_prefix, base, *launcher, "-m", "venv", folder))
+    planner.python = planner.new_python = venv_python(host, folder)
     if action.install_torch:
         planner.add(NEW_ENV_TORCH, "Install torch and torchvision in %s, pinned together" % folder,
                     "torch and torchvision from different releases fail at import; pinning both keeps pip from pulling "
                     "another torch.", planner.install_torch(InstallTorch(release.torch if release else None)))
     planner.add("switch", "Switch to the new environment", "The old environment %s is left as it was; remove it "
                 "yourself once the new one works." % old, activate_venv(folder))
+
+
+def venv_python(host, folder: str) -> str:
+    """The Python of the venv in FOLDER: bin/python, or Scripts\\python.exe on Windows (the venv module's layout)."""
+    return ntpath.join(folder, "Scripts", "python.exe") if host.system == "Windows" else posixpath.join(folder, "bin", "python")
 
 
 def uses_uv(setup: Setup, host) -> bool:
@@ -463,9 +478,17 @@ def base_python_for(planner: Planner, version: str, arm64: bool) -> Tuple[str, T
     if arm64 and setup.python_source in UNIVERSAL_SOURCES and interp is not None and interp.executable_realpath:
         return interp.executable_realpath, (note("%s is a universal2 build: `arch -arm64` runs it natively" %
                                                  interp.executable_realpath),)
+    if facts.host.system == "Windows":
+        return "py", (note("Install Python %s from https://www.python.org/downloads/windows/ first (with its py launcher)" %
+                           version),)
     if facts.host.system == "Darwin":
+        # The user's own Python of that version is no fix when it is the x86_64 one: say which build, and why.
+        same = interp is not None and ".".join(map(str, interp.version[:2])) == version and interp.machine == "x86_64"
         return "/usr/local/bin/python%s" % version, (
-            note("Install Python %s for macOS (universal2) from https://www.python.org/downloads/macos/ first" % version),)
+            note("Install %s from https://www.python.org/downloads/macos/ first%s" % (
+                "python.org's Python %s for macOS (universal2, native on Apple Silicon)" % version if arm64 else
+                "Python %s for macOS (universal2)" % version,
+                "; the Python %s you run is an x86_64 build" % ".".join(map(str, interp.version)) if same else "")),)
     return "python%s" % version, (note(linux_python_note(facts.host, setup, version)),)
 
 

@@ -20,7 +20,7 @@ class Setup:
     python_source: str  # uv | homebrew | homebrew-intel | pyenv | python.org | system | conda | miniforge | unknown
     externally_managed: bool
     manager: str  # pip | uv | conda
-    shell: str  # zsh | bash | fish
+    shell: str  # zsh | bash | fish | powershell
 
     def describe(self) -> str:
         where = {"venv": "a venv", "uv-venv": "a uv venv", "virtualenv": "a virtualenv", "conda": "a conda environment",
@@ -77,9 +77,11 @@ def detect_setup(facts: Facts, manager: Optional[str] = None, shell: Optional[st
     if kind == "conda" and source not in ("miniforge",):
         source = "conda"
     detected_manager = {"conda": "conda", "uv-venv": "uv"}.get(kind, "pip")
-    detected_shell = os.path.basename(env.get("SHELL", "")) or ("zsh" if facts.host.system == "Darwin" else "bash")
+    # macOS's login shell is zsh since Catalina; Windows' is PowerShell (a Windows paste: check runs on macOS and Linux).
+    default_shell = {"Darwin": "zsh", "Windows": "powershell"}.get(facts.host.system, "bash")
+    detected_shell = os.path.basename(env.get("SHELL", "")) or default_shell
     if detected_shell not in ("zsh", "bash", "fish"):
-        detected_shell = "zsh" if facts.host.system == "Darwin" else "bash"
+        detected_shell = default_shell
     return Setup(
         env_kind=kind, env_path=prefix if kind != "none" else None, conda_env=conda_env, python_source=source,
         externally_managed=bool(interp and interp.externally_managed), manager=manager or detected_manager,

@@ -28,6 +28,8 @@ PLAIN_WORD = re.compile(r"(?:[^\W_]|[.,;()'\"+=%?-])+:?")
 LINKED_WORD = re.compile(r"(?i)www\.|\bgh-\d|(?<![0-9a-z])(?=[0-9a-f]{0,39}[a-f])(?=[0-9a-f]{0,39}\d)[0-9a-f]{7,40}(?![0-9a-z])")
 # A line that starts with one of these would open a block (list item, setext heading underline, ordered list).
 BLOCK_START = re.compile(r"^(?:[-+=]|\d+[.)])")
+# A span marked as code in the doctor's own text: backquotes around text without one, on one line (CommonMark 6.1).
+MARKED = re.compile(r"`([^`]+)`")
 
 
 def is_plain(word: str) -> bool:
@@ -55,6 +57,41 @@ def prose(value: str, table: bool = False, line_start: bool = False) -> str:
     """VALUE as a line of prose: plain words as they are, every other run of words in one code span, whitespace
     collapsed; LINE_START when the text begins a line (a leading `-` or `1.` would open a list)."""
     return " ".join(literal_runs(value, lambda run: code(run, table), line_start))
+
+
+def marked_prose(value: str, table: bool = False, line_start: bool = False) -> str:
+    """VALUE as prose() in which a word holding a `marked` span (the doctor's own sentences mark commands and values
+    with backquotes) shows that span as one code span, with the plain punctuation around it ("(`nvidia-smi`),");
+    a backquote from outside only ever makes a code span of what it encloses, which stays literal."""
+    text = one_line(str(value)).replace("\x00", "")
+    spans = MARKED.findall(text)
+    # Each span stands as one placeholder character while the text is split into words.
+    words = MARKED.sub("\x00", text).split()
+    out: List[str] = []
+    pending: List[str] = []
+    for index, word in enumerate(words):
+        count = word.count("\x00")
+        pieces = word.split("\x00")
+        marked = count == 1 and all(not piece or is_plain(piece) for piece in pieces) and not (
+            index == 0 and line_start and BLOCK_START.match(pieces[0]))
+        plain = count == 0 and is_plain(word) and not (index == 0 and line_start and BLOCK_START.match(word))
+        if not (marked or plain):
+            pending.append(restore(word, spans))
+            continue
+        if pending:
+            out.append(code(" ".join(pending), table))
+            pending = []
+        out.append(pieces[0] + code(spans.pop(0), table) + pieces[1] if marked else word)
+    if pending:
+        out.append(code(" ".join(pending), table))
+    return " ".join(out)
+
+
+def restore(word: str, spans: List[str]) -> str:
+    """WORD with each placeholder given back its `span` (taken from SPANS), backquotes included."""
+    while "\x00" in word:
+        word = word.replace("\x00", "`%s`" % spans.pop(0), 1)
+    return word
 
 
 def html_prose(value: str) -> str:

@@ -12,7 +12,10 @@ from mps_doctor.words import wrap
 # zshexpn(1) "= expansion") and a leading % is fish's %self (its PID); an = in the command word makes an assignment.
 SAFE = re.compile(r"^[A-Za-z0-9_./:@+,-][A-Za-z0-9_./:=@%+,-]*$")
 NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-SHEBANG = {"zsh": "#!/usr/bin/env zsh", "bash": "#!/usr/bin/env bash", "fish": "#!/usr/bin/env fish"}
+SHEBANG = {"zsh": "#!/usr/bin/env zsh", "bash": "#!/usr/bin/env bash", "fish": "#!/usr/bin/env fish",
+           "powershell": "#!/usr/bin/env pwsh"}
+# Words PowerShell passes on as they are: no @ (splatting), no comma (arrays), no $ ` ; & | ( ) { } < > ' " # %.
+POWERSHELL_SAFE = re.compile(r"^[A-Za-z0-9_./:\\=+-]+$")
 
 
 def shell_escape(char: str) -> str:
@@ -50,10 +53,30 @@ def posix_quote(word: str, command: bool = False) -> str:
     return "$'" + body.replace("!", "\\x21") + "'"
 
 
+def powershell_quote(word: str) -> str:
+    """WORD quoted for PowerShell: bare when safe, else single quotes ('' for a quote), or double quotes with every
+    $, backquote and double quote escaped and a control or invisible character written as $([char]0xHHHH), so the
+    exact value reaches the command while the printed line stays one visible line (about_Quoting_Rules)."""
+    if word and POWERSHELL_SAFE.match(word):
+        return word
+    if not UNSAFE_IN_LINE.search(word):
+        return "'" + word.replace("'", "''") + "'"
+    body = word.replace("`", "``").replace("$", "`$").replace('"', '`"')
+    return '"' + UNSAFE_IN_LINE.sub(lambda m: "$([char]0x%04x)" % ord(m.group()), body) + '"'
+
+
+def powershell_string(value: str) -> str:
+    """VALUE as a PowerShell string literal, quoted even when it is a safe word (a bare word is a command there)."""
+    quoted = powershell_quote(value)
+    return quoted if quoted[:1] in "'\"" else "'%s'" % quoted
+
+
 def quote(word: str, shell: str, command: bool = False) -> str:
     if isinstance(word, InCondaBase):
         base = "(conda info --base)" if shell == "fish" else '"$(conda info --base)"'
         return base + "/" + quote(word.relative, shell)
+    if shell == "powershell":
+        return powershell_quote(word)
     return fish_quote(word, command) if shell == "fish" else posix_quote(word, command)
 
 
@@ -73,6 +96,8 @@ def spell(cmd: Cmd, shell: str) -> str:
     """One command in SHELL's syntax."""
     if cmd.kind == "note":
         return comment(cmd.value)
+    if shell == "powershell":
+        return spell_powershell(cmd)
     if cmd.kind == "export":
         if shell == "fish":
             return "set -gx %s %s" % (variable(cmd.name), quote(cmd.value, shell))
@@ -88,6 +113,23 @@ def spell(cmd: Cmd, shell: str) -> str:
         return "# shellcheck source=/dev/null\n. %s" % quote(cmd.value.rstrip("/") + "/bin/activate", shell)
     prefix = "".join("%s=%s " % (variable(name), quote(value, shell)) for name, value in cmd.env)
     return prefix + " ".join(quote(word, shell, command=index == 0) for index, word in enumerate(cmd.argv))
+
+
+def spell_powershell(cmd: Cmd) -> str:
+    """One command for PowerShell (Windows' shell): variables through $env:, a venv's Activate.ps1 (the venv module's
+    documentation), a VAR=value prefix as its own $env: assignment first."""
+    if cmd.kind == "export":
+        return "$env:%s = %s" % (variable(cmd.name), powershell_string(cmd.value))
+    if cmd.kind == "unset":
+        return "Remove-Item Env:%s" % variable(cmd.name)
+    if cmd.kind == "activate":
+        if cmd.name:
+            return "conda activate %s" % powershell_quote(cmd.name)
+        return "& %s" % powershell_quote(cmd.value.rstrip("/\\") + "\\Scripts\\Activate.ps1")
+    prefix = "".join("$env:%s = %s; " % (variable(name), powershell_string(value)) for name, value in cmd.env)
+    words = [quote(word, "powershell") for word in cmd.argv]
+    # A quoted program name is a string to PowerShell until the call operator runs it.
+    return prefix + ("& " if words and words[0][:1] in "'\"" else "") + " ".join(words)
 
 
 def comment_block(text: str, indent: str = "# ") -> List[str]:

@@ -19,6 +19,9 @@ FULL_CHECK = ("mps-doctor check --format markdown",)
 MAX_REPLY = 64000
 # A link the reply may make live: one of the doctor's own, to a documentation or tracker page.
 OWN_LINK = re.compile(r"https://[A-Za-z0-9.-]+/[A-Za-z0-9._~/#%?=&+-]*")
+# A line for the tools that check a saved script (render/script.py writes it before `. venv/bin/activate`), not for
+# someone reading a reply.
+SCRIPT_DIRECTIVE = "# shellcheck "
 # Line numbers listed per fact: enough to find it, not a list as long as the paste.
 SHOWN_LINES = 5
 
@@ -88,18 +91,26 @@ def render_reply(report: Report) -> str:
     paste as fits one comment (MAX_REPLY). Every value from the paste is literal text (render/md.py)."""
     verdict = report.verdict
     root = report.result(verdict.root_cause) if verdict.root_cause else None
-    head = ["**mps-doctor triage** (%s): %s" % (md.code(report.options.device), md.prose(verdict.summary)), ""]
+    head = ["**mps-doctor triage** (%s): %s" % (md.code(report.options.device), md.marked_prose(verdict.summary)), ""]
     if root is not None:
-        head.append("**Cause** (%s): %s" % (md.code(root.id), md.prose(root.summary)))
+        head.append("**Cause** (%s): %s" % (md.code(root.id), md.marked_prose(root.summary)))
         if root.remedy is not None:
-            head += ["", md.prose(root.remedy.why, line_start=True)]
-            commands = remedy_commands(report, "bash")[root.id]
-            if commands:
-                head += ["", "**Fix:**", ""] + md.fence(
-                    "\n".join(one_line(line) for command in commands for line in command.split("\n")), "sh")
+            head += ["", md.marked_prose(root.remedy.why, line_start=True)]
+            # The shell of the pasted platform: PowerShell on Windows, else a POSIX shell.
+            shell = "powershell" if report.facts.host.system == "Windows" else "bash"
+            lines = [one_line(line) for command in remedy_commands(report, shell)[root.id] for line in command.split("\n")
+                     if not line.startswith(SCRIPT_DIRECTIVE)]
+            # A block of comments alone is no fix: the prose above says what to do.
+            if any(not line.startswith("#") for line in lines):
+                head += ["", "**Fix:**", ""] + md.fence("\n".join(lines), "powershell" if shell == "powershell" else "sh")
             if root.remedy.link:
                 link = root.remedy.link
                 head += ["", "More: %s" % (link if OWN_LINK.fullmatch(link) else md.code(link))]
+    elif (report.source or {}).get("unexplained_error"):
+        error = report.source["unexplained_error"]
+        head.append("The paste shows an error that mps-doctor does not know (line %d: %s), and nothing it shows of the "
+                    "setup explains it; the layers it does not cover are listed below." % (error["line"],
+                                                                                              md.code(error["text"])))
     else:
         head.append("Nothing in the paste shows a problem; the layers it does not cover are listed below.")
     layers = ["", "| layer | check | status | summary |", "| --- | --- | --- | --- |"]

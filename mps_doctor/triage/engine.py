@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mps_doctor import exit_codes
-from mps_doctor.checks.context import Context, known_actions
+from mps_doctor.checks.context import Context
 from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
 from mps_doctor.checks.pasted import PASTED_PYTHON
 from mps_doctor.checks.registry import REGISTRY, all_checks, implicated_by, layers_for
@@ -20,8 +20,9 @@ from mps_doctor.inputs import read_input
 from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
 from mps_doctor.report import Report, Verdict, guarded, run_checks
 from mps_doctor.secrets import home_user_names, scrub
+from mps_doctor.triage.commands import pasted_actions
 from mps_doctor.triage.model import Evidence, Finding
-from mps_doctor.triage.parsers import PARSERS, PRIORITY
+from mps_doctor.triage.parsers import NO_WHEEL, PARSERS, PRIORITY
 from mps_doctor.triage.text import Line, clean, joined
 from mps_doctor.versions import load_releases, minor_of
 from mps_doctor.words import shorten
@@ -74,9 +75,15 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     matches = tuple(sorted(find_all(joined(lines), catalogue), key=lambda m: m.line))
     for match in matches:
         findings.append(Finding("message", one_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
+    known = derive(assemble(findings))
+    # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
+    system = known["host.system"].value if "host.system" in known else None
+    matches = tuple(replace(match, error=match.error.on(system)) for match in matches)
+    evidence = [item for item in evidence if not advises_own_python(item, known)]
+    for match in matches:
         if match.error.layer in REGISTRY and about_the_layer(match, lines):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
-    return Paste(lines, derive(assemble(findings)), tuple(evidence), matches)
+    return Paste(lines, known, tuple(evidence), matches)
 
 
 # Sources that name the torch a machine has (not one it asked for, as pip's and uv's errors do, nor prose).
@@ -85,13 +92,36 @@ FIRST_MPS_RELEASE = minor_of(load_releases().first_mps)  # MPS arrived in torch 
 
 
 def derive(known: Dict[str, Known]) -> Dict[str, Known]:
-    """Facts that follow from others: a torch older than 1.12 was built without MPS."""
+    """Facts that follow from others: a torch older than 1.12 was built without MPS; an x86_64 Python of a conda
+    environment on macOS is an osx-64 (Intel) conda's."""
     torch = known.get("packages.torch")
     if torch is not None and "torch.mps_built" not in known and torch.parser in INSTALLED_SOURCES:
         numbers = tuple(int(x) for x in re.findall(r"\d+", str(torch.value))[:2])
         if len(numbers) == 2 and numbers < FIRST_MPS_RELEASE:
             known = dict(known, **{"torch.mps_built": Known(False, torch.lines, "derived")})
+    conda, machine = known.get("interpreter.conda"), known.get("interpreter.machine")
+    if conda is not None and machine is not None and machine.value == "x86_64" and "interpreter.conda_subdir" not in known \
+            and value_of(known, "host.system") == "Darwin":
+        # conda installs a Python of its own subdir's architecture: x86_64 on macOS is osx-64 (conda's platform
+        # subdirs, docs.conda.io "Managing packages for different platforms").
+        known = dict(known, **{"interpreter.conda_subdir": Known("osx-64", tuple(sorted(set(conda.lines + machine.lines))),
+                                                                  "derived")})
     return known
+
+
+def value_of(known: Dict[str, Known], path: str) -> Any:
+    """The value of fact PATH in KNOWN, or None."""
+    return known[path].value if path in known else None
+
+
+def advises_own_python(evidence: Evidence, known: Dict[str, Known]) -> bool:
+    """Whether EVIDENCE blames the Python version for a missing wheel while the paste's Python is the version it
+    advises: then the version is not why (a 32-bit or PyPy build, a platform without wheels), and the evidence is
+    left out so that the paste's own version is never contradicted."""
+    version = value_of(known, "interpreter.version")
+    advised = [found.group(1) for command in evidence.commands for found in [re.search(r"--python (3\.\d+)\b", command)]
+               if found]
+    return evidence.kind == NO_WHEEL and bool(version) and ".".join(map(str, version[:2])) in advised
 
 
 def about_the_layer(match: Match, lines: Sequence[Line]) -> bool:
@@ -184,7 +214,7 @@ def build_facts(paste: Paste, device: str) -> Facts:
             cuda_devices=tuple(CudaDevice(i, name, ()) for i, name in enumerate(get("nvidia_smi.gpu", ())))
             if get("torch.cuda_available") else (),
             packages=packages, warnings=tuple(get("message", ())))
-    target = Target(python=PASTED_PYTHON, device=device, interpreter=interpreter, torch=torch)
+    target = Target(python=python_of(paste), device=device, interpreter=interpreter, torch=torch)
     return Facts(host=host, target=target)
 
 
@@ -255,12 +285,12 @@ class Evaluator:
                 return outcome
             if outcome.status != Status.ERROR:
                 if evidence is not None and evidence.overrides:
-                    return from_evidence(evidence)
+                    return from_evidence(evidence, self.paste)
                 if outcome.status == Status.FAIL or evidence is None or not self.last_candidate(evidence, spec.id):
                     return with_lines(outcome, spec.id, self.paste)
-                return from_evidence(evidence)
+                return from_evidence(evidence, self.paste)
         if evidence is not None:
-            return from_evidence(evidence)
+            return from_evidence(evidence, self.paste)
         self.undecided.append(spec.id)
         return Outcome(Status.SKIP, "%s: %s" % (NOT_IN_PASTE, ", ".join(missing) or "facts this check needs"))
 
@@ -270,10 +300,22 @@ def implicated(evidence: Evidence) -> Tuple[str, ...]:
     return implicated_by(evidence.kind) if evidence.kind else evidence.checks
 
 
-def from_evidence(evidence: Evidence) -> Outcome:
+def python_of(paste: Paste) -> str:
+    """How a command for the pasted machine starts its Python: `python` on Windows (python.org's installer and
+    conda put no python3 there), else PASTED_PYTHON."""
+    return "python" if value(paste, "host.system") == "Windows" else PASTED_PYTHON
+
+
+def actions_for(commands: Sequence[str], paste: Paste):
+    """COMMANDS (a catalogue entry's, a parser's evidence's) as actions for the pasted machine (triage/commands.py)."""
+    return pasted_actions(commands, value(paste, "host.system"), python_of(paste),
+                          tuple(value(paste, "interpreter.version") or ()))
+
+
+def from_evidence(evidence: Evidence, paste: Paste) -> Outcome:
     """A failing outcome from a message in the paste."""
     return Outcome(Status.FAIL, evidence.summary, ("pasted line %d (%s)" % (evidence.line, evidence.source),),
-                   Remedy(evidence.problem, evidence.why, known_actions(evidence.commands), evidence.link,
+                   Remedy(evidence.problem, evidence.why, actions_for(evidence.commands, paste), evidence.link,
                           key="pasted-" + evidence.source))
 
 
@@ -287,11 +329,11 @@ def with_lines(outcome: Outcome, check_id: str, paste: Paste) -> Outcome:
         "s" if len(lines) > 1 else "", ", ".join(map(str, lines))),))
 
 
-def known_error_result(match: Match, is_root: bool, number: int) -> CheckResult:
+def known_error_result(match: Match, is_root: bool, number: int, paste: Paste) -> CheckResult:
     """A matched catalogue entry as a result: the root cause when no layer fails, else supporting evidence."""
     error = match.error
     remedy = Remedy(one_line(match.text), error.cause + (" Fix: " + error.fix if error.fix else ""),
-                    known_actions(error.commands), error.link, key="known-error")
+                    actions_for(error.commands, paste), error.link, key="known-error")
     return CheckResult(error.id, "Known message: %s" % first_sentence(error.cause), None,
                        Status.FAIL if is_root else Status.WARN, "%s (pasted line %d)" % (first_sentence(error.cause), number),
                        ("pasted line %d: %s" % (number, one_line(match.text)),), remedy,
@@ -314,15 +356,32 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
     root = next((r for r in results if r.layer is not None and r.status == Status.FAIL), None)
     for index, match in enumerate(paste.matches):
         number = paste.lines[match.line - 1].number
-        results.append(known_error_result(match, root is None and index == 0, number))
+        results.append(known_error_result(match, root is None and index == 0, number, paste))
     root_id = root.id if root is not None else (paste.matches[0].error.id if paste.matches else None)
-    verdict = triage_verdict(results, device, root_id)
+    error = unexplained_error(paste) if root_id is None else None
+    verdict = triage_verdict(results, device, root_id, error)
     created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    return replace(report, results=tuple(results), verdict=verdict, created=created, source=source_of(paste, device))
+    source = dict(source_of(paste, device), **({"unexplained_error": {"line": error.number, "text": one_line(error.text)}}
+                                               if error is not None else {}))
+    return replace(report, results=tuple(results), verdict=verdict, created=created, source=source)
 
 
-def triage_verdict(results: Sequence[CheckResult], device: str, root_id: Optional[str]) -> Verdict:
-    """problem-found (root cause: the first failing layer, else the first known message) or no-problem-found."""
+# A line that reports an error: a Python exception ("RuntimeError: ...", "torch.cuda.OutOfMemoryError: ..."), pip's
+# and uv's "ERROR:" and "error:" lines, and a traceback's head.
+# Names are bounded so that the match stays linear in the line's length.
+EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w.]{0,100}\.)?[A-Z]\w{0,60}(?:Error|Exception)(?:: |$)")
+ERROR_LINES = (EXCEPTION_LINE, re.compile(r"^(?:ERROR|error): "), re.compile(r"^Traceback \(most recent call last\):"))
+
+
+def unexplained_error(paste: Paste) -> Optional[Line]:
+    """The line of the paste that reports an error (an exception first), when nothing explains it; else None."""
+    return next((line for pattern in ERROR_LINES for line in paste.lines if pattern.match(line.text)), None)
+
+
+def triage_verdict(results: Sequence[CheckResult], device: str, root_id: Optional[str],
+                   error: Optional[Line] = None) -> Verdict:
+    """problem-found (root cause: the first failing layer, else the first known message) or no-problem-found, which
+    names the pasted ERROR that nothing explains."""
     counts = {s.value: sum(1 for r in results if r.status == s) for s in Status}
     counts["accepted"] = 0
     undecided = sum(1 for r in results if r.layer is not None and r.summary.startswith(NOT_IN_PASTE))
@@ -331,6 +390,9 @@ def triage_verdict(results: Sequence[CheckResult], device: str, root_id: Optiona
     if root_id is not None:
         root = next(r for r in results if r.id == root_id)
         return Verdict(False, "problem-found", root_id, "problem found (%s): %s; %s" % (device, root.summary, tally), counts)
+    if error is not None:
+        return Verdict(False, "no-problem-found", None, "no known cause of the error on pasted line %d (%s); %s" % (
+            error.number, device, tally), counts)
     return Verdict(False, "no-problem-found", None, "no problem found in the pasted text (%s); %s" % (device, tally), counts)
 
 

@@ -241,7 +241,11 @@ def parse_collect_env(lines: Sequence[Line]) -> Result:
             continue
         package = PACKAGE_LINE.match(line.text)
         if package:
-            out += package_finding(package.group(2), package.group(3), line.number, "collect_env")
+            found = package_finding(package.group(2), package.group(3), line.number, "collect_env")
+            # get_conda_packages(): `conda list` of the active environment, so a conda row is a conda environment's.
+            if package.group(1) == "conda" and re.match(r"\d", package.group(3)):
+                found.append(Finding("interpreter.conda", True, line.number, "collect_env"))
+            out += found
     release = collect_env_format(seen)
     if release:
         out.append(Finding("collect_env.format", release, seen["PyTorch version"], "collect_env"))
@@ -269,6 +273,10 @@ def collect_env_field(key: str, value: str, number: int) -> List[Finding]:
     if key == "Python version":
         version = python_version(value)
         out = [Finding("interpreter.version", version, number, p)] if version else []
+        # sys.version of conda's Python builds: "3.12.8 | packaged by Anaconda, Inc. | (main, ...)", "| packaged by
+        # conda-forge |".
+        if re.search(r"\| packaged by (?:Anaconda|conda-forge)", value):
+            out.append(Finding("interpreter.conda", True, number, p))
         if "32-bit runtime" in value:
             out.append(Finding("interpreter.pointer_bits", 32, number, p))
         return out
@@ -491,7 +499,7 @@ def parse_hf_env(lines: Sequence[Line]) -> Result:
 
 CONDA_INFO_LINE = re.compile(r"^[^\S\n]*(?:platform|python version|virtual packages)[^\S\n]*:|__archspec=1=|__osx=", re.I | re.M)
 CONDA_INFO_FIELD = re.compile(r"\s*(platform|python version|virtual packages)\s*:\s*(\S.*)$", re.I)
-CONDA_PLAN_LINE = re.compile(r"::pytorch-|PackagesNotFoundError")
+CONDA_PLAN_LINE = re.compile(r"::pytorch-|PackagesNotFoundError|\b(?:pkgs/main|conda-forge|pytorch|defaults)/osx-")
 CUDA_PACKAGE = re.compile(r"^-\s+(pytorch-cuda|cudatoolkit|cuda-[\w-]+)", re.M)
 
 
@@ -531,6 +539,10 @@ def conda_plan(lines: Sequence[Line]) -> List[Finding]:
     out: List[Finding] = []
     p = "conda-plan"
     for index, line in matching(lines, CONDA_PLAN_LINE):
+        # A channel's subdir in a plan or in `conda list --show-channel-urls`: pkgs/main/osx-64, conda-forge/osx-arm64.
+        subdir = re.search(r"\b(?:pkgs/main|conda-forge|pytorch|defaults)/(osx-64|osx-arm64)\b", line.text)
+        if subdir:
+            out.append(Finding("interpreter.conda_subdir", subdir.group(1), line.number, p))
         planned = re.search(r"(osx-arm64|osx-64|linux-64|linux-aarch64|win-64)::pytorch-(\d+\.\d+\.\d+)-(\S+)", line.text)
         if planned:
             subdir, version, build = planned.groups()
@@ -725,24 +737,63 @@ def wheel_findings(wheel, number: int) -> List[Finding]:
 
 # --- interactive sessions and prose -------------------------------------------------------------------------------
 
+# What a converter of SESSION_CALLS returns for a line that is not the call's output (a warning printed before it).
+NO_ANSWER = ""
+
+
+def cuda_version_output(text: str):
+    """torch.version.cuda as printed: '12.1', or None for a build without CUDA; any other line is NO_ANSWER."""
+    return None if text == "None" else text if re.fullmatch(r"\d+\.\d+", text) else NO_ANSWER
+
+
 SESSION_CALLS = (
     (r"torch\.backends\.mps\.is_available\(\)", "torch.mps_available", boolean),
     (r"torch\.backends\.mps\.is_built\(\)", "torch.mps_built", boolean),
     (r"torch\.cuda\.is_available\(\)", "torch.cuda_available", boolean),
     (r"torch\.__version__", "torch.version", lambda v: v.strip("'\"") if re.match(r"^['\"]?\d+\.\d+", v) else None),
-    (r"torch\.version\.cuda", "torch.cuda_version", lambda v: None if v == "None" else v.strip("'\"")),
+    (r"torch\.version\.cuda", "torch.cuda_version", lambda v: cuda_version_output(v.strip("'\""))),
     (r"platform\.machine\(\)", "interpreter.machine",
      lambda v: v.strip("'\"") if v.strip("'\"") in ("arm64", "x86_64", "aarch64") else None),
     (r"platform\.processor\(\)", "interpreter.machine", lambda v: {"'arm'": "arm64", "'i386'": "x86_64"}.get(v)),
 )
 
 
-SESSION_LINE = re.compile(r"^Python 3\.|mps|CUDA_VISIBLE_DEVICES|torch\.|platform\.", re.I | re.M)
+SESSION_LINE = re.compile(r"^Python 3\.|mps|CUDA_VISIBLE_DEVICES|torch\.|platform\.|^python3?(?:\.\d+)? (?:--version|-V)$|"
+                          r"^uname -m$|^arch$", re.I | re.M)
 BANNER = re.compile(r"Python (3\.\d+\.\d+)\S* \([^)]*\d{4}, [\d:]+\)(.*)$")
 # Printed checks: "Is MPS (Metal Performance Shader) built? True", "mps_available False" (read without trailing space).
 PRINTED = re.compile(r"\bMPS\b[^?:=]{0,40}?\b(built|available)\b\W{0,3}(True|False)$", re.I)
-VARIABLE = re.compile(r"\b(CUDA_VISIBLE_DEVICES|PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO)"
-                      r"(?:\"\]|'\])?\s*=\s*[\"']?([\w,.-]*)")
+
+
+# Shell commands whose output is a fact: the Python on PATH (`python3 --version` prints "Python 3.12.4") and the
+# machine the shell runs as (`uname -m` and `arch`: arm64 only on Apple Silicon, where Linux says aarch64; x86_64 or
+# i386 on an Intel Mac or under Rosetta, which the shell's own answer cannot tell apart).
+def python_version_output(text: str) -> List[Tuple[str, object]]:
+    """(fact, value) of `python --version`'s output."""
+    return [("interpreter.version", python_version(text[7:]))] if re.fullmatch(r"Python 3\.\d+\.\d+\S*", text) else []
+
+
+def machine_output(text: str) -> List[Tuple[str, object]]:
+    """(fact, value) of `uname -m`'s or `arch`'s output."""
+    if text not in ("arm64", "x86_64", "i386", "aarch64"):
+        return []
+    return [("shell.machine", text)] + ([("host.system", "Darwin"), ("host.hw_arm64", True)] if text == "arm64" else [])
+
+
+SHELL_CALLS = (
+    (re.compile(r"python3?(?:\.\d+)? (?:--version|-V)"), python_version_output),
+    (re.compile(r"uname -m|arch"), machine_output),
+)
+
+
+# A variable the paste sets: `export NAME=value`, `NAME=value command`, `set NAME=value` (cmd), `$env:NAME = "value"`
+# (PowerShell), `os.environ["NAME"] = "value"`, `-e NAME=value` (docker), "I set NAME=value". Never a message that
+# names one: MPSAllocator.mm's "Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit" and MPSFallback.mm's
+# "you can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1`" are torch's advice, not the user's setting.
+ENV_SETTING = re.compile(
+    r"(?:^(?:export\s+|set\s+|env\s+|%env\s+|\$env:)?|\bos\.environ\[[\"']|\s(?:-e|--env)\s+|^ENV\s+|"
+    r"\bI(?:'ve| have)? (?:already )?set (?:the )?(?:environment variable )?`?)"
+    r"(CUDA_VISIBLE_DEVICES|PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO)(?:[\"']\])?\s*=\s*[\"']?([\w,.-]*)")
 
 
 def parse_session(lines: Sequence[Line]) -> Result:
@@ -763,7 +814,10 @@ def parse_session(lines: Sequence[Line]) -> Result:
         if printed and not line.prompt:
             out += [Finding("torch.mps_" + printed.group(1).lower(), printed.group(2) == "True", line.number, "session"),
                     Finding("torch.installed", True, line.number, "session")]
-        variable = VARIABLE.search(line.text)
+        for command, read in SHELL_CALLS:
+            reply = next_output(lines, index) if command.fullmatch(line.text) else None
+            out += [Finding(path, value, reply.number, "shell") for path, value in read(reply.text)] if reply else []
+        variable = ENV_SETTING.search(line.text)
         if variable:
             out.append(Finding("env." + variable.group(1), variable.group(2), line.number, "session"))
         for pattern, path, convert in SESSION_CALLS if line.prompt == "python" or "print(" in line.text else ():
@@ -773,18 +827,28 @@ def parse_session(lines: Sequence[Line]) -> Result:
             if reply is None:
                 continue
             value = convert(re.sub(r"^Out\[\d+\]:\s*", "", reply.text.strip()))
-            if value is not None or path == "torch.cuda_version":
+            if value != NO_ANSWER and (value is not None or path == "torch.cuda_version"):
                 out.append(Finding(path, value, reply.number, "session"))
                 if path in ("torch.mps_available", "torch.mps_built", "torch.cuda_available", "torch.version"):
                     out.append(Finding("torch.installed", True, reply.number, "session"))
     return out, []
 
 
+# A warning Python printed between a command and its output (`FILE:LINE: UserWarning: ...`, warnings.formatwarning),
+# and the source line it echoes under it (`return torch._C._cuda_getDeviceCount() > 0`, torch/cuda/__init__.py).
+WARNING_LINE = re.compile(r"^(?:\S+:\d+: )?\w*Warning: ")
+WARNING_SOURCE = re.compile(r"^(?:return |warnings\.warn\()|\btorch\._C\._")
+
+
 def next_output(lines: Sequence[Line], index: int) -> Optional[Line]:
-    """The output line after the command at INDEX (the next non-empty line without a prompt)."""
-    for following in lines[index + 1:index + 4]:
+    """The output line after the command at INDEX (the next non-empty line without a prompt), past warnings."""
+    warned = False
+    for following in lines[index + 1:index + 6]:
         if following.prompt:
             return None
+        if WARNING_LINE.match(following.text) or (warned and WARNING_SOURCE.search(following.text)):
+            warned = True
+            continue
         if following.text:
             return following
     return None
@@ -842,5 +906,5 @@ def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
 PARSERS = (parse_collect_env, parse_lightning, parse_hf_env, parse_conda_info, parse_sw_vers, parse_platform,
            parse_nvidia_smi, parse_install, parse_session, parse_prose)
 # Which parser wins when two disagree on a fact: the dumps printed by a program first, prose last.
-PRIORITY = ("collect_env", "session", "sw_vers", "uname", "conda-info", "conda-plan", "hf-env", "lightning", "platform", "nvidia-smi",
-            "wheel", "uv", "pip", "catalogue", "prose")
+PRIORITY = ("collect_env", "session", "shell", "sw_vers", "uname", "conda-info", "conda-plan", "hf-env", "lightning", "platform",
+            "nvidia-smi", "wheel", "uv", "pip", "catalogue", "prose")

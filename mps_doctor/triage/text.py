@@ -17,11 +17,14 @@ TAGS = re.compile(r"</?(?:details|summary|pre|code|br|p|b|i|kbd|sub|sup)\b[^>]*>
 QUOTE = re.compile(r"^(?:\s*>(?!>))+ ?")
 BOLD = re.compile(r"\*\*([^*\n]+?)\*\*")
 # Shell and REPL prompts people leave in pastes: `$ `, `% `, `# ` (root), `>>> `, `... `, `>> `, `In [3]: `,
-# `(venv) user@host:~/x$ `, `PS C:\x> `, `C:\x> `.
+# `(venv) user@host:~/x$ `, `user@host dir % `, `host:dir user$ `, `PS C:\x> `, `C:\x> `.
 PROMPTS = (
     ("python", re.compile(r"^\s*(?:>>>|\.\.\.)(?: |$)")),
     ("python", re.compile(r"^\s*In \[\d+\]: ")),
     ("shell", re.compile(r"^\s*(?:\([\w.-]+\) ?)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)? ?)?[$%#] ")),
+    # macOS's default prompts: zsh's `user@host dir % ` (PROMPT='%n@%m %1~ %# ') and bash's `host:dir user$ `.
+    ("shell", re.compile(r"^\s*(?:\([\w.-]+\) ?)?[\w.-]+@[\w.-]+ [^\s$#%]+ [%#] ")),
+    ("shell", re.compile(r"^\s*(?:\([\w.-]+\) ?)?[\w.-]+:[^\s$#%]* [\w.-]+\$ ")),
     ("shell", re.compile(r"^\s*PS [A-Za-z]:\\[^>]*> ")),
     ("shell", re.compile(r"^\s*[A-Za-z]:\\[^>]*> ")),
     ("shell", re.compile(r"^\s*>> ")),
