@@ -243,12 +243,12 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
         pasted, data = read_from(from_report, python, device)
         if pasted is not None:
             from mps_doctor.render.triage import render_triage
-            from mps_doctor.triage.engine import exit_code
 
             fix = fix_command(pasted, local_doctor(), from_report, given(ctx, ("device",)))
             write_output(render_triage(pasted, fmt, verbose, to_stdout(output) and use_color(no_color),
                                        stdout_is_unicode(), not no_redact, fix), output)
-            sys.exit(exit_code(pasted))
+            # check's 0 means ready: the work on the device ran and passed, which a paste can never show.
+            sys.exit(exit_codes.NOT_READY)
         with status_line(sys.stderr, os.environ, enabled=not from_report) as progress:
             report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report,
                                                 from_data=data, quick=quick, timeout=timeout, config=config,
@@ -452,15 +452,19 @@ def read_from(from_report, python, device):
     (stdin, '-', is read once, here), (None, None) without --from or with --python (which --from excludes)."""
     if not from_report or python:
         return None, None
-    from mps_doctor.inputs import is_json_document, read_input
+    from mps_doctor.inputs import embedded_report, is_json_document, read_input
 
     data = read_input(from_report, sys.stdin, "--from %s" % from_report)
     if is_json_document(data):
         return None, data
+    text = data.decode("utf-8", errors="replace")
+    report = embedded_report(text)
+    if report is not None:
+        return None, report
     from mps_doctor.triage.engine import triage
 
     try:
-        return triage(data.decode("utf-8", errors="replace"), device), None
+        return triage(text, device), None
     except UsageError:
         raise UsageError("--from %s: neither an mps-doctor JSON report nor pasted text it recognizes (collect_env, an "
                          "environment dump, an install log, a known error message)" % from_report)

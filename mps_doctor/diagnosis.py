@@ -45,7 +45,7 @@ class DiagnosisRequest:
     skip_ids: Tuple[str, ...] = ()
     # Devices to insist on (--require-device), on top of the policy's.
     required: Tuple[str, ...] = ()
-    # Unaccepted warnings make the verdict not ready.
+    # Unaccepted warnings make the verdict not ready (a saved report's --strict applies too).
     strict: bool = False
     # Hears each frame of the probe child as it comes (a progress line); not part of what is diagnosed.
     on_frame: Optional[Callable[[dict], None]] = field(default=None, compare=False, repr=False)
@@ -81,7 +81,8 @@ def diagnose(request: DiagnosisRequest) -> Report:
         facts = collect_facts(request.python, device, smoke=not quick, timeout=request.timeout,
                               policy_devices=tuple(dict.fromkeys(required + policy.devices)), on_frame=request.on_frame)
     return run_checks(facts, Options(device=device, requested_device=device, quick=quick, policy=policy, select=select,
-                                     required=required, strict=request.strict, replayed_from=request.from_report))
+                                     required=required, strict=request.strict or bool(saved.get("strict", False)),
+                                     replayed_from=request.from_report))
 
 
 def stopped_by(target: Target, device: str) -> Optional[Report]:

@@ -294,7 +294,9 @@ def version_numbers(value: Tuple[int, ...]) -> bool:
 
 
 def absolute_path(value: str) -> bool:
-    return value == "" or value.startswith("/")
+    # A redacted report writes the home folder as ~ (render/redact.py); a shell expands ~/ at the start of a word, and
+    # no word starting with it is a keyword, a builtin or an option.
+    return value == "" or value.startswith("/") or value == "~" or value.startswith("~/")
 
 
 def seconds(value: float) -> bool:

@@ -1,6 +1,7 @@
 """Files and stdin that a command reads (pasted text, saved reports): read bounded, whatever they are."""
 
 import json
+import re
 from typing import Optional
 
 from mps_doctor.errors import UsageError
@@ -8,6 +9,8 @@ from mps_doctor.errors import UsageError
 # An environment dump and an error are a few KiB, a report some tens; 5 MiB is far past both, and bounds the memory
 # and time a hostile or mistaken input (/dev/zero, a disk image) can cost.
 MAX_INPUT = 5 * 1024 * 1024
+# The "format" of every JSON report (docs/report-format.md); its one home.
+REPORT_FORMAT = "mps-doctor-report"
 
 
 def read_input(path: Optional[str], stdin, label: str = "") -> bytes:
@@ -44,3 +47,33 @@ def is_json_document(data: bytes) -> bool:
     except (ValueError, RecursionError):
         return False
     return True
+
+
+# A fenced code block of JSON in Markdown (CommonMark 4.5): an opening fence of three or more backticks with the info
+# string json, then the lines up to a fence of at least as many backticks (what `check --format markdown` writes).
+FENCE_OPEN = re.compile(r"^ {0,3}(`{3,})\s*json\s*$")
+
+
+def embedded_report(text: str) -> Optional[bytes]:
+    """The first JSON mps-doctor report fenced as code in TEXT (a pasted `check --format markdown`), as bytes; None
+    when there is none."""
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        opening = FENCE_OPEN.match(lines[index])
+        index += 1
+        if not opening:
+            continue
+        closing = re.compile(r"^ {0,3}`{%d,}\s*$" % len(opening.group(1)))
+        end = next((i for i in range(index, len(lines)) if closing.match(lines[i])), len(lines))
+        body = "\n".join(lines[index:end])
+        index = end + 1
+        if '"%s"' % REPORT_FORMAT not in body:
+            continue
+        try:
+            doc = json.loads(body)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(doc, dict) and doc.get("format") == REPORT_FORMAT:
+            return body.encode("utf-8")
+    return None

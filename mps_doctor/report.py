@@ -27,11 +27,12 @@ from mps_doctor.env_summary import environment_summary
 from mps_doctor.environment import relevant_env
 from mps_doctor.errors import ReportFormatError
 from mps_doctor.facts import Facts, from_jsonable, to_jsonable
+from mps_doctor.inputs import REPORT_FORMAT
 from mps_doctor.policy import policy_to_dict
 from mps_doctor.versions import load_releases
 from mps_doctor.words import shorten
 
-FORMAT = "mps-doctor-report"
+FORMAT = REPORT_FORMAT
 SCHEMA_VERSION = 1
 
 
@@ -340,10 +341,11 @@ def validated_options(options: Any) -> Dict[str, Any]:
                 raise ReportFormatError("options.%s: %s is not one of %s" % (key, json_repr(options[key]),
                                                                               ", ".join(REPORT_DEVICES)))
             clean[key] = options[key]
-    if options.get("quick") is not None:
-        if not isinstance(options["quick"], bool):
-            raise ReportFormatError("options.quick: expected true or false, not %s" % json_repr(options["quick"]))
-        clean["quick"] = options["quick"]
+    for key in ("quick", "strict"):
+        if options.get(key) is not None:
+            if not isinstance(options[key], bool):
+                raise ReportFormatError("options.%s: expected true or false, not %s" % (key, json_repr(options[key])))
+            clean[key] = options[key]
     for key, allowed, what in (("select", REGISTRY, "a check id (see mps-doctor list-checks)"),
                                ("required", REPORT_DEVICES[1:], "one of " + ", ".join(REPORT_DEVICES[1:]))):
         value = options.get(key)

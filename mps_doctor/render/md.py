@@ -100,21 +100,40 @@ def html_prose(value: str) -> str:
     return " ".join(literal_runs(value, lambda run: "<code>%s</code>" % html.escape(run, quote=True)))
 
 
+# Punctuation that opens or closes a phrase around a value: kept outside its code span, as prose.
+LEADING, TRAILING = "(\"'", ".,;:)\"'?"
+
+
 def literal_runs(value: str, wrap: Callable[[str], str], line_start: bool = False) -> List[str]:
     """The words of VALUE (one line, control characters escaped): plain ones as they are, each run of the others
-    joined by spaces and passed to WRAP."""
+    joined by spaces and passed to WRAP, with the brackets and punctuation around a run left outside it."""
     out: List[str] = []
     pending: List[str] = []
+    opening = ""
+
+    def flush(closing: str = "") -> None:
+        nonlocal pending, opening
+        if pending:
+            out.append(opening + wrap(" ".join(pending)) + closing)
+        pending, opening = [], ""
+
     for index, word in enumerate(one_line(str(value)).split()):
-        if is_plain(word) and not (index == 0 and line_start and BLOCK_START.match(word)):
-            if pending:
-                out.append(wrap(" ".join(pending)))
-                pending = []
+        first = index == 0 and line_start
+        if is_plain(word) and not (first and BLOCK_START.match(word)):
+            flush()
             out.append(word)
-        else:
-            pending.append(word)
-    if pending:
-        out.append(wrap(" ".join(pending)))
+            continue
+        lead = 0 if first else len(word) - len(word.lstrip(LEADING))
+        trail = len(word) - len(word.rstrip(TRAILING))
+        if lead + trail >= len(word):
+            lead = trail = 0
+        if lead:
+            flush()
+            opening = word[:lead]
+        pending.append(word[lead:len(word) - trail])
+        if trail:
+            flush(word[len(word) - trail:])
+    flush()
     return out
 
 

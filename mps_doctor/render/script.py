@@ -77,6 +77,9 @@ def quote(word: str, shell: str, command: bool = False) -> str:
         return base + "/" + quote(word.relative, shell)
     if shell == "powershell":
         return powershell_quote(word)
+    if word.startswith("~/") and len(word) > 2:
+        # A home-relative path (a redacted report's) stays one: bash, zsh and fish expand a bare leading ~/ only.
+        return "~/" + quote(word[2:], shell)
     return fish_quote(word, command) if shell == "fish" else posix_quote(word, command)
 
 

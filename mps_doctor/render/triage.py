@@ -71,8 +71,9 @@ def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool
     from mps_doctor.render.text import render_text
 
     source = report.source or {}
-    lines = ["mps-doctor %s triage: %d pasted lines, device %s" % (report.tool_version, source.get("lines", 0),
-                                                                   report.options.device), ""]
+    count = source.get("lines", 0)
+    read = "%d pasted line%s" % (count, "" if count == 1 else "s") if source else "the mps-doctor report in the paste"
+    lines = ["mps-doctor %s triage: %s, device %s" % (report.tool_version, read, report.options.device), ""]
     rows = [tuple(one_line(cell) for cell in row) for row in fact_rows(report)]
     if rows:
         lines.append("Read from the paste:")

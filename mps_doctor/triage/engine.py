@@ -6,6 +6,7 @@ says "not in the pasted text" where the paste cannot decide a layer) -> a Report
 
 import datetime
 import re
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -16,7 +17,7 @@ from mps_doctor.checks.pasted import PASTED_PYTHON
 from mps_doctor.checks.registry import REGISTRY, all_checks, implicated_by, layers_for
 from mps_doctor.errors import UsageError
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
-from mps_doctor.inputs import read_input
+from mps_doctor.inputs import embedded_report, read_input
 from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
 from mps_doctor.report import Report, Verdict, guarded, run_checks
 from mps_doctor.secrets import home_user_names, scrub
@@ -142,14 +143,18 @@ def catalogue_evidence(match: Match, number: int) -> Evidence:
                     error.id, devices=error.devices)
 
 
-UNSAFE = re.compile(r"[^\w .,:;'\"()+/=#~%-]")
+# The ASCII characters that mean something to a shell, Markdown or HTML, and the controls and line separators.
+UNSAFE = re.compile("[!$&*<>?@\\[\\]^`{|}\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Unicode format characters (bidi controls, zero-width, tags), surrogates and private use: never part of a message.
+HIDDEN = ("Cf", "Cs", "Co")
 
 
 def one_line(text: str, limit: int = 300) -> str:
-    """Pasted TEXT made safe for every output: one line of at most LIMIT characters, without the characters that
-    mean something to a shell, Markdown or HTML (` $ < > @ | * [ ] ! & \\), so a paste can never become a
-    command, a mention, a link or markup."""
-    return shorten(UNSAFE.sub("", " ".join(text.replace("\\", "/").split())), limit)
+    """Pasted TEXT as one line of at most LIMIT characters, without the ASCII characters that mean something to a
+    shell, Markdown or HTML (` $ < > @ | * [ ] ! & \\) and without invisible ones; other scripts' letters and
+    punctuation (，：…) are the user's words and stay."""
+    text = UNSAFE.sub("", " ".join(text.replace("\\", "/").split()))
+    return shorten("".join(char for char in text if unicodedata.category(char) not in HIDDEN), limit)
 
 
 def first_sentence(text: str) -> str:
@@ -343,6 +348,9 @@ def known_error_result(match: Match, is_root: bool, number: int, paste: Paste) -
 def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError, ...]] = None) -> Report:
     """The report for pasted text RAW; raise UsageError when it holds nothing recognizable. Secrets in RAW are
     replaced before it is read, so that no fact, message or output can hold one."""
+    embedded = embedded_report(raw)
+    if embedded is not None:
+        return replayed_report(embedded)
     paste = read_paste(scrub(raw), catalogue)
     if not paste.recognized:
         raise UsageError("nothing recognizable in the pasted text (no collect_env, environment dump, install log, "
@@ -376,6 +384,14 @@ ERROR_LINES = (EXCEPTION_LINE, re.compile(r"^(?:ERROR|error): "), re.compile(r"^
 def unexplained_error(paste: Paste) -> Optional[Line]:
     """The line of the paste that reports an error (an exception first), when nothing explains it; else None."""
     return next((line for pattern in ERROR_LINES for line in paste.lines if pattern.match(line.text)), None)
+
+
+def replayed_report(data: bytes) -> Report:
+    """The report that a pasted `check --format markdown` carries, checked again on its facts as `check --from` does:
+    a paste of the doctor's own report is diagnosed from all its facts, not from the lines around it."""
+    from mps_doctor.diagnosis import DiagnosisRequest, diagnose
+
+    return diagnose(DiagnosisRequest(from_report="(the report in the pasted text)", from_data=data))
 
 
 def triage_verdict(results: Sequence[CheckResult], device: str, root_id: Optional[str],

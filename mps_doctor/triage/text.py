@@ -111,10 +111,12 @@ def clean_line(raw: str) -> Tuple[str, str]:
 
 
 def clean(raw: str) -> Lines:
-    """Every line of RAW, cleaned, with its original line number (CRLF, CR and LF all end a line)."""
+    """Every line of RAW, cleaned, with its original line number (CRLF, CR and LF all end a line, so a final line
+    break starts no line of its own)."""
     texts: List[str] = []
     prompts: List[str] = []
-    for part in raw.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+    parts = raw.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for part in parts[:-1] if len(parts) > 1 and parts[-1] == "" else parts:
         text, prompt = clean_line(part)
         texts.append(text)
         prompts.append(prompt)
