@@ -1,7 +1,7 @@
 """Team policy: what "ready" means for a project, read from `[tool.mps-doctor]` in its pyproject.toml.
 
-Every value is validated; an unknown key, a wrong type, a missing reason or a specifier that does not parse is a
-PolicyError naming the key (exit 2), never silently ignored.
+Every value is validated; an unknown key, a wrong type, a missing reason or a specifier that does not parse (or has an
+empty clause, which packaging would drop) is a PolicyError naming the key (exit 2), never silently ignored.
 """
 
 import os
@@ -124,12 +124,23 @@ def devices_of(value: Any, where: str) -> Tuple[str, ...]:
 
 
 def specifier_of(value: Any, where: str) -> str:
+    """VALUE when it is a PEP 440 specifier whose every clause names a version. packaging's SpecifierSet drops empty
+    clauses, so "," or ">=2.9,," would parse (the first to a set that admits every version) and a typo would loosen
+    the gate; an operator with nothing after it ("===", which packaging 26.2 still read) is refused here too."""
+    example = "for example \">=2.9,<2.15\""
     if not isinstance(value, str) or not value.strip():
         raise PolicyError("%s: must be a PEP 440 specifier string such as \">=2.9,<2.15\"" % where)
+    if any(not clause.strip() for clause in value.split(",")):
+        raise PolicyError("%s: %r is not a PEP 440 specifier: it has an empty clause (a comma with nothing before or "
+                          "after it), which packaging would drop (%s)" % (where, value, example))
     try:
-        SpecifierSet(value)
+        specifiers = list(SpecifierSet(value))
     except InvalidSpecifier:
-        raise PolicyError("%s: %r is not a PEP 440 specifier (for example \">=2.9,<2.15\")" % (where, value))
+        raise PolicyError("%s: %r is not a PEP 440 specifier (%s)" % (where, value, example))
+    bare = [s.operator for s in specifiers if not str(s.version).strip()]
+    if bare or not specifiers:
+        raise PolicyError("%s: %r is not a PEP 440 specifier: %s (%s)" % (
+            where, value, "%r has no version after it" % bare[0] if bare else "it names no version", example))
     return value
 
 

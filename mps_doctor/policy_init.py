@@ -9,15 +9,22 @@ from mps_doctor.versions import is_number, load_releases, minor_of
 
 def release_lines(report: Report) -> list:
     """The torch and torchvision keys: the installed torch's row of the release table and the torchvision it pairs
-    with; for a torch the table has no row, its minor, and the installed torchvision as a comment; without torch, the
-    release the table gives this machine, as comments."""
+    with (as a comment when torchvision is not installed, so that the policy passes on this machine); for a torch the
+    table has no row, its minor, and the installed torchvision as a comment; without torch, the release the table
+    gives this machine, as comments."""
     facts = report.facts
     torch = facts.target.torch
     ctx = Context(facts, report.options, load_releases())
     version = ctx.torch_version()
     release, exact = ctx.releases.row_for(version) if version and minor_of(version) else (None, False)
     if release is not None and exact:
-        lines = ['torch = "==%s"' % release.torch_pin, 'torchvision = "==%s"' % release.torchvision_pin]
+        lines = ['torch = "==%s"' % release.torch_pin]
+        if torch is not None and torch.packages.get("torchvision"):
+            lines.append('torchvision = "==%s"' % release.torchvision_pin)
+        else:
+            # An active pin would fail this very machine (torchvision not installed): the pair stays a suggestion.
+            lines.append('# torchvision = "==%s"    # not installed here; the release table pairs it with torch %s, '
+                         'for when the team installs torchvision' % (release.torchvision_pin, release.torch))
         if ctx.python_version and not release.supports_python(ctx.python_version):
             lines.append("# torch %s supports Python %s, not this Python %d.%d: `mps-doctor fix` says what to do" % (
                 (release.torch, release.python) + tuple(ctx.python_version[:2])))

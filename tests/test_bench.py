@@ -211,8 +211,9 @@ def frame(stage, data):
 
 
 def interpreter_frame():
-    """The interpreter frame of the test interpreter, as the child writes it."""
-    done = subprocess.run([sys.executable, "-S", str(CHILD_DIR), "bench", BENCH_OPTIONS], stdout=subprocess.PIPE,
+    """The interpreter frame of the target interpreter (a Python that torch 2.13 supports, whichever Python runs
+    pytest), as the child writes it."""
+    done = subprocess.run([TARGET_PYTHON, "-S", str(CHILD_DIR), "bench", BENCH_OPTIONS], stdout=subprocess.PIPE,
                           text=True, timeout=60)
     return parse_frames(done.stdout)[0]["interpreter"]
 

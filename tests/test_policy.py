@@ -49,6 +49,15 @@ def test_a_single_device_string_is_a_list_of_one():
     ({"torch": 2.9}, ".torch: must be a PEP 440 specifier"),
     ({"torch": ">=2.x"}, ".torch: '>=2.x' is not a PEP 440 specifier"),
     ({"python": "three"}, ".python: 'three' is not a PEP 440 specifier"),
+    # packaging itself refuses these; they stay refused (an operator with nothing, ~= with a one-part version).
+    ({"torch": "=="}, ".torch: '==' is not a PEP 440 specifier"),
+    ({"torch": ">="}, ".torch: '>=' is not a PEP 440 specifier"),
+    ({"torch": "~=2"}, ".torch: '~=2' is not a PEP 440 specifier"),
+    ({"torch": "~=2.*"}, ".torch: '~=2.*' is not a PEP 440 specifier"),
+    ({"torchvision": ">=0.24 <0.30"}, ".torchvision: '>=0.24 <0.30' is not a PEP 440 specifier"),
+    # packaging 26.2 read "===" as arbitrary equality with an empty version (26.4 refuses it): refused either way.
+    ({"torch": "==="}, ".torch: '===' is not a PEP 440 specifier"),
+    ({"torch": "===,>=2.9"}, ".torch: '===,>=2.9' is not a PEP 440 specifier"),
     ({"torchvision": ""}, ".torchvision: must be"),
     ({"min-macos": 14}, ".min-macos: must be a macOS version"),
     ({"min-macos": "fourteen"}, ".min-macos: must be a macOS version"),
@@ -64,6 +73,11 @@ def test_invalid_policies_name_the_key(table, named):
     with pytest.raises(PolicyError) as caught:
         policy_from_table(table, "pyproject.toml")
     assert named in str(caught.value)
+
+
+@pytest.mark.parametrize("spec", [">=2.9,<2.15", "  >=2.9  ", ">=2.9 , <2.15", "~=2.9", "== 2.13.*", ">=2.9,\n<2.15"])
+def test_specifiers_with_spaces_around_their_clauses_still_load(spec):
+    assert policy_from_table({"torch": spec}).torch == spec
 
 
 KEYS = st.sampled_from(["device", "torch", "torchvision", "python", "min-macos", "skip", "accept", "strict", "other"])
@@ -469,6 +483,39 @@ def test_fix_torch_outside_the_policy_is_a_usage_error(tmp_path):
     assert code == 0 and [str(r) for r in install_requirements(out, "torch")] == ["torch==2.12"]
 
 
+# A typo never weakens the gate: packaging's SpecifierSet drops empty clauses, so "," parsed to a set that admits every
+# torch, and ">=2.9,," to ">=2.9". Each is exit 2 with one line naming the key.
+EMPTY_CLAUSES = [
+    ("torch", ","), ("torch", ">=2.9,,"), ("torch", ",>=2.9"), ("torch", ">=2.9,"), ("torch", " , "), ("torch", ",,"),
+    ("torchvision", ">=0.24, ,<0.30"), ("torchvision", "\t,"), ("python", ">=3.10,\u00a0"),
+]
+
+
+@pytest.mark.parametrize(("key", "spec"), EMPTY_CLAUSES)
+def test_a_specifier_with_an_empty_clause_is_a_usage_error_naming_the_key(tmp_path, key, spec):
+    report = saved_report(tmp_path, "m2-native-torch213")
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[project]\nname = "demo"\n\n[tool.mps-doctor]\n%s = %s\n' % (key, json.dumps(spec)))
+    code, out, err = doctor("check", "--from", report, "--config", str(path))
+    assert code == 2 and out == "", out + err
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("mps-doctor: error: %s [tool.mps-doctor].%s: %r is not a PEP 440 specifier: it has an empty "
+                          "clause" % (path, key, spec)), err
+
+
+def test_a_saved_report_whose_policy_has_an_empty_clause_is_refused_too(tmp_path):
+    """--from replays the policy saved in a report's options, validated like a file: a hand-edited "," there is exit 2."""
+    report = saved_report(tmp_path, "m2-native-torch213")
+    with open(report) as handle:
+        document = json.load(handle)
+    document["options"]["policy"] = dict(document["options"].get("policy") or {}, torch=",")
+    with open(report, "w") as handle:
+        json.dump(document, handle)
+    code, out, err = doctor("check", "--from", report)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1, out + err
+    assert ".torch: ',' is not a PEP 440 specifier: it has an empty clause" in err
+
+
 # --- policy init writes what the release table says ---------------------------------------------------------------
 
 def initial_policy(name):
@@ -512,6 +559,29 @@ def test_policy_init_pairs_torch_and_torchvision_as_the_release_table_does(name)
         assert table.get("torchvision") == "==" + release.torchvision_pin
     else:
         assert not re.search(r"(?m)^torchvision =", text) and "the release table has no row for torch" in text
+
+
+@pytest.mark.parametrize("name", machine_names())
+def test_the_policy_that_policy_init_writes_passes_on_its_own_machine(name):
+    """Pasted into the project, the policy written from a machine fails none of its policy checks on that machine: a
+    torch 2.13 without torchvision got an active `torchvision = "==0.28.*"`, and then "torchvision (not installed)
+    does not meet the team's ==0.28.*"."""
+    machine = load_machine(name)
+    device = machine["expect"].get("requested", "auto")
+    policy = policy_from_table(tomllib.loads(initial_policy(name))["tool"]["mps-doctor"])
+    report = run_checks(replay_facts(machine), Options(device=device, requested_device=device, policy=policy))
+    judged = [r for r in report.results if r.id.startswith("policy.")]
+    assert {"policy.device", "policy.python"} <= {r.id for r in judged}
+    assert [(r.id, r.status, r.summary) for r in judged
+            if r.status != Status.PASS and (r.id, r.status, r.summary) != ("policy.macos", Status.SKIP, "not macOS")] == []
+
+
+def test_policy_init_writes_torchvision_as_a_comment_where_it_is_not_installed():
+    text = initial_policy("linux-pypi-torch213-driver-570")
+    assert re.search(r'(?m)^torch = "==2\.13\.\*"$', text) and not re.search(r"(?m)^torchvision", text)
+    assert ('# torchvision = "==0.28.*"    # not installed here; the release table pairs it with torch 2.13, for when '
+            "the team installs torchvision") in text
+    assert re.search(r'(?m)^torchvision = "==0\.28\.\*"$', initial_policy("m2-native-torch213"))
 
 
 def test_a_plan_that_moves_to_a_new_environment_installs_torch_there_only():
