@@ -20,7 +20,8 @@
 #   --index-url URL   package index for torch (e.g. https://download.pytorch.org/whl/cpu)
 #   --device DEVICE   auto, mps, cpu or cuda (passed to mps-doctor check)
 #   --strict          warnings fail too
-#   --json FILE       keep the JSON report in FILE (default: DIR/mps-doctor-report.json in the environment)
+#   --json FILE       keep the JSON report in FILE, in a folder that exists (checked first; default:
+#                     DIR/mps-doctor-report.json in the environment)
 #   --dry-run         print every command it would run (shell-quoted), and run none
 #   --yes             accepted for scripts; this script never prompts
 #   -h, --help        this help
@@ -124,6 +125,22 @@ case "$doctor_from" in
     doctor_from=$(cd "$doctor_from" && pwd) ;;
 esac
 [ -z "$vision_version" ] || [ -n "$torch_version" ] || usage_error "--torchvision needs --torch (they are pinned together)"
+# --json FILE is checked before any work: a setup that ran for nothing and then could not keep its verdict is worse
+# than a usage error now. Its folder must exist and be writable, and FILE must not be a folder (or a link to nothing).
+if [ -n "$json_file" ]; then
+  json_dir=$(dirname "$json_file")
+  if [ -d "$json_file" ]; then
+    usage_error "--json $json_file: is a folder; name a file"
+  elif [ -L "$json_file" ] && [ ! -e "$json_file" ]; then
+    usage_error "--json $json_file: a link to nothing; name a file"
+  elif [ ! -d "$json_dir" ]; then
+    usage_error "--json $json_file: the folder $json_dir does not exist"
+  elif [ ! -w "$json_dir" ] || [ ! -x "$json_dir" ]; then
+    usage_error "--json $json_file: the folder $json_dir is not writable"
+  elif [ -e "$json_file" ] && [ ! -w "$json_file" ]; then
+    usage_error "--json $json_file: not writable"
+  fi
+fi
 
 # run CMD...: print it (shell-quoted), and run it unless --dry-run.
 run() {
@@ -265,7 +282,7 @@ if [ "$code" -eq 1 ]; then
   # The plan comes from the environment itself, not from the report: a plan for a report is for whichever machine
   # wrote it and starts mps-doctor by name, which is not on PATH here until the environment is active.
   say "not ready; the commands that fix it (review them, then run them):"
-  "$doctor" fix --print-commands --python "$env_python" --device "$device"
+  "$doctor" fix --print-commands --python "$env_python" --device "$device" $strict
 fi
 say "report kept in $kept"
 exit "$code"

@@ -254,7 +254,7 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
                                                 from_data=data, quick=quick, timeout=timeout, config=config,
                                                 select_ids=select_ids, skip_ids=skip_ids, required=required,
                                                 strict=strict, on_frame=progress))
-        fix = fix_command(report, local_doctor(), extra=given(ctx, ("timeout", "config")))
+        fix = fix_command(report, local_doctor(), extra=given(ctx, ("timeout",)))
         write_output(render(report, fmt, verbose, to_stdout(output) and use_color(no_color), not no_redact, fix), output)
     except DoctorError as error:
         fail(error)
@@ -412,11 +412,13 @@ def explained(error: DoctorError) -> DoctorError:
 @click.option("--quick", is_flag=True, help="Skip the training smoke step while diagnosing.")
 @click.option("--timeout", type=Seconds(1, 3600), default=180.0, show_default=True, metavar="SECONDS",
               help="Seconds the target interpreter may take while diagnosing (torch import, parity and smoke).")
+@click.option("--strict", is_flag=True, help="Warnings make the verdict not ready, as with check --strict; the "
+              "plan's closing check is strict too.")
 @click.option("--output", "-o", metavar="FILE", help=OUTPUT_HELP)
 @policy_options
 @click.pass_context
 def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_pin, index_url, pypi, quick, timeout,
-        output, config, select_ids, skip_ids, required):
+        strict, output, config, select_ids, skip_ids, required):
     """The exact, ordered, safe commands that fix what `check` finds, for this setup."""
     from mps_doctor.diagnosis import diagnose
     from mps_doctor.remedies.plan import build_plan, pinned_release
@@ -435,10 +437,10 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_
                 report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report,
                                                     from_data=data, quick=quick, timeout=timeout, config=config,
                                                     select_ids=select_ids, skip_ids=skip_ids, required=required,
-                                                    on_frame=progress))
+                                                    strict=strict, on_frame=progress))
         plan = build_plan(report, manager=manager, shell=shell, torch_pin=torch_pin,
                           index="" if pypi else index_url)
-        plan_options = ("shell", "manager", "torch_pin", "index_url", "pypi", "timeout", "config")
+        plan_options = ("shell", "manager", "torch_pin", "index_url", "pypi", "timeout")
         again = fix_command(report, local_doctor(), from_report, given(ctx, plan_options + (
             ("device",) if report.source is not None else ())) + ("--print-commands",))
         write_output(render_script(plan) if print_commands else render_explained(plan, again), output)

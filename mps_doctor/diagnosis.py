@@ -14,7 +14,7 @@ from mps_doctor.devices import check_replay_device
 from mps_doctor.errors import ReportFormatError, UsageError
 from mps_doctor.facts import Facts, Target
 from mps_doctor.inputs import read_input
-from mps_doctor.policy import Policy, load_policy
+from mps_doctor.policy import Policy, load_policy, policy_file
 from mps_doctor.probe.collect import collect_facts
 from mps_doctor.probe.host import collect_host
 from mps_doctor.report import Report, facts_from_report, run_checks
@@ -71,7 +71,9 @@ def diagnose(request: DiagnosisRequest) -> Report:
             check_replay_device(facts, device, not selected or bool(selected & set(device_work_checks())))
         if request.quick is None:
             quick = bool(saved.get("quick", False))
+    # A replay keeps the report's own policy unless --config names a file here.
     policy = load_policy(request.config) if request.config or not request.from_report else saved["policy"]
+    config = policy_file(policy) if request.config or not request.from_report else None
     if request.skip_ids:
         added = tuple((i, COMMAND_LINE_SKIP) for i in dict.fromkeys(request.skip_ids) if not policy.reason_to_skip(i))
         policy = Policy(**dict(policy.__dict__, skip=policy.skip + added))
@@ -82,7 +84,7 @@ def diagnose(request: DiagnosisRequest) -> Report:
                               policy_devices=tuple(dict.fromkeys(required + policy.devices)), on_frame=request.on_frame)
     return run_checks(facts, Options(device=device, requested_device=device, quick=quick, policy=policy, select=select,
                                      required=required, strict=request.strict or bool(saved.get("strict", False)),
-                                     replayed_from=request.from_report))
+                                     replayed_from=request.from_report, config=config))
 
 
 def stopped_by(target: Target, device: str) -> Optional[Report]:
@@ -90,7 +92,9 @@ def stopped_by(target: Target, device: str) -> Optional[Report]:
     torch stages as check's does), with this host's facts and the team policy, when it finds a root cause before the
     layers that run work on DEVICE (whose facts only check's child gathers); else None."""
     facts = Facts(host=collect_host(), target=target)
-    report = run_checks(facts, Options(device=device, requested_device=device, policy=load_policy()))
+    policy = load_policy()
+    report = run_checks(facts, Options(device=device, requested_device=device, policy=policy,
+                                       config=policy_file(policy)))
     root = report.result(report.verdict.root_cause) if report.verdict.root_cause else None
     if root is None or root.remedy is None or root.id in device_work_checks():
         return None

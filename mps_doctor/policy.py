@@ -85,6 +85,12 @@ def load_policy(config: Optional[str] = None, cwd: Optional[str] = None) -> Poli
     return policy_from_table(table, path)
 
 
+def policy_file(policy: Policy) -> Optional[str]:
+    """The absolute path of the file that load_policy read POLICY from (its source), None when there was none; for
+    the commands that run the check again from any folder (`--config FILE`)."""
+    return os.path.abspath(policy.source) if policy.source else None
+
+
 def policy_from_table(table: Any, source: str = "pyproject.toml") -> Policy:
     """Validate one [tool.mps-doctor] table."""
     where = "%s [%s]" % (source, TABLE)

@@ -191,6 +191,25 @@ def test_policy_pins_become_a_pinned_install_step():
     assert "/Users/alex/proj/.venv/bin/python -m pip install 'torch==2.15.*' 'torchvision==0.29.*'" in text
 
 
+def test_a_plan_names_the_policy_file_read_here_and_strict_where_it_runs_mps_doctor_again():
+    """The closing check (and `policy show`) of a plan for this machine carry --config FILE and --strict, so that they
+    judge as the run did from any folder; a plan for a saved report's machine names no file of this one."""
+    from dataclasses import replace
+
+    from mps_doctor.policy import policy_from_table
+
+    policy = policy_from_table({"python": "<3.0"}, "/team/pyproject.toml")
+    options = Options(device="cpu", requested_device="cpu", policy=policy, strict=True, config="/team/pyproject.toml")
+    report = run_checks(replay_facts(load_machine("linux-x86-cpu-torch")), options)
+    here = render_script(build_plan(report, shell="bash", doctor=("mps-doctor",))).rstrip().splitlines()
+    assert "mps-doctor policy show --config /team/pyproject.toml" in here
+    assert here[-1].endswith(" --device cpu --config /team/pyproject.toml --strict")
+    replayed = replace(report, options=replace(options, replayed_from="report.json"))
+    there = render_script(build_plan(replayed, shell="bash")).rstrip().splitlines()
+    assert "mps-doctor policy show" in there and there[-1].endswith(" --device cpu --strict")
+    assert not [line for line in there if "/team/pyproject.toml" in line]
+
+
 def test_accepted_warnings_are_not_in_the_plan():
     from mps_doctor.policy import policy_from_table
 

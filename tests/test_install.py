@@ -97,6 +97,34 @@ def test_what_a_not_ready_preflight_prints_runs_as_printed_after_it_exited(tmp_p
     assert "report kept in %s" % (project / ".venv" / "mps-doctor-report.json") in err
 
 
+@pytest.mark.slow
+@pytest.mark.independent_of_test_python
+def test_what_preflight_prints_in_a_team_repository_keeps_its_policy_and_strict_from_another_folder(tmp_path):
+    """The new user's trial: in a repository whose pyproject.toml holds the team's policy, the plan's closing check
+    ran from another folder ignored the policy. It names the policy file (absolute) and --strict, as the run was."""
+    project = tmp_path / "team"
+    (project / ".git").mkdir(parents=True)
+    policy = project / "pyproject.toml"
+    policy.write_text('[project]\nname = "team"\n\n[tool.mps-doctor]\ntorch = ">=2.9,<2.14"\n')
+    code, out, err = preflight("--from", ROOT, "--device", "cpu", "--strict", "--python", TARGET_PYTHON, cwd=project,
+                               env={"TMPDIR": str(tmp_path)})
+    assert code == 1, out + err
+    assert "Root cause: torch is not installed" in out and "torch==2.13.*" in out
+    plain = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "NO_COLOR": "1"}
+    again = out.rstrip().splitlines()[-1]
+    doctor = str(project / ".venv" / "bin" / "mps-doctor")
+    assert again == "%s check --python %s --device cpu --config %s --strict" % (
+        doctor, project / ".venv" / "bin" / "python", policy)
+    fix = next(line for line in out.splitlines() if line.startswith("To print the commands")).split(", run: ")[1]
+    assert fix.endswith(" --strict")
+    for command, expected in ((fix, 0), (again, 1)):
+        done = subprocess.run(command, shell=True, cwd=str(tmp_path), env=plain, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, timeout=300)
+        assert done.returncode == expected, done.stderr
+        assert "torch==2.13.*" in done.stdout and "torch==2.15.*" not in done.stdout, done.stdout
+    assert "Policy (%s):" % policy in done.stdout
+
+
 def test_dry_run_changes_nothing(tmp_path):
     before = listing(tmp_path)
     code, out, err = preflight("--dry-run", "--torch", "2.13.0", "--python", sys.executable, cwd=tmp_path)

@@ -182,6 +182,105 @@ def test_local_doctor_run_as_a_module_is_this_python(monkeypatch):
     assert cli_module.local_doctor(Found("/usr/local/bin/mps-doctor")) == (sys.executable, "-m", "mps_doctor")
 
 
+# --- the team policy and --strict, from any folder ---------------------------------------------------------------
+
+
+def team_repository(tmp_path, table):
+    """A team's repository (its .git ends the policy search) whose pyproject.toml holds the policy TABLE, and a folder
+    outside it: (repository, policy file, elsewhere)."""
+    team = tmp_path / "team"
+    (team / ".git").mkdir(parents=True)
+    policy = team / "pyproject.toml"
+    policy.write_text('[project]\nname = "team"\n\n[tool.mps-doctor]\n' + table)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    return team, str(policy), elsewhere
+
+
+def run_in(folder, command):
+    """Run COMMAND as printed from FOLDER, in a shell whose PATH has no mps-doctor, with this checkout importable
+    (PYTHONPATH: `python -m mps_doctor` is this code from any folder): (exit code, stdout, stderr)."""
+    done = subprocess.run(["sh", "-c", command], cwd=str(folder), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=300, env={"PATH": BARE_PATH, "HOME": os.environ.get("HOME", "/"),
+                                                       "NO_COLOR": "1", "PYTHONPATH": ROOT})
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_the_commands_printed_in_a_team_repository_keep_its_policy_from_any_folder(tmp_path):
+    """The fix hint and the plan's closing check name the policy file the run found (--config, absolute), so that run
+    from another folder they judge as they did in the repository: the team's torch 2.13, not the newest 2.15."""
+    team, policy, elsewhere = team_repository(tmp_path, 'torch = ">=2.9,<2.14"\n')
+    python = make_venv(team / ".venv")
+    args = ("--python", python, "--device", "cpu", "--quick")
+    code, out, err = run_in(team, " ".join(map(shlex.quote, (sys.executable, "-m", "mps_doctor", "check") + args)))
+    assert code == 1, err
+    assert "torch==2.13.*" in out and "torch==2.15.*" not in out
+    fix = hint(out, "To print the commands that fix this")
+    assert shlex.split(fix)[-2:] == ["--config", policy]
+    code, printed, err = run_in(elsewhere, fix)
+    assert code == 0, err
+    _, direct, _ = run_in(team, " ".join(map(shlex.quote, (sys.executable, "-m", "mps_doctor", "fix") + args)))
+    assert printed == direct and "torch==2.13.*" in printed
+    code, plan, err = run_in(elsewhere, fix + " --print-commands")
+    assert code == 0, err
+    again = plan.rstrip().splitlines()[-1]
+    assert again == "%s -m mps_doctor check --python %s --device cpu --config %s" % (sys.executable, python, policy)
+    code, out, err = run_in(elsewhere, again)
+    assert code == 1, err
+    assert "Policy (%s):" % policy in out and "torch==2.13.*" in out and "torch==2.15.*" not in out
+
+
+@pytest.mark.slow
+def test_the_closing_check_of_a_team_plan_is_not_ready_from_any_folder_while_the_policy_fails(tmp_path):
+    """The new user's trial: a torch that the team's policy refuses, on a machine that trains; the plan's closing check,
+    run from another folder, said ready (the policy was not found there). It names the policy file now."""
+    team, policy, elsewhere = team_repository(tmp_path, 'torch = ">=2.14"\n')
+    command = (sys.executable, "-m", "mps_doctor", "fix", "--print-commands", "--python", TARGET_PYTHON, "--device",
+               "cpu", "--quick")
+    code, plan, err = run_in(team, " ".join(map(shlex.quote, command)))
+    assert code == 0, err
+    again = plan.rstrip().splitlines()[-1]
+    assert again == "%s -m mps_doctor check --python %s --device cpu --config %s" % (sys.executable, TARGET_PYTHON,
+                                                                                     policy)
+    code, out, err = run_in(elsewhere, again)
+    assert code == 1, out + err
+    assert "policy.torch" in out and "does not meet the team's >=2.14" in out
+    # The same check without the policy file is ready there: what the closing check said before it named the file.
+    code, out, err = run_in(elsewhere, again.rsplit(" --config ", 1)[0])
+    assert code == 0 and "ready to train on cpu" in out, out + err
+
+
+def test_a_relative_config_is_named_by_absolute_path(tmp_path):
+    team, policy, elsewhere = team_repository(tmp_path, 'torch = ">=2.9,<2.14"\n')
+    (team / "pyproject.toml").rename(team / "team-policy.toml")
+    policy = str(team / "team-policy.toml")
+    python = make_venv(team / ".venv")
+    code, out, err = run_in(team, " ".join(map(shlex.quote, (sys.executable, "-m", "mps_doctor", "fix", "--python",
+                                                             python, "--config", "team-policy.toml", "--quick"))))
+    assert code == 0, err
+    again = hint(out, "Print these as a ")
+    assert shlex.split(again)[-3:] == ["--config", policy, "--print-commands"]
+    code, plan, err = run_in(elsewhere, again)
+    assert code == 0 and "torch==2.13.*" in plan, err
+    assert plan.rstrip().splitlines()[-1].endswith(" --config %s" % policy)
+
+
+def test_a_strict_run_prints_strict_commands_and_a_plan_for_a_report_names_no_policy_file_of_this_machine(tmp_path):
+    """--strict is kept by the fix hint and the plan's closing check; --config FILE by the fix hint (run here), never by
+    a plan for the report's machine, where this machine's file means nothing (the report carries its own policy)."""
+    team, policy, elsewhere = team_repository(tmp_path, 'accept = [{ id = "brew.prefix", reason = "known" }]\n')
+    example = os.path.join(ROOT, "docs", "examples", "mac-rosetta.json")
+    code, out, _ = doctor("check", "--from", example, "--config", policy, "--strict")
+    assert code == 1
+    fix = hint(out, "To print the commands that fix this")
+    assert shlex.split(fix)[-6:] == ["fix", "--from", example, "--config", policy, "--strict"]
+    code, printed, err = run_in(elsewhere, fix + " --print-commands")
+    assert code == 0, err
+    again = printed.rstrip().splitlines()[-1]
+    assert again.startswith("mps-doctor check --python ") and again.endswith(" --strict")
+    assert "--config" not in printed and this_machines_paths(printed) == []
+
+
 # --- --select -----------------------------------------------------------------------------------------------------
 
 

@@ -224,11 +224,46 @@ def test_an_environment_that_cannot_hold_the_report_keeps_the_temporary_one_and_
 
 
 def test_a_folder_named_like_the_json_file_is_not_written_into(tmp_path):
-    fake_env(tmp_path / "env", 'printf "{}" > "$9"; exit 0')
+    log = fake_env(tmp_path / "env", 'printf "{}" > "$9"; exit 0')
     (tmp_path / "reports").mkdir()
     code, _, err = preflight("--venv", str(tmp_path / "env"), "--json", "reports", cwd=tmp_path)
-    assert code == 3 and "cannot write reports" in err
-    assert os.listdir(str(tmp_path / "reports")) == []
+    assert code == 2 and "--json reports: is a folder" in err
+    assert os.listdir(str(tmp_path / "reports")) == [] and not log.exists()
+
+
+@pytest.mark.parametrize("json_file, message", [
+    ("out/report.json", "--json out/report.json: the folder out does not exist"),
+    ("out", "--json out: is a folder; name a file"),
+    ("gone.json", "--json gone.json: a link to nothing; name a file"),
+])
+def test_a_json_file_that_cannot_be_kept_is_a_usage_error_before_any_work(tmp_path, json_file, message):
+    """The new user's trial: `--json out/report.json` without out/ ran the whole setup (a venv, installs, the probe)
+    and then exited 3, the verdict thrown away. The destination is checked first: exit 2, nothing created or run."""
+    project = tmp_path / "project"
+    project.mkdir()
+    if json_file == "out":
+        (project / "out").mkdir()
+    if json_file == "gone.json":
+        os.symlink(str(tmp_path / "gone" / "report.json"), str(project / "gone.json"))
+    log = fake_env(tmp_path / "env", 'printf "{}" > "$9"; exit 0')
+    for args in (("--venv", str(tmp_path / "env")), ("--venv", "new-env"), ("--dry-run",)):
+        code, out, err = preflight(*(args + ("--json", json_file)), cwd=project, env={"PATH": "/usr/bin:/bin"})
+        assert code == 2, err
+        assert err.splitlines()[0] == "preflight: error: " + message
+        assert not [line for line in err.splitlines() if line.startswith("+ ")] and out == ""
+    assert not log.exists() and sorted(os.listdir(str(project))) == sorted(
+        {"out": ["out"], "gone.json": ["gone.json"]}.get(json_file, []))
+
+
+def test_a_strict_preflight_prints_a_strict_plan(tmp_path):
+    """--strict reaches the plan too: its closing check is strict, as the run was."""
+    log = fake_env(tmp_path / "env", 'for last; do :; done; printf "{}" > "$last"; exit 1')
+    code, _, err = preflight("--venv", str(tmp_path / "env"), "--strict", cwd=tmp_path)
+    assert code == 1, err
+    env_python = str(tmp_path / "env" / "bin" / "python")
+    calls = log.read_text().splitlines()
+    assert "mps-doctor fix --print-commands --python %s --device auto --strict" % env_python in calls
+    assert "mps-doctor check --from %s --strict" % (tmp_path / "env" / "mps-doctor-report.json") in calls
 
 
 def test_the_printed_help_command_runs_from_anywhere(tmp_path):

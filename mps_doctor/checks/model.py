@@ -254,11 +254,22 @@ class Options:
     required: Tuple[str, ...] = ()
     strict: bool = False
     replayed_from: Optional[str] = None
+    # The policy file this run read on this machine (--config, or the nearest pyproject.toml with the table), as an
+    # absolute path; None without one, and when the policy is the one saved in a replayed report. The commands that
+    # run the check or the fix again name it (`--config`), so that they keep the policy from any folder.
+    config: Optional[str] = None
 
     @property
     def strict_warnings(self) -> bool:
         """Whether unaccepted warnings make the verdict not ready (--strict or the policy's strict = true)."""
         return self.strict or self.policy.strict
+
+    def repeated(self, here: bool = True, strict: bool = True) -> Tuple[str, ...]:
+        """What a command that runs the check or the fix again must say to judge as this run did, from any folder:
+        `--config FILE` for the policy file read here (only when HERE, a command run on this machine: another
+        machine's policy file is unknown), and with STRICT `--strict` when the run was strict."""
+        config = ("--config", self.config) if here and self.config else ()
+        return config + (("--strict",) if strict and self.strict else ())
 
     @property
     def demanded(self) -> Tuple[str, ...]:

@@ -222,7 +222,9 @@ class Planner:
         if isinstance(action, InstallPackages):
             return (self.pip(*(("--upgrade",) if action.upgrade else ()), *action.packages),)
         if action.kind == "doctor":
-            return (run(*self.doctor, *action.argv),)
+            # `mps-doctor policy show` shows the policy file this run read, from any folder.
+            policy = self.repeated(strict=False) if action.argv[:1] == ("policy",) else ()
+            return (run(*self.doctor, *action.argv, *policy),)
         return (action,)
 
     def check_again(self, action: CheckAgain) -> None:
@@ -280,15 +282,22 @@ class Planner:
                       if step.key in ("create-env", NEW_ENV_TORCH, "switch") else step
                       for step in self.steps if step not in moot]
 
+    def repeated(self, strict: bool = True) -> Tuple[str, ...]:
+        """The options a command of the plan that runs mps-doctor again repeats (Options.repeated): the policy file
+        this run read only in a plan for this machine."""
+        return self.report.options.repeated(here=not for_other_machine(self.report), strict=strict)
+
     def verify(self) -> None:
-        """The closing step: check again, in the environment the plan ends in."""
+        """The closing step: check again, in the environment the plan ends in, with the policy file this run read
+        (on this machine: another machine's is unknown) and --strict as the run was, so that it judges as this run
+        did from any folder."""
         device = ("--device", self.verify_device) if self.verify_device != "auto" else ()
         timeout = ("--timeout", "%g" % self.verify_timeout) if self.verify_timeout else ()
         title = "Check again with a longer --timeout" if timeout else "Check again"
         self.fixing = ""
         self.steps.append(Step("verify", title, "Confirms the fix and shows the next problem, if any.",
                                (run(*self.doctor, "check", "--python", self.new_python or self.python, *device,
-                                    *timeout),), self.verify_fixes))
+                                    *timeout, *self.repeated()),), self.verify_fixes))
 
 
 def pinned_release(torch_pin: str, policy: Optional[Policy] = None) -> Release:
@@ -320,10 +329,16 @@ def doctor_command() -> Tuple[str, ...]:
     return (sys.executable, "-m", "mps_doctor")
 
 
+def for_other_machine(report: Report) -> bool:
+    """Whether a plan for REPORT runs on another machine: a saved report's or a paste's, where this machine's paths
+    (this doctor, its policy file) mean nothing."""
+    return bool(report.options.replayed_from) or report.source is not None
+
+
 def doctor_for(report: Report) -> Tuple[str, ...]:
     """How a plan for REPORT starts mps-doctor: by name for a saved report or a paste (the plan runs on that
     machine, where this doctor's paths mean nothing), else this doctor as doctor_command() spells it."""
-    if report.options.replayed_from or report.source is not None:
+    if for_other_machine(report):
         return OTHER_MACHINE_DOCTOR
     return doctor_command()
 

@@ -140,7 +140,8 @@ def fix_command(report: Report, doctor: Tuple[str, ...] = ("mps-doctor",), sourc
                 extra: Tuple[str, ...] = ()) -> str:
     """`mps-doctor fix` (started as DOCTOR) for the same target and options as REPORT, then EXTRA (options the report
     does not record, as given): `--from SOURCE` (default: the saved report it replays, '-' for a paste), else the
-    --python it probed."""
+    --python it probed; `--config` with the absolute path of the policy file the run read here and `--strict` when it
+    was strict (Options.repeated), so that it plans as the run judged from any folder."""
     options = report.options
     pasted = report.source is not None
     source = source or options.replayed_from or ("-" if pasted else None)
@@ -158,6 +159,7 @@ def fix_command(report: Report, doctor: Tuple[str, ...] = ("mps-doctor",), sourc
     for check_id, reason in options.policy.skip:
         if reason == COMMAND_LINE_SKIP:
             words += ["--skip", check_id]
+    words += options.repeated()
     return " ".join(shlex.quote(word) for word in words + list(extra))
 
 
