@@ -210,7 +210,7 @@ def test_the_commands_printed_in_a_team_repository_keep_its_policy_from_any_fold
     """The fix hint and the plan's closing check name the policy file the run found (--config, absolute), so that run
     from another folder they judge as they did in the repository: the team's torch 2.13, not the newest 2.15."""
     team, policy, elsewhere = team_repository(tmp_path, 'torch = ">=2.9,<2.14"\n')
-    python = make_venv(team / ".venv")
+    python = make_venv(team / ".venv", TARGET_PYTHON)  # a Python torch supports, also on the 3.8 pass
     args = ("--python", python, "--device", "cpu", "--quick")
     code, out, err = run_in(team, " ".join(map(shlex.quote, (sys.executable, "-m", "mps_doctor", "check") + args)))
     assert code == 1, err
