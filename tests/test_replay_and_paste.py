@@ -68,3 +68,20 @@ def test_punctuation_around_a_value_stays_outside_its_code_span():
     assert prose("runs under Rosetta (x86_64) on ~/.venv/bin/python; done") == \
         "runs under Rosetta (`x86_64`) on `~/.venv/bin/python`; done"
     assert html_prose("not installed in ~/x/python; 1 failure") == "not installed in <code>~/x/python</code>; 1 failure"
+
+
+def test_a_home_relative_path_is_one_word_that_expands_and_runs_nothing(tmp_path):
+    """A redacted report's ~/ path: ~/ stays bare so that the shell expands it; the rest is quoted as any value."""
+    import shutil
+    import subprocess
+
+    from mps_doctor.render.script import quote
+
+    value = "~/a b/$(touch PWNED)'x`touch PWNED`"
+    for shell in ("bash", "zsh", "fish"):
+        assert shutil.which(shell), "%s is installed by .ci/run" % shell
+        line = "printf '%%s' %s" % quote(value, shell)
+        out = subprocess.run([shell, "-c", line], capture_output=True, text=True, cwd=str(tmp_path),
+                             env={"HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"}).stdout
+        assert out == str(tmp_path / "home") + value[1:], (shell, out)
+        assert not (tmp_path / "PWNED").exists()
