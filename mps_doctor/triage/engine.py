@@ -24,7 +24,8 @@ from mps_doctor.report import Report, Verdict, guarded, run_checks
 from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.commands import pasted_actions
 from mps_doctor.triage.model import Evidence, Finding
-from mps_doctor.triage.parsers import NO_WHEEL, PARSERS, PRIORITY
+from mps_doctor.triage.parsers import PARSERS, PRIORITY
+from mps_doctor.triage.parsers.install import NO_WHEEL
 from mps_doctor.triage.text import Line, clean, joined
 from mps_doctor.versions import load_releases, minor_of
 from mps_doctor.words import shorten
