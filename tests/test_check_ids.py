@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from mps_doctor import fact_catalogue
 from mps_doctor.checks.registry import REGISTRY, all_checks
 from mps_doctor.facts import Host, Interpreter, TorchInfo
 
@@ -37,17 +38,10 @@ def catalogue_ids():
 
 
 def fact_paths():
-    """Fact paths such as host.system or torch.version: the fields of the facts, and the paths triage's findings
-    name (the first argument of each `Finding(...)` in the package)."""
+    """Fact paths such as host.system or torch.version: the fact catalogue's, and the fields of the facts."""
     paths = {"%s.%s" % (prefix, f.name) for prefix, cls in (("host", Host), ("torch", TorchInfo),
                                                            ("interpreter", Interpreter)) for f in dataclasses.fields(cls)}
-    for path in glob.glob(os.path.join(ROOT, "mps_doctor", "**", "*.py"), recursive=True):
-        with open(path, encoding="utf-8") as handle:
-            tree = ast.parse(handle.read(), path)
-        paths |= {node.args[0].value for node in ast.walk(tree)
-                  if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Finding" and node.args
-                  and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)}
-    return paths
+    return paths | set(fact_catalogue.iter_paths())
 
 
 def looks_like_check_id(text, namespaces, elsewhere):
@@ -157,15 +151,16 @@ def test_no_check_id_is_written_in_the_package_outside_its_registration(ids):
 def test_every_kind_of_pasted_message_implicates_a_registered_layer():
     from mps_doctor.checks.registry import implicated_by
 
-    with open(os.path.join(ROOT, "mps_doctor", "triage", "parsers.py"), encoding="utf-8") as handle:
-        tree = ast.parse(handle.read())
-    constants = {node.targets[0].id: node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
-                 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Constant)}
     kinds = set()
-    for node in ast.walk(tree):
-        for keyword in getattr(node, "keywords", ()):
-            if keyword.arg == "kind":
-                value = keyword.value
-                kinds.add(value.value if isinstance(value, ast.Constant) else constants[value.id])
+    for path in glob.glob(os.path.join(ROOT, "mps_doctor", "triage", "parsers", "*.py")):
+        with open(path, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+        constants = {node.targets[0].id: node.value.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                     and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Constant)}
+        for node in ast.walk(tree):
+            for keyword in getattr(node, "keywords", ()):
+                if keyword.arg == "kind" and isinstance(keyword.value, (ast.Constant, ast.Name)):
+                    value = keyword.value
+                    kinds.add(value.value if isinstance(value, ast.Constant) else constants.get(value.id, value.id))
     assert kinds >= {"container-on-mac", "x86_64-python-on-mac", "cuda-build-off-linux", "no-wheel-for-python"}
     assert all(implicated_by(kind) for kind in kinds), [k for k in kinds if not implicated_by(k)]

@@ -8,8 +8,8 @@ import pytest
 
 from mps_doctor.checks.model import Status
 from mps_doctor.errors import UsageError
-from mps_doctor.triage import parsers
 from mps_doctor.triage.engine import NOT_IN_PASTE, implicated, read_paste, triage
+from mps_doctor.triage.parsers import platform as platform_parser
 from mps_doctor.triage.text import clean
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,10 +87,10 @@ def test_collect_env_without_torch_says_the_import_failed():
 # --- other formats -----------------------------------------------------------------------------------------------
 
 def test_platform_strings():
-    facts = parsers.platform_facts("Linux-5.15.49-linuxkit-aarch64-with-glibc2.29", 1, "t")
+    facts = platform_parser.platform_facts("Linux-5.15.49-linuxkit-aarch64-with-glibc2.29", 1, "t")
     assert {(f.path, f.value) for f in facts} >= {("host.system", "Linux"), ("interpreter.machine", "aarch64"),
                                                    ("host.linux_container_on_mac", True)}
-    mac = {(f.path, f.value) for f in parsers.platform_facts("macOS-10.16-x86_64-i386-64bit", 1, "t")}
+    mac = {(f.path, f.value) for f in platform_parser.platform_facts("macOS-10.16-x86_64-i386-64bit", 1, "t")}
     assert ("interpreter.machine", "x86_64") in mac and ("host.hw_arm64", True) not in mac
 
 
@@ -133,7 +133,7 @@ def test_pip_offering_only_newer_releases_means_the_python_is_too_new():
 def test_a_python_for_the_requested_torch_comes_from_the_release_table(requirement, listing, python):
     """The new environment that pip's 'from versions' evidence suggests runs the torch that was asked for (a Python
     3.12 cannot install torch 1.13, whose range ends below 3.11)."""
-    from mps_doctor.triage.parsers import pip_versions
+    from mps_doctor.triage.parsers.install import pip_versions
 
     (evidence,) = pip_versions(requirement, listing, 3)
     assert evidence.commands == ("uv python install %s" % python, "uv venv --python %s .venv" % python)

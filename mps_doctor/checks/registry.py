@@ -26,7 +26,7 @@ class CheckSpec:
     says the team's policy asks for it). position: a layer's rank, one order shared by every device. devices: where a
     layer runs, a device optionally qualified by the platform.system() it runs on ("cpu:Darwin"). facts: the facts it
     judges ("a|b": either will do), so that triage can tell a layer a paste cannot decide; facts_when(ctx): the facts
-    it also judges in that case. evidence: the kinds of pasted messages (triage/parsers.py) that implicate it.
+    it also judges in that case. evidence: the kinds of pasted messages (triage/parsers/) that implicate it.
     pasted(outcome, ctx, paste): its outcome on pasted facts, without claims the paste cannot back (paste.has(fact),
     paste.value(fact)).
     """

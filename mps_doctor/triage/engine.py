@@ -16,6 +16,7 @@ from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Statu
 from mps_doctor.checks.pasted import PASTED_PYTHON
 from mps_doctor.checks.registry import REGISTRY, all_checks, implicated_by, layers_for
 from mps_doctor.errors import UsageError
+from mps_doctor.fact_catalogue import arguments_for, label
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
 from mps_doctor.inputs import embedded_report, read_input
 from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
@@ -23,21 +24,13 @@ from mps_doctor.report import Report, Verdict, guarded, run_checks
 from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.commands import pasted_actions
 from mps_doctor.triage.model import Evidence, Finding
-from mps_doctor.triage.parsers import NO_WHEEL, PARSERS, PRIORITY
+from mps_doctor.triage.parsers import PARSERS, PRIORITY
+from mps_doctor.triage.parsers.install import NO_WHEEL
 from mps_doctor.triage.text import Line, clean, joined
 from mps_doctor.versions import load_releases, minor_of
 from mps_doctor.words import shorten
 
 NOT_IN_PASTE = "not in the pasted text"
-WORDS = {
-    "host.system": "the operating system", "host.hw_arm64": "the Mac's chip", "interpreter.machine": "the Python's architecture",
-    "host.macos_version": "the macOS version", "interpreter.version": "the Python version", "torch.installed": "whether torch imports",
-    "torch.mps_built": "torch.backends.mps.is_built()", "torch.mps_available": "torch.backends.mps.is_available()",
-    "torch.cuda_version": "torch's CUDA version", "nvidia_smi.driver_version": "the NVIDIA driver",
-    "nvidia_smi.cuda_version": "the driver's CUDA version", "env.CUDA_VISIBLE_DEVICES": "CUDA_VISIBLE_DEVICES",
-    "torch.cuda_available": "torch.cuda.is_available()", "torch.cuda_arch_list": "the wheel's CUDA architectures",
-    "device run": "a run on the device (mps-doctor check does it)", "torch.version": "the installed torch's version",
-}
 
 
 @dataclass(frozen=True)
@@ -188,37 +181,32 @@ def value(paste: Paste, path: str, default: Any = None) -> Any:
 
 
 def build_facts(paste: Paste, device: str) -> Facts:
-    """The paste's facts in the types `check` uses; anything the paste does not say stays unknown (None)."""
+    """The paste's facts in the types `check` uses, placed where the fact catalogue says; anything the paste does not
+    say stays unknown (None)."""
     get = lambda path, default=None: value(paste, path, default)  # noqa: E731
+    placed = arguments_for({path: known.value for path, known in paste.known.items()},
+                           ("host", "host.nvidia_smi", "target.interpreter", "target.torch"))
     smi = None
-    if any(k.startswith("nvidia_smi.") for k in paste.known):
-        smi = NvidiaSmi(found=True, driver_version=get("nvidia_smi.driver_version"),
-                        cuda_version=get("nvidia_smi.cuda_version"), gpus=tuple(get("nvidia_smi.gpu", ())))
-    env = {k.split(".", 1)[1]: v.value for k, v in paste.known.items() if k.startswith("env.")}
-    host = Host(system=get("host.system", "unknown"), release=get("host.release"), macos_version=get("host.macos_version"),
-                macos_build=get("host.macos_build"), hw_arm64=get("host.hw_arm64"), cpu_brand=get("host.cpu_brand"),
-                nvidia_smi=smi, env=env)
+    if placed["host.nvidia_smi"]:
+        smi = NvidiaSmi(found=True, **dict(placed["host.nvidia_smi"], gpus=tuple(get("nvidia_smi.gpu", ()))))
+    host = Host(**dict(placed["host"], system=get("host.system", "unknown"), nvidia_smi=smi))
     # Always an interpreter (version () = unknown): layers that need its facts are judged by what the paste holds.
-    if True:
-        interpreter = Interpreter(version=tuple(get("interpreter.version") or ()), machine=get("interpreter.machine"),
-                                  sys_platform={"Darwin": "darwin", "Linux": "linux", "Windows": "win32"}.get(host.system),
-                                  mac_ver=get("interpreter.mac_ver"), pointer_bits=get("interpreter.pointer_bits"),
-                                  conda_subdir=get("interpreter.conda_subdir"), conda_meta=bool(get("interpreter.conda_subdir")))
-    packages = {k.split(".", 1)[1]: v.value for k, v in paste.known.items() if k.startswith("packages.")}
+    interpreter = Interpreter(**dict(placed["target.interpreter"], version=tuple(get("interpreter.version") or ()),
+                                     sys_platform={"Darwin": "darwin", "Linux": "linux", "Windows": "win32"}.get(host.system),
+                                     conda_meta=bool(get("interpreter.conda_subdir"))))
+    packages = placed["target.torch"].get("packages", {})
     torch = None
     # torch's own messages (a driver too old, no kernel image) are facts about torch too: TorchInfo.warnings.
     if packages or "message" in paste.known or any(k.startswith("torch.") for k in paste.known):
-        failed_import = get("torch.import_failed") and not get("torch.installed")
-        torch = TorchInfo(
-            installed=bool(get("torch.installed")) or bool(failed_import and packages.get("torch")),
-            version=get("torch.version"),
-            import_error=ErrorInfo("ImportError", "torch could not be imported (collect_env printed N/A)")
-            if failed_import and packages.get("torch") else None,
-            mps_built=get("torch.mps_built"), mps_available=get("torch.mps_available"),
-            cuda_version=get("torch.cuda_version", get("torch.wheel_cuda")), cuda_available=get("torch.cuda_available"),
+        failed_import = bool(get("torch.import_failed") and not get("torch.installed") and packages.get("torch"))
+        torch = TorchInfo(**dict(
+            placed["target.torch"],
+            installed=bool(get("torch.installed")) or failed_import,
+            import_error=ErrorInfo("ImportError", "torch could not be imported (collect_env printed N/A)") if failed_import else None,
+            cuda_version=get("torch.cuda_version", get("torch.wheel_cuda")),
             cuda_devices=tuple(CudaDevice(i, name, ()) for i, name in enumerate(get("nvidia_smi.gpu", ())))
             if get("torch.cuda_available") else (),
-            packages=packages, warnings=tuple(get("message", ())))
+            packages=packages, warnings=tuple(get("message", ()))))
     target = Target(python=python_of(paste), device=device, interpreter=interpreter, torch=torch)
     return Facts(host=host, target=target)
 
@@ -269,7 +257,7 @@ class Evaluator:
         needs = spec.facts + (spec.facts_when(ctx) if spec.facts_when else ())
         if not needs:
             return ["its facts"]
-        return [WORDS.get(r.split("|")[0], r.split("|")[0]) for r in needs if not self.has(r)]
+        return [label(r) for r in needs if not self.has(r)]
 
     def evidence_for(self, check_id: str) -> Optional[Evidence]:
         return next((e for e in self.paste.evidence if check_id in implicated(e)), None)

@@ -1,0 +1,24 @@
+"""Shared pieces of the paste parsers: the result type, version and truth-value readers."""
+
+import re
+from typing import List, Optional, Tuple
+
+from mps_doctor.triage.model import Evidence, Finding
+
+Result = Tuple[List[Finding], List[Evidence]]
+VERSION = r"\d+\.\d+(?:\.\d+)?(?:[.a-z0-9+]*)"
+GET_STARTED = "https://pytorch.org/get-started/locally/"
+TRUE_WORDS = {"true": True, "yes": True, "false": False, "no": False}
+
+
+def boolean(text: str) -> Optional[bool]:
+    """True/False/Yes/No as a bool, else None."""
+    return TRUE_WORDS.get(text.strip().strip("'\"`").lower())
+
+
+def python_version(text: str) -> Optional[Tuple[int, ...]]:
+    """(3, 11, 9) from '3.11.9 (main, ...)', '3.11.9.final.0' or 'cp311'."""
+    match = re.match(r"\s*(3)\.(\d{1,2})(?:\.(\d{1,2}))?", text) or re.match(r"\s*cp(3)(\d{1,2})\b", text)
+    if not match:
+        return None
+    return tuple(int(g) for g in match.groups() if g is not None)

@@ -1,0 +1,177 @@
+"""Install logs: pip's and uv's resolution errors and torch wheel file names."""
+
+import re
+from typing import List, Optional, Sequence, Tuple
+
+from mps_doctor.triage.model import Evidence, Finding
+from mps_doctor.triage.parsers.common import GET_STARTED, Result, python_version
+from mps_doctor.triage.text import Line, matching
+from mps_doctor.versions import load_releases, version_tuple
+
+# The last torch with macOS x86_64 wheels (PyTorch 2.2 release notes, pytorch#114602; the release table): an index that
+# offers nothing newer to this Python is answering an x86_64 macOS interpreter.
+LAST_INTEL_MAC = load_releases().last_intel_torch
+RELEASE_MATRIX = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
+# The kind of message that says no torch wheel fits this interpreter (checks register the kinds that implicate them).
+NO_WHEEL = "no-wheel-for-python"
+INTEL_OR_ROSETTA = Evidence(
+    (),
+    "pip sees only torch wheels up to %s: an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)"
+    % LAST_INTEL_MAC,
+    "The package index offers this Python nothing newer than torch %s." % LAST_INTEL_MAC,
+    "%s is the last torch with macOS x86_64 wheels (PyTorch 2.2 release notes). On an Intel Mac that is the "
+    "newest torch there is (and MPS needs Apple Silicon); on Apple Silicon `sysctl -n hw.optional.arm64` prints 1 and "
+    "the Python runs under Rosetta: install a native arm64 Python." % LAST_INTEL_MAC,
+    ("sysctl -n hw.optional.arm64", "python3 -c 'import platform; print(platform.machine())'"),
+    "https://github.com/pytorch/pytorch/issues/114602", source="pip", devices=("mps",), kind="x86_64-python-on-mac")
+
+
+def vt(version: str) -> Tuple[int, ...]:
+    """A version's leading numbers."""
+    return tuple(int(x) for x in re.findall(r"\d+", version.split("+")[0])[:3])
+
+
+INSTALL_LINE = re.compile(r"Could not find a version that satisfies the requirement|torch-|You require CPython|"
+                          r"You're on macOS \(|has no wheels with a matching|doesn't have a source distribution or wheel")
+PIP_NO_TORCH = re.compile(r"Could not find a version that satisfies the requirement (?:torch|pytorch)\b"
+                          r"(?:\s*([=<>!~]=?\s*[\w.*+]+))?")
+FROM_VERSIONS = "(from versions: "
+# What uv's resolver says when no torch wheel fits the interpreter or the platform.
+UV_NO_WHEEL = ("has no wheels with a matching Python ABI tag", "doesn't have a source distribution or wheel for the current platform",
+               "has no wheels with a matching platform tag")
+WHITESPACE = re.compile(r"\s")
+
+
+def pip_request(text: str) -> Optional[Tuple[Optional[str], Optional[str]]]:
+    """(requirement, version listing) of pip's 'Could not find a version that satisfies the requirement torch==X
+    (from versions: A, B)': the listing is None when the line has none; None when the line is no such error."""
+    pip = PIP_NO_TORCH.search(text)
+    if not pip:
+        return None
+    start = text.find(FROM_VERSIONS, pip.end())
+    end = text.find(")", start + len(FROM_VERSIONS)) if start >= 0 else -1
+    return pip.group(1), text[start + len(FROM_VERSIONS):end] if end >= 0 else None
+
+
+def uv_no_wheel(text: str) -> bool:
+    """Whether TEXT says uv found no torch wheel for this interpreter or platform."""
+    torch = text.find("torch")
+    space = WHITESPACE.search(text, torch + 5) if torch >= 0 else None
+    if space and any(text.find(message, space.end()) >= 0 for message in UV_NO_WHEEL):
+        return True
+    return "can't be installed because it doesn't have a source distribution or wheel for the current platform" in text
+
+
+def parse_install(lines: Sequence[Line]) -> Result:
+    """pip and uv resolution errors and wheel file names in install logs."""
+    out: List[Finding] = []
+    evidence: List[Evidence] = []
+    for _, line in matching(lines, INSTALL_LINE):
+        text = line.text
+        pip = pip_request(text) if "Could not find a version" in text else None
+        if pip and pip[1] is not None:
+            requirement, listing = pip
+            requested = re.search(r"==\s*(\d[\w.+]*)", requirement or "")
+            cuda = re.search(r"\+cu\d+", requested.group(1)) if requested else None
+            listed = [v.strip() for v in listing.split(",")]
+            if cuda and requested.group(1).split("+")[0] in listed:
+                # The release exists here, its +cuXYZ build does not: an index without CUDA builds (macOS).
+                out.append(Finding("request.cuda_build", requested.group(1), line.number, "pip"))
+                evidence.append(cuda_build_evidence(requested.group(1), line.number))
+            else:
+                evidence += pip_versions(requirement, listing, line.number)
+            if requested:
+                out.append(Finding("packages.torch", requested.group(1).split("+")[0], line.number, "pip"))
+        elif pip:
+            evidence.append(no_wheel_evidence(line.number, "pip"))
+        for wheel in re.finditer(r"\btorch-(\d[\w.+]*)-cp(\d)(\d+)-(?:cp\d+|none|abi3)-(\w+)\.whl", text):
+            out += wheel_findings(wheel, line.number)
+        uv_abi = re.search(r"You require CPython (3\.\d+) \(`?cp3\d+`?\), but we only found wheels for `?torch`? \(v([\w.+]+)\)", text)
+        if uv_abi:
+            out += [Finding("interpreter.version", python_version(uv_abi.group(1)), line.number, "uv"),
+                    Finding("packages.torch", uv_abi.group(2), line.number, "uv")]
+        uv_platform = re.search(r"You're on macOS \(`?(macosx_[\d_]+_(x86_64|arm64))`?\)", text)
+        if uv_platform:
+            out += [Finding("host.system", "Darwin", line.number, "uv"),
+                    Finding("interpreter.machine", uv_platform.group(2), line.number, "uv")]
+            if uv_platform.group(2) == "x86_64":
+                evidence.append(Evidence(**dict(
+                    INTEL_OR_ROSETTA.__dict__, line=line.number, source="uv",
+                    summary="uv runs an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
+                    problem="uv reports the platform tag of an x86_64 interpreter (%s)." % uv_platform.group(1))))
+        if not uv_platform and uv_no_wheel(text):
+            evidence.append(no_wheel_evidence(line.number, "uv"))
+    return out, evidence
+
+
+def cuda_build_evidence(requested: str, number: int) -> Evidence:
+    """A +cuXYZ torch asked for where the index has only plain builds of that release."""
+    return Evidence(
+        (), "torch %s is a CUDA build: CUDA wheels exist for Linux and Windows, not for this platform" % requested,
+        "The requirement pins a CUDA build (+%s) that this platform's index does not have." % requested.split("+", 1)[1],
+        "PyTorch publishes CUDA builds for Linux and Windows only; on macOS use the plain release (MPS on Apple Silicon).",
+        ("python3 -m pip install torch==%s" % re.sub(r"[^\w.]", "", requested.split("+")[0]),), GET_STARTED, number, "pip",
+        devices=("cuda",), kind="cuda-build-off-linux")
+
+
+def no_wheel_evidence(number: int, source: str) -> Evidence:
+    """No torch wheel for this interpreter: usually a Python newer (or older) than the release supports."""
+    return Evidence(
+        (), "no torch wheel for this Python: a Python version (or platform) that release does not support",
+        "The index has no torch wheel that this interpreter can install.",
+        "torch publishes wheels per Python minor version; a Python newer than the release (e.g. 3.13 for torch 2.5 "
+        "on macOS and Windows), or 32-bit, gets none. Use a Python in the release's range.",
+        new_python_commands(None), RELEASE_MATRIX, number, source, kind=NO_WHEEL)
+
+
+def new_python_commands(torch: Optional[str]) -> Tuple[str, str]:
+    """uv commands for an environment with a Python that torch TORCH (any release when None) supports, from the
+    release table."""
+    table = load_releases()
+    release, exact = table.row_for(torch) if torch else (None, False)
+    python = table.python_for(release if exact else None)
+    return ("uv python install %s" % python, "uv venv --python %s .venv" % python)
+
+
+def pip_versions(requirement: Optional[str], listing: str, number: int) -> List[Evidence]:
+    """What pip's 'from versions: ...' list says about the interpreter."""
+    versions = [v.strip() for v in listing.split(",") if re.match(r"\s*\d", v)]
+    if not versions:
+        return [no_wheel_evidence(number, "pip")]
+    newest = max(versions, key=vt)
+    if vt(newest) == version_tuple(LAST_INTEL_MAC) and all("+" not in v for v in versions):
+        return [Evidence(**dict(INTEL_OR_ROSETTA.__dict__, line=number))]
+    requested = re.search(r"==\s*(\d[\w.]*)", requirement or "")
+    if requested and all(vt(v) > vt(requested.group(1)) for v in versions):
+        return [Evidence(
+            (), "torch %s has no wheel for this Python: the index offers only %s and newer"
+            % (requested.group(1), min(versions, key=vt)),
+            "Only torch releases newer than %s have wheels for this Python." % requested.group(1),
+            "The Python is newer than torch %s supports; use a Python in its range, or a newer torch." % requested.group(1),
+            new_python_commands(requested.group(1)), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
+    if requested and all(vt(v) < vt(requested.group(1)) for v in versions):
+        return [Evidence(
+            (), "torch %s has no wheel for this Python: the newest offered is %s" % (requested.group(1), newest),
+            "This Python gets torch up to %s only." % newest,
+            "torch %s needs a newer Python than this one (or another platform)." % requested.group(1),
+            new_python_commands(requested.group(1)), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
+    return []
+
+
+def wheel_findings(wheel, number: int) -> List[Finding]:
+    """Facts in a torch wheel's file name (PEP 427: name-version-python-abi-platform.whl)."""
+    version, platform = wheel.group(1), wheel.group(4)
+    out = [Finding("packages.torch", version, number, "wheel"),
+           Finding("interpreter.version", (int(wheel.group(2)), int(wheel.group(3))), number, "wheel")]
+    mac = re.match(r"macosx_\d+_\d+_(\w+)$", platform)
+    if mac:
+        out += [Finding("host.system", "Darwin", number, "wheel"),
+                Finding("interpreter.machine", "x86_64" if mac.group(1) in ("x86_64", "intel") else mac.group(1), number, "wheel")]
+    elif "linux" in platform:
+        out.append(Finding("host.system", "Linux", number, "wheel"))
+        cuda = re.search(r"\+cu(\d+)(\d)$", version)
+        if cuda:
+            out.append(Finding("torch.wheel_cuda", "%s.%s" % (cuda.group(1), cuda.group(2)), number, "wheel"))
+    elif platform.startswith("win"):
+        out.append(Finding("host.system", "Windows", number, "wheel"))
+    return out

@@ -1,0 +1,153 @@
+"""Platform strings, `uname -a`, `sw_vers` and `nvidia-smi` in pasted text."""
+
+import re
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from mps_doctor.probe.host import normalize_macos_version
+from mps_doctor.probe.host import parse_nvidia_smi as host_nvidia_smi
+from mps_doctor.triage.model import Evidence, Finding
+from mps_doctor.triage.parsers.common import Result
+from mps_doctor.triage.text import Line, matching
+
+LINUX_RUN = re.compile(r"\bLinux-[\w.+-]*")
+LINUX_MACHINE = re.compile(r"-(x86_64|aarch64|arm64|ppc64le|s390x)(?:-with|\b)")
+
+
+def linux_platform(text: str) -> Optional[Tuple[str, str]]:
+    """(release, machine) of the first `Linux-RELEASE-MACHINE` in TEXT."""
+    # Only the first `Linux-` of a run of release characters counts: a later one in that run sees fewer machines.
+    for run in LINUX_RUN.finditer(text):
+        machine = LINUX_MACHINE.search(text, run.start() + 7, run.end())
+        if machine:
+            return text[run.start() + 6:machine.start()], machine.group(1)
+    return None
+
+
+def platform_facts(text: str, line: int, parser: str) -> List[Finding]:
+    """Facts of a platform.platform() string: macOS-14.2.1-arm64-arm-64bit, Linux-...-linuxkit-aarch64-with-glibc2.36,
+    Windows-11-10.0.22631-SP0 (CPython Lib/platform.py: system-release-machine-processor-...)."""
+    out: List[Finding] = []
+    found = re.search(r"\b(macOS|Darwin)-(\d+\.\d+(?:\.\d+)?)-(arm64|x86_64|i386)", text)
+    if found:
+        out += [Finding("host.system", "Darwin", line, parser), Finding("interpreter.machine",
+                                                                         "x86_64" if found.group(3) != "arm64" else "arm64",
+                                                                         line, parser)]
+        if found.group(1) == "macOS":
+            out.append(Finding("interpreter.mac_ver", found.group(2), line, parser))
+        if found.group(3) == "arm64":
+            # An arm64 process runs only on Apple Silicon.
+            out.append(Finding("host.hw_arm64", True, line, parser))
+        return out
+    found = linux_platform(text) if "Linux-" in text else None
+    if found:
+        out += [Finding("host.system", "Linux", line, parser), Finding("host.release", found[0], line, parser),
+                Finding("interpreter.machine", found[1], line, parser)]
+        if "linuxkit" in found[0]:
+            out.append(Finding("host.linux_container_on_mac", True, line, parser))
+        return out
+    if re.search(r"\bWindows-\d+", text):
+        out.append(Finding("host.system", "Windows", line, parser))
+    return out
+
+
+PLATFORM_LINE = re.compile(r"macOS-|Darwin-|Linux-|Windows-|Darwin Kernel Version|linuxkit")
+UNAME = re.compile(r"\bDarwin \S+ \d+\.\d+\.\d+ Darwin Kernel Version ")
+KERNEL = re.compile(r"RELEASE_(ARM64|X86_64)\S*")
+
+
+def uname_kernel(text: str) -> Optional[Tuple[str, str]]:
+    """(kernel build, machine) of a `uname -a` line: ('ARM64', 'arm64') from 'Darwin ... RELEASE_ARM64_T6000 arm64'."""
+    head = UNAME.search(text)
+    # The first RELEASE_ of a word is followed by what every later one in that word is followed by.
+    for kernel in KERNEL.finditer(text, head.end()) if head else ():
+        machine = next((m for m in ("arm64", "x86_64") if text.startswith(" " + m, kernel.end())), None)
+        if machine:
+            return kernel.group(1), machine
+    return None
+
+
+def parse_platform(lines: Sequence[Line]) -> Result:
+    """platform.platform() strings anywhere, and `uname -a` lines (Darwin ... RELEASE_ARM64_T6000 arm64)."""
+    out: List[Finding] = []
+    evidence: List[Evidence] = []
+    for _, line in matching(lines, PLATFORM_LINE):
+        text = line.text
+        out += platform_facts(text, line.number, "platform")
+        uname = uname_kernel(text) if "Darwin Kernel Version" in text else None
+        if uname:
+            # The kernel's build (RELEASE_ARM64_*) names the hardware; the last field is the process's view.
+            out += [Finding("host.system", "Darwin", line.number, "uname"),
+                    Finding("host.hw_arm64", uname[0] == "ARM64", line.number, "uname"),
+                    Finding("interpreter.machine", uname[1], line.number, "uname")]
+        if re.search(r"-linuxkit\b|linuxkit-aarch64", text):
+            evidence.append(Evidence(
+                (), "a Linux container on a Mac (Docker Desktop's linuxkit VM): no Metal, so no MPS",
+                "The code runs in Linux (linuxkit) inside Docker on the Mac.",
+                "Containers on macOS run in a Linux VM that exposes no Metal device; MPS exists only in macOS itself.",
+                ("python3 -m venv .venv  # on the Mac, outside Docker",), "https://docs.pytorch.org/docs/stable/notes/mps.html",
+                line.number, "platform", overrides=True, devices=("mps",), kind="container-on-mac"))
+    return out, evidence
+
+
+SW_VERS_LINE = re.compile(r"^(?:ProductVersion|BuildVersion):", re.M)
+
+
+def parse_sw_vers(lines: Sequence[Line]) -> Result:
+    """`sw_vers` output: ProductVersion and BuildVersion lines (macOS's sw_vers(1))."""
+    out: List[Finding] = []
+    version = None
+    # Where in OUT each version read so far stands, until a build corrects it (a corrected version is final).
+    uncorrected: Dict[str, List[int]] = {}
+    for _, line in matching(lines, SW_VERS_LINE):
+        found = re.match(r"ProductVersion:\s*(\d+\.\d+(?:\.\d+)?)\s*$", line.text)
+        if found:
+            version = found.group(1)
+            uncorrected.setdefault(version, []).append(len(out) + 1)
+            out += [Finding("host.system", "Darwin", line.number, "sw_vers"),
+                    Finding("host.macos_version", version, line.number, "sw_vers")]
+        build = re.match(r"BuildVersion:\s*(\w+)\s*$", line.text)
+        if build and version:
+            out.append(Finding("host.macos_build", build.group(1), line.number, "sw_vers"))
+            real = normalize_macos_version(version, build.group(1))
+            if real != version:
+                for index in uncorrected.pop(version, []):
+                    out[index] = Finding("host.macos_version", real, out[index].line, "sw_vers")
+    return out, []
+
+
+NVIDIA_SMI_LINE = re.compile(r"Driver Version:|^GPU \d|^\|", re.M)
+SMI_ROW = re.compile(r"\|\s+\d+\s+((?:NVIDIA|Tesla|Quadro) )([^|]*)\|")
+
+
+def smi_row_gpu(text: str) -> Optional[str]:
+    """The GPU of an `nvidia-smi` table row ('|   0  NVIDIA H200    On  |   00000000:...'), or None: the name is what
+    stands before the persistence mode (On or Off) in the row's first cell."""
+    row = SMI_ROW.match(text)
+    cell = row.group(2) if row else ""
+    if not cell[-1:].isspace():
+        return None
+    cell = cell.rstrip()
+    mode = next((m for m in ("On", "Off") if cell.endswith(m)), "")
+    name = cell[:len(cell) - len(mode)]
+    if not mode or not name[-1:].isspace():
+        return None
+    return (row.group(1) + name).strip()
+
+
+def parse_nvidia_smi(lines: Sequence[Line]) -> Result:
+    """`nvidia-smi` header (Driver Version, CUDA Version) and `nvidia-smi -L` lines, via the host probe's parser."""
+    out: List[Finding] = []
+    for _, line in matching(lines, NVIDIA_SMI_LINE):
+        if "Driver Version:" in line.text:
+            smi = host_nvidia_smi(line.text, "")
+            if smi.driver_version:
+                out.append(Finding("nvidia_smi.driver_version", smi.driver_version, line.number, "nvidia-smi"))
+            if smi.cuda_version:
+                out.append(Finding("nvidia_smi.cuda_version", smi.cuda_version, line.number, "nvidia-smi"))
+        listed = host_nvidia_smi("", line.text)
+        for name in listed.gpus:
+            out.append(Finding("nvidia_smi.gpu", name, line.number, "nvidia-smi"))
+        row = smi_row_gpu(line.text)
+        if row:
+            out.append(Finding("nvidia_smi.gpu", row, line.number, "nvidia-smi"))
+    return out, []

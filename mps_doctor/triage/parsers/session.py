@@ -1,0 +1,124 @@
+"""Interactive Python sessions and shell commands with their output."""
+
+import re
+from typing import List, Optional, Sequence, Tuple
+
+from mps_doctor.triage.model import Finding
+from mps_doctor.triage.parsers.common import Result, boolean, python_version
+from mps_doctor.triage.text import Line, matching
+
+# What a converter of SESSION_CALLS returns for a line that is not the call's output (a warning printed before it).
+NO_ANSWER = ""
+
+
+def cuda_version_output(text: str):
+    """torch.version.cuda as printed: '12.1', or None for a build without CUDA; any other line is NO_ANSWER."""
+    return None if text == "None" else text if re.fullmatch(r"\d+\.\d+", text) else NO_ANSWER
+
+
+SESSION_CALLS = (
+    (r"torch\.backends\.mps\.is_available\(\)", "torch.mps_available", boolean),
+    (r"torch\.backends\.mps\.is_built\(\)", "torch.mps_built", boolean),
+    (r"torch\.cuda\.is_available\(\)", "torch.cuda_available", boolean),
+    (r"torch\.__version__", "torch.version", lambda v: v.strip("'\"") if re.match(r"^['\"]?\d+\.\d+", v) else None),
+    (r"torch\.version\.cuda", "torch.cuda_version", lambda v: cuda_version_output(v.strip("'\""))),
+    (r"platform\.machine\(\)", "interpreter.machine",
+     lambda v: v.strip("'\"") if v.strip("'\"") in ("arm64", "x86_64", "aarch64") else None),
+    (r"platform\.processor\(\)", "interpreter.machine", lambda v: {"'arm'": "arm64", "'i386'": "x86_64"}.get(v)),
+)
+
+
+SESSION_LINE = re.compile(r"^Python 3\.|mps|CUDA_VISIBLE_DEVICES|torch\.|platform\.|^python3?(?:\.\d+)? (?:--version|-V)$|"
+                          r"^uname -m$|^arch$", re.I | re.M)
+BANNER = re.compile(r"Python (3\.\d+\.\d+)\S* \([^)]*\d{4}, [\d:]+\)(.*)$")
+# Printed checks: "Is MPS (Metal Performance Shader) built? True", "mps_available False" (read without trailing space).
+PRINTED = re.compile(r"\bMPS\b[^?:=]{0,40}?\b(built|available)\b\W{0,3}(True|False)$", re.I)
+
+
+# Shell commands whose output is a fact: the Python on PATH (`python3 --version` prints "Python 3.12.4") and the
+# machine the shell runs as (`uname -m` and `arch`: arm64 only on Apple Silicon, where Linux says aarch64; x86_64 or
+# i386 on an Intel Mac or under Rosetta, which the shell's own answer cannot tell apart).
+def python_version_output(text: str) -> List[Tuple[str, object]]:
+    """(fact, value) of `python --version`'s output."""
+    return [("interpreter.version", python_version(text[7:]))] if re.fullmatch(r"Python 3\.\d+\.\d+\S*", text) else []
+
+
+def machine_output(text: str) -> List[Tuple[str, object]]:
+    """(fact, value) of `uname -m`'s or `arch`'s output."""
+    if text not in ("arm64", "x86_64", "i386", "aarch64"):
+        return []
+    return [("shell.machine", text)] + ([("host.system", "Darwin"), ("host.hw_arm64", True)] if text == "arm64" else [])
+
+
+SHELL_CALLS = (
+    (re.compile(r"python3?(?:\.\d+)? (?:--version|-V)"), python_version_output),
+    (re.compile(r"uname -m|arch"), machine_output),
+)
+
+
+# A variable the paste sets: `export NAME=value`, `NAME=value command`, `set NAME=value` (cmd), `$env:NAME = "value"`
+# (PowerShell), `os.environ["NAME"] = "value"`, `-e NAME=value` (docker), "I set NAME=value". Never a message that
+# names one: MPSAllocator.mm's "Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit" and MPSFallback.mm's
+# "you can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1`" are torch's advice, not the user's setting.
+ENV_SETTING = re.compile(
+    r"(?:^(?:export\s+|set\s+|env\s+|%env\s+|\$env:)?|\bos\.environ\[[\"']|\s(?:-e|--env)\s+|^ENV\s+|"
+    r"\bI(?:'ve| have)? (?:already )?set (?:the )?(?:environment variable )?`?)"
+    r"(CUDA_VISIBLE_DEVICES|PYTORCH_ENABLE_MPS_FALLBACK|PYTORCH_MPS_HIGH_WATERMARK_RATIO)(?:[\"']\])?\s*=\s*[\"']?([\w,.-]*)")
+
+
+def parse_session(lines: Sequence[Line]) -> Result:
+    """A Python session or script run: an expression (after >>> or in print(...)) and its output on the next line,
+    the interpreter banner ('Python 3.8.10 (default, ...)'), and `import torch` failing."""
+    out: List[Finding] = []
+    for index, line in matching(lines, SESSION_LINE):
+        banner = BANNER.match(line.text)
+        if banner:
+            # The REPL banner: 'Python 3.11.9 (main, Apr  4 2024, 05:10:52) [Clang 14.0.3 ] on darwin'.
+            out.append(Finding("interpreter.version", python_version(banner.group(1)), line.number, "session"))
+            rest = banner.group(2) + " " + (lines[index + 1].text if index + 1 < len(lines) else "")
+            system = re.search(r"\bon (darwin|linux|win32)\b", rest)
+            if system:
+                out.append(Finding("host.system", {"darwin": "Darwin", "linux": "Linux", "win32": "Windows"}[system.group(1)],
+                                   line.number, "session"))
+        printed = PRINTED.search(line.text.rstrip())
+        if printed and not line.prompt:
+            out += [Finding("torch.mps_" + printed.group(1).lower(), printed.group(2) == "True", line.number, "session"),
+                    Finding("torch.installed", True, line.number, "session")]
+        for command, read in SHELL_CALLS:
+            reply = next_output(lines, index) if command.fullmatch(line.text) else None
+            out += [Finding(path, value, reply.number, "shell") for path, value in read(reply.text)] if reply else []
+        variable = ENV_SETTING.search(line.text)
+        if variable:
+            out.append(Finding("env." + variable.group(1), variable.group(2), line.number, "session"))
+        for pattern, path, convert in SESSION_CALLS if line.prompt == "python" or "print(" in line.text else ():
+            if not re.search(pattern, line.text):
+                continue
+            reply = next_output(lines, index)
+            if reply is None:
+                continue
+            value = convert(re.sub(r"^Out\[\d+\]:\s*", "", reply.text.strip()))
+            if value != NO_ANSWER and (value is not None or path == "torch.cuda_version"):
+                out.append(Finding(path, value, reply.number, "session"))
+                if path in ("torch.mps_available", "torch.mps_built", "torch.cuda_available", "torch.version"):
+                    out.append(Finding("torch.installed", True, reply.number, "session"))
+    return out, []
+
+
+# A warning Python printed between a command and its output (`FILE:LINE: UserWarning: ...`, warnings.formatwarning),
+# and the source line it echoes under it (`return torch._C._cuda_getDeviceCount() > 0`, torch/cuda/__init__.py).
+WARNING_LINE = re.compile(r"^(?:\S+:\d+: )?\w*Warning: ")
+WARNING_SOURCE = re.compile(r"^(?:return |warnings\.warn\()|\btorch\._C\._")
+
+
+def next_output(lines: Sequence[Line], index: int) -> Optional[Line]:
+    """The output line after the command at INDEX (the next non-empty line without a prompt), past warnings."""
+    warned = False
+    for following in lines[index + 1:index + 6]:
+        if following.prompt:
+            return None
+        if WARNING_LINE.match(following.text) or (warned and WARNING_SOURCE.search(following.text)):
+            warned = True
+            continue
+        if following.text:
+            return following
+    return None
