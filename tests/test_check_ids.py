@@ -91,17 +91,15 @@ def test_the_finder_flags_a_fix_for_an_id_the_registry_lacks(ids):
     assert unknown_ids_in_source(source, "plan.py", namespaces, elsewhere, known) == ["plan.py:1: torch.mps-avaliable"]
 
 
-def test_every_id_in_docs_checks_md_is_registered(ids):
+def test_every_id_docs_checks_md_names_is_registered(ids):
+    """Ids named in docs/checks.md's prose and headings exist (its table is the registry: the test below)."""
     known, namespaces, elsewhere = ids
     with open(os.path.join(ROOT, "docs", "checks.md"), encoding="utf-8") as handle:
         text = handle.read()
     named = set(re.findall(r"`([^`\s]+)`", text))
     named |= {word for line in text.splitlines() if line.startswith("#") for word in re.findall(r"[\w.-]+", line)}
-    table_ids = set(re.findall(r"^\| `([^`]+)` \|", text, re.M))
     unknown = sorted(n for n in named if looks_like_check_id(n, namespaces, elsewhere) and n not in known)
     assert not unknown, unknown
-    assert table_ids <= known, sorted(table_ids - known)
-    assert table_ids == known, sorted(known - table_ids)
 
 
 def test_every_layer_the_catalogue_implicates_is_registered(ids):
@@ -119,7 +117,7 @@ def test_every_id_a_recorded_machine_expects_is_registered(ids):
     for path in sorted(glob.glob(os.path.join(ROOT, "tests", "machines", "*", "machine.json"))):
         with open(path, encoding="utf-8") as handle:
             expect = json.load(handle)["expect"]
-        named = [expect.get("root_cause")] + list(expect.get("warnings", ())) + list(expect.get("skipped", ()))
+        named = [expect.get("root_cause")] + list(expect.get("warnings", ())) + list(expect.get("skipped_layers", ()))
         unknown += ["%s: %s" % (os.path.basename(os.path.dirname(path)), n) for n in named if n and n not in known]
     assert not unknown, unknown
 

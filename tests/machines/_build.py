@@ -4,7 +4,7 @@ Each machine is what the probes would have recorded on that kind of machine: the
 the host probe (sw_vers, sysctl, nvidia-smi), the environment, and the framed lines of the child probe.
 Every value comes from reference/mps-facts.md (cited per machine) or, for this Linux box and the H200,
 from a real run. Run `python tests/machines/_build.py` after changing a machine; the tests replay the files. Each
-machine's `expect` states its verdict and every warning and skip; its reports and fix plans are golden files
+machine's `expect` states its verdict, root cause, warnings and the layers it skips; its reports and fix plans are golden files
 (tests/golden/, regenerated as tests/goldens.py says).
 """
 
@@ -128,7 +128,7 @@ machine(
     target(PY, frames(interp(), torch_stage(vision="0.28.0"), parity(), smoke())),
     {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0,
      "warnings": [],
-     "skipped": ["cuda.unused-gpu"]},
+     "skipped_layers": []},
 )
 machine(
     "m1-rosetta-x86-python", "M1 Mac, x86_64 python.org Python 3.11 run by Rosetta, torch 2.2.2 (the last x86_64 wheel, no MPS).",
@@ -145,8 +145,7 @@ machine(
      "remedy_command": "arch -arm64 /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 -m venv",
      "summary_contains": "Python runs under Rosetta (x86_64) on an arm64 Mac",
      "warnings": [],
-     "skipped": ["macos.version", "python.version", "torch.import", "torch.mps-built", "torch.mps-available",
-                 "device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["macos.version", "python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "intel-mac-torch222", "Intel Mac (Core i7), macOS 13.6.9, Python 3.11, torch 2.2.2 (the last Intel-Mac wheel).",
@@ -162,8 +161,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "hardware.apple-silicon", "exit_code": 1,
      "remedy_command": "torch==2.2.2 torchvision==0.17.2",
      "warnings": [],
-     "skipped": ["python.rosetta", "macos.version", "python.version", "torch.import", "torch.mps-built",
-                 "torch.mps-available", "device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["python.rosetta", "macos.version", "python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m1-macos13-torch29", "M1 on macOS 13.6.7 with torch 2.9.1: torch imports but MPS needs macOS 14 from 2.9.",
@@ -173,8 +171,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "macos.version", "exit_code": 1,
      "remedy_command": "'torch==2.8.*' 'torchvision==0.23.*'",
      "warnings": [],
-     "skipped": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity",
-                 "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m1-macos126-torch24", "M1 on macOS 12.6 with torch 2.4.1: MPS needs 12.3 up to torch 2.4, so MPS runs; bfloat16, "
@@ -186,7 +183,7 @@ machine(
                       parity(), smoke(cold=780.0, warm=14.2))),
     {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
      "warnings": ["macos.mps-features"],
-     "skipped": ["cuda.unused-gpu"]},
+     "skipped_layers": []},
 )
 machine(
     "m2-python-reports-1016", "M2 on macOS 14.5; an old Python build reports platform.mac_ver() 10.16 while sw_vers says 14.5.",
@@ -196,7 +193,7 @@ machine(
                       parity(), smoke())),
     {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
      "warnings": ["macos.python-view"],
-     "skipped": ["cuda.unused-gpu"]},
+     "skipped_layers": []},
 )
 machine(
     "m3-torch-missing", "M3 on macOS 15.2, a fresh uv venv with Python 3.12 and no torch.",
@@ -207,8 +204,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
      "remedy_command": "uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.15.*' 'torchvision==0.29.*'",
      "warnings": [],
-     "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "torch.companions",
-                 "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m2-torchaudio-left-behind", "M2 Pro on macOS 15.1: `pip install -U torch torchvision` took a torch 2.10 venv to torch 2.13.0 "
@@ -220,7 +216,7 @@ machine(
     target(PY, frames(interp(), torch_stage(vision="0.28.0", audio="2.10.0"), parity(), smoke())),
     {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
      "warnings": ["torch.companions"],
-     "skipped": ["cuda.unused-gpu"]},
+     "skipped_layers": []},
 )
 machine(
     "m3-venv-in-folder-with-pipe", "M3 on macOS 15.2, a venv without torch in a project folder named 'Thesis | ML' (macOS "
@@ -234,8 +230,7 @@ machine(
      "remedy_command": "'/Users/alex/Thesis | ML/.venv/bin/python' -m pip install 'torch==2.15.*' 'torchvision==0.29.*'",
      "summary_contains": "torch is not installed in /Users/alex/Thesis | ML/.venv/bin/python",
      "warnings": [],
-     "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "torch.companions",
-                 "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m2-torch-import-error", "M2 on macOS 15.1; torch 2.13.0 is installed but its dylib is missing (a half-finished install).",
@@ -251,8 +246,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
      "remedy_command": "--force-reinstall 'torch==2.13.*'",
      "warnings": ["python.numpy"],
-     "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "cuda.unused-gpu",
-                 "macos.mps-features"]},
+     "skipped_layers": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m1-torch-no-mps", "M1 on macOS 14.7 with a source build of torch 2.13 made without MPS (USE_MPS=0).",
@@ -262,7 +256,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-built", "exit_code": 1,
      "remedy_command": "--force-reinstall",
      "warnings": [],
-     "skipped": ["torch.mps-available", "device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m1-hosted-runner-vm", "GitHub-hosted macos-14 arm64 runner (a VM): MPS is built but not available.",
@@ -276,8 +270,7 @@ machine(
         parity("cpu"), smoke("cpu", cold=95.0, warm=41.0, reference="cpu-float64")), device="cpu"),
     {"device": "cpu", "state": "ready", "root_cause": None, "exit_code": 0,
      "warnings": [],
-     "skipped": ["os.macos", "hardware.apple-silicon", "macos.version", "torch.mps-built", "torch.mps-available",
-                 "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["os.macos", "hardware.apple-silicon", "macos.version", "torch.mps-built", "torch.mps-available"]},
 )
 machine(
     "m1-hosted-runner-wrong-results", "GitHub-hosted macos-26 runner: MPS reports available but returns wrong numbers.",
@@ -291,7 +284,7 @@ machine(
            device="mps"),
     {"device": "mps", "state": "not-ready", "root_cause": "device.parity", "exit_code": 1, "requested": "mps",
      "warnings": ["torch.mps-available", "host.memory", "ci.hosted-runner"],
-     "skipped": ["device.smoke", "cuda.unused-gpu"]},
+     "skipped_layers": ["device.smoke"]},
 )
 machine(
     "m1-conda-osx64", "M1 on macOS 14.4 with an Intel (osx-64) conda environment: Python 3.11 x86_64 under Rosetta, torch 2.2.2.",
@@ -306,8 +299,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "python.rosetta", "exit_code": 1,
      "remedy_command": "CONDA_SUBDIR=osx-arm64 conda create",
      "warnings": ["conda.platform"],
-     "skipped": ["macos.version", "python.version", "torch.import", "torch.mps-built", "torch.mps-available",
-                 "device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["macos.version", "python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m4-torch-import-sigill", "M4 on macOS 15.3; importing torch dies with Illegal instruction (a wheel built for another CPU).",
@@ -317,8 +309,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
      "summary_contains": "SIGILL", "remedy_command": "--force-reinstall",
      "warnings": [],
-     "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "torch.companions",
-                 "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m2-macos-vm-no-ci", "A macOS 15 virtual machine (UTM) on an M2, not in CI: MPS is built but not available.",
@@ -328,7 +319,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
      "remedy_command": "check --python /Users/alex/proj/.venv/bin/python --device cpu", "summary_contains": "virtual machine",
      "warnings": [],
-     "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["device.parity", "device.smoke"]},
 )
 machine(
     "m2-homebrew-python-no-venv", "M2, macOS 15.1, Homebrew's Python 3.13 used directly (no venv; PEP 668 "
@@ -344,8 +335,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
      "remedy_command": "'torch==2.15.*' 'torchvision==0.29.*'",
      "warnings": [],
-     "skipped": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke", "torch.companions",
-                 "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m3-python316-no-torch", "M3 on macOS 15.2 with a uv venv on Python 3.16 (a pre-release), no torch: no torch "
@@ -360,8 +350,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
      "remedy_command": "uv python install cpython-3.12-macos-aarch64-none",
      "warnings": [],
-     "skipped": ["torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke",
-                 "torch.companions", "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m4-tahoe-python-sees-16", "M4 on macOS 26.1 (Tahoe); a Python built with an older SDK reports macOS 16.0.",
@@ -371,7 +360,7 @@ machine(
                       parity(), smoke())),
     {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
      "warnings": ["macos.python-view"],
-     "skipped": ["cuda.unused-gpu"]},
+     "skipped_layers": []},
 )
 machine(
     "m2-macos14-torch215", "M2 on macOS 14.7 with torch 2.15.0 and MPS unavailable. The 2.15 wheels install on macOS 14 "
@@ -384,7 +373,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
      "remedy_command": "system_profiler SPDisplaysDataType", "summary_contains": "on a new enough macOS",
      "warnings": [],
-     "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["device.parity", "device.smoke"]},
 )
 machine(
     "m1-macos13-wants-mps", "M1 on macOS 13.6.7, a fresh venv with Python 3.12 and no torch, asking for MPS: an unpinned "
@@ -399,8 +388,7 @@ machine(
      "why_contains": "pin torch 2.8, the newest whose MPS runs on macOS 13.6.7 (an unpinned `pip install torch` gets 2.11 "
                      "here, which has no MPS on this macOS)",
      "warnings": [],
-     "skipped": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity",
-                 "device.smoke", "torch.companions", "python.numpy", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m1-macos13-torch27", "M1 on macOS 13.6.7 with torch 2.7.1: MPS runs (2.5-2.8 need macOS 13.0), but bfloat16, complex "
@@ -415,7 +403,7 @@ machine(
                       parity(), smoke())),
     {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1,
      "warnings": ["macos.mps-features"],
-     "skipped": ["cuda.unused-gpu"]},
+     "skipped_layers": []},
 )
 machine(
     "m1-macos12-torch211", "M1 on macOS 12.7.6 with torch 2.11.0: it installs (macosx_11_0_arm64) and imports, but its "
@@ -430,8 +418,7 @@ machine(
      "why_contains": "torch 2.11 installs on macOS 11.0 and later and runs on the CPU there, but its MPS backend checks "
                      "for macOS 14.0",
      "warnings": [],
-     "skipped": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity",
-                 "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m2-python310-torch215", "M2 on macOS 15.1, Python 3.10 venv holding torch 2.15.0 files that do not import (2.15 has "
@@ -451,8 +438,7 @@ machine(
      "summary_contains": "Python 3.10 is not supported by torch 2.15 (>=3.11,<3.16)",
      "remedy_command": "/opt/homebrew/bin/python3.12 -m venv /Users/alex/proj/.venv-py312",
      "warnings": [],
-     "skipped": ["torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke",
-                 "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
 )
 machine(
     "m1-torch22-python312", "M1 on macOS 14.5, Python 3.12 with torch 2.2.2 and torchvision 0.17.2, MPS working: 2.2 "
@@ -464,7 +450,7 @@ machine(
                       parity(), smoke(cold=650.0, warm=9.1))),
     {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0,
      "warnings": [],
-     "skipped": ["cuda.unused-gpu"]},
+     "skipped_layers": []},
 )
 machine(
     "m3-torch216-newer-than-table", "M3 on macOS 15.3 with torch 2.16.0, newer than every row of the release table; MPS "
@@ -475,7 +461,7 @@ machine(
                       parity(), smoke())),
     {"device": "mps", "state": "ready", "root_cause": None, "exit_code": 0, "strict_exit_code": 1, "summary_contains": "1 warning",
      "warnings": ["python.version"],
-     "skipped": ["torch.companions", "cuda.unused-gpu"]},
+     "skipped_layers": []},
 )
 machine(
     "m3-codex-sandbox", "M3 Max on macOS 26.2, torch 2.13 run by an agent under Seatbelt: MPS built, not available.",
@@ -486,7 +472,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
      "summary_contains": "inside a sandbox (CODEX_SANDBOX=seatbelt)", "remedy_command": "mps-doctor check --python",
      "warnings": [],
-     "skipped": ["device.parity", "device.smoke", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["device.parity", "device.smoke"]},
 )
 # What /dev and /sys/bus/pci/devices showed (the host probe's NVIDIA hardware facts), read on the machines themselves:
 # the CI box (virtio devices, no NVIDIA hardware) and the H200 host (its GPU at PCI 0000:00:06.0, as nvidia-smi shows).
@@ -554,7 +540,7 @@ machine(
            chosen_because="the .venv in /home/dev/proj (no environment is active)"),
     {"device": "cpu", "state": "ready", "root_cause": None, "exit_code": 0,
      "warnings": [],
-     "skipped": ["conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": []},
 )
 
 
@@ -615,7 +601,7 @@ machine(
     target("/home/dev/proj/.venv/bin/python3", H200_FRAMES),
     {"device": "cuda", "state": "ready", "root_cause": None, "exit_code": 0,
      "warnings": [],
-     "skipped": ["conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": []},
     bench=H200_BENCH,
 )
 machine(
@@ -626,9 +612,7 @@ machine(
     {"device": "cuda", "state": "not-ready", "root_cause": "torch.cuda-built", "exit_code": 1, "requested": "cuda",
      "remedy_command": "--force-reinstall 'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126",
      "warnings": [],
-     "skipped": ["cuda.driver-version", "cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity",
-                 "device.smoke", "conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu",
-                 "macos.mps-features"]},
+     "skipped_layers": ["cuda.driver-version", "cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke"]},
 )
 # torch's warning on a driver that supports CUDA 12.8 only (CUDAFunctions.cpp; mps-facts.md 7.1).
 DRIVER_TOO_OLD_12080 = (
@@ -647,8 +631,7 @@ machine(
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.driver-version", "exit_code": 1, "requested": "cuda",
      "remedy_command": "--index-url https://download.pytorch.org/whl/cu126",
      "warnings": [],
-     "skipped": ["cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke",
-                 "conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke"]},
 )
 machine(
     "linux-p40-sm61-cu130", "A Tesla P40 (compute capability 6.1) with torch 2.13.0+cu130, built for sm_75 and newer.",
@@ -659,8 +642,7 @@ machine(
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.capability", "exit_code": 1, "requested": "cuda",
      "remedy_command": "--index-url https://download.pytorch.org/whl/cu126",
      "warnings": [],
-     "skipped": ["device.parity", "device.smoke", "conda.platform", "brew.prefix", "macos.python-view",
-                 "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["device.parity", "device.smoke"]},
 )
 machine(
     "linux-cuda-visible-empty", "The H200 host with CUDA_VISIBLE_DEVICES set to the empty string (seen for real there).",
@@ -671,8 +653,7 @@ machine(
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.visible-devices", "exit_code": 1, "requested": "cuda",
      "remedy_command": "unset CUDA_VISIBLE_DEVICES",
      "warnings": [],
-     "skipped": ["cuda.available", "cuda.capability", "device.parity", "device.smoke", "conda.platform",
-                 "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["cuda.available", "cuda.capability", "device.parity", "device.smoke"]},
 )
 
 machine(
@@ -688,8 +669,7 @@ machine(
      "remedy_command": "'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126",
      "why_contains": "A plain `pip install torch` on Linux x86_64 gets torch 2.13's CUDA 13.0 build from PyPI",
      "warnings": [],
-     "skipped": ["cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke",
-                 "conda.platform", "brew.prefix", "macos.python-view", "cuda.unused-gpu", "macos.mps-features"]},
+     "skipped_layers": ["cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke"]},
 )
 if __name__ == "__main__":
     for name, data in MACHINES.items():
