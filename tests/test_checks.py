@@ -8,13 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mps_doctor.checks.advisories import pytorch_env_problems
-from mps_doctor.checks.cuda import arch_covers, best_build, parse_visible_devices
-from mps_doctor.checks.model import InstallTorch, Options, Status
-from mps_doctor.checks.model import doctor as doctor_command
-from mps_doctor.checks.registry import CHECK_ID_PATTERN, all_checks
+from mps_doctor.checking.model import InstallTorch, Options, Status
+from mps_doctor.checking.model import doctor as doctor_command
+from mps_doctor.checking.registry import CHECK_ID_PATTERN, all_checks
+from mps_doctor.checks.cuda import parse_visible_devices
+from mps_doctor.checks.environment import pytorch_env_problems
 from mps_doctor.errors import ReportFormatError
 from mps_doctor.facts import Comparison, Interpreter, NvidiaHardware
+from mps_doctor.release_choice import arch_covers, best_build
 from mps_doctor.report import facts_from_report, report_to_dict, run_checks
 from mps_doctor.versions import load_releases
 from tests.helpers import shown_commands
@@ -75,7 +76,7 @@ def test_wrong_matmul_fails_the_parity_layer():
 
 
 def test_a_crashing_check_is_contained(monkeypatch):
-    from mps_doctor.checks import registry
+    from mps_doctor.checking import registry
 
     spec = registry.REGISTRY["host.memory"]
     monkeypatch.setitem(registry.REGISTRY, "host.memory", dataclasses.replace(spec, fn=lambda ctx: 1 / 0))

@@ -42,7 +42,7 @@ def test_readme_documents_every_exit_code_and_command():
 
 
 def test_every_check_id_is_documented():
-    from mps_doctor.checks.registry import all_checks
+    from mps_doctor.checking.registry import all_checks
 
     with open(os.path.join(ROOT, "docs", "checks.md")) as handle:
         text = handle.read()
