@@ -209,6 +209,20 @@ def test_check_ids_are_stable_kebab_dotted():
     assert all(re.match(CHECK_ID_PATTERN, i) for i in ids)
 
 
+def test_advisories_are_listed_by_their_rank_not_by_their_module(monkeypatch):
+    from mps_doctor.checking import registry
+
+    listed = [s for s in all_checks() if s.advisory]
+    ranks = [s.position for s in listed]
+    assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks)
+    assert len({s.fn.__module__ for s in listed}) > 1
+    monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
+    with pytest.raises(ValueError, match="advisory position 10 is taken by env.pytorch-vars"):
+        registry.check("env.other", "Another advisory", advisory=10)(lambda ctx: None)
+    registry.check("env.first", "An advisory ranked first", advisory=1)(lambda ctx: None)
+    assert [s.id for s in registry.all_checks() if s.advisory][:2] == ["env.first", "env.pytorch-vars"]
+
+
 JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
                        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
                        max_leaves=30)
