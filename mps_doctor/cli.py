@@ -307,7 +307,7 @@ def is_unicode(stream) -> bool:
 @click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text", show_default=True)
 def list_checks(fmt):
     """List every check id, its title, and the layers it belongs to per device (markdown: docs/checks.md's table)."""
-    from mps_doctor.checks.registry import check_rows
+    from mps_doctor.checking.registry import check_rows
 
     if fmt == "markdown":
         from mps_doctor.render.checks_doc import checks_table

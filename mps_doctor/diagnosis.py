@@ -8,8 +8,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Tuple
 
-from mps_doctor.checks.model import COMMAND_LINE_SKIP, Options
-from mps_doctor.checks.registry import REGISTRY, all_checks, device_work_checks
+from mps_doctor.checking.model import COMMAND_LINE_SKIP, Options
+from mps_doctor.checking.registry import REGISTRY, all_checks, device_work_checks
 from mps_doctor.devices import check_replay_device
 from mps_doctor.errors import ReportFormatError, UsageError
 from mps_doctor.facts import Facts, Target

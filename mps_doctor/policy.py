@@ -10,8 +10,8 @@ from typing import Any, Dict, Optional, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from mps_doctor.checks.model import Policy
-from mps_doctor.checks.registry import REGISTRY, all_checks
+from mps_doctor.checking.model import Policy
+from mps_doctor.checking.registry import REGISTRY, all_checks
 from mps_doctor.errors import UsageError
 from mps_doctor.versions import is_number
 

@@ -1,7 +1,7 @@
 """A commented starting policy that describes a machine's current state (`mps-doctor policy init`)."""
 
-from mps_doctor.checks.context import Context
-from mps_doctor.checks.model import Status
+from mps_doctor.checking.context import Context
+from mps_doctor.checking.model import Status
 from mps_doctor.render.safe import one_line
 from mps_doctor.report import Report
 from mps_doctor.versions import is_number, load_releases, minor_of

@@ -7,8 +7,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Dict, Optional, Tuple
 
 from mps_doctor import __version__, exit_codes
-from mps_doctor.checks.context import Context
-from mps_doctor.checks.model import (
+from mps_doctor.checking.context import Context
+from mps_doctor.checking.model import (
     NEEDS_EARLIER_LAYER,
     NEEDS_REMEDY,
     STOPPING,
@@ -21,7 +21,7 @@ from mps_doctor.checks.model import (
     Status,
     note,
 )
-from mps_doctor.checks.registry import REGISTRY, advisories, device_work_checks, layers_for, policy_checks
+from mps_doctor.checking.registry import REGISTRY, advisories, device_work_checks, layers_for, policy_checks
 from mps_doctor.devices import HOSTED_SKIP, hosted_cpu_fallback, resolve_device
 from mps_doctor.env_summary import environment_summary
 from mps_doctor.environment import relevant_env
@@ -328,7 +328,7 @@ REPORT_DEVICES = ("auto", "mps", "cpu", "cuda")
 
 def validated_options(options: Any) -> Dict[str, Any]:
     """A report's options, checked like a command line: a bad value is a ReportFormatError naming its JSON path."""
-    from mps_doctor.checks.registry import REGISTRY, all_checks
+    from mps_doctor.checking.registry import REGISTRY, all_checks
     from mps_doctor.policy import PolicyError, policy_from_dict
 
     if not isinstance(options, dict):

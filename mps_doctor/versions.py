@@ -214,6 +214,11 @@ def version_tuple(version: str) -> Tuple[int, ...]:
     return tuple(parts)
 
 
+def at_least(version: str, minimum: str) -> bool:
+    """Whether dotted VERSION >= MINIMUM numerically."""
+    return version_tuple(version) >= version_tuple(minimum)
+
+
 @functools.lru_cache(maxsize=None)
 def load_releases(path: str = str(DATA_FILE)) -> ReleaseTable:
     """Read and validate the release table shipped in the package."""

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from mps_doctor import fact_catalogue
-from mps_doctor.checks.registry import REGISTRY, all_checks
+from mps_doctor.checking.registry import REGISTRY, all_checks
 from mps_doctor.facts import Host, Interpreter, TorchInfo
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -147,7 +147,7 @@ def test_no_check_id_is_written_in_the_package_outside_its_registration(ids):
 
 
 def test_every_kind_of_pasted_message_implicates_a_registered_layer():
-    from mps_doctor.checks.registry import implicated_by
+    from mps_doctor.checking.registry import implicated_by
 
     kinds = set()
     for path in glob.glob(os.path.join(ROOT, "mps_doctor", "triage", "parsers", "*.py")):

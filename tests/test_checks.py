@@ -8,13 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mps_doctor.checks.advisories import pytorch_env_problems
-from mps_doctor.checks.cuda import arch_covers, best_build, parse_visible_devices
-from mps_doctor.checks.model import InstallTorch, Options, Status
-from mps_doctor.checks.model import doctor as doctor_command
-from mps_doctor.checks.registry import CHECK_ID_PATTERN, all_checks
+from mps_doctor.checking.model import InstallTorch, Options, Status
+from mps_doctor.checking.model import doctor as doctor_command
+from mps_doctor.checking.registry import CHECK_ID_PATTERN, all_checks
+from mps_doctor.checks.cuda import parse_visible_devices
+from mps_doctor.checks.environment import pytorch_env_problems
 from mps_doctor.errors import ReportFormatError
 from mps_doctor.facts import Comparison, Interpreter, NvidiaHardware
+from mps_doctor.release_choice import arch_covers, best_build
 from mps_doctor.report import facts_from_report, report_to_dict, run_checks
 from mps_doctor.versions import load_releases
 from tests.helpers import shown_commands
@@ -75,7 +76,7 @@ def test_wrong_matmul_fails_the_parity_layer():
 
 
 def test_a_crashing_check_is_contained(monkeypatch):
-    from mps_doctor.checks import registry
+    from mps_doctor.checking import registry
 
     spec = registry.REGISTRY["host.memory"]
     monkeypatch.setitem(registry.REGISTRY, "host.memory", dataclasses.replace(spec, fn=lambda ctx: 1 / 0))
@@ -206,6 +207,20 @@ def test_check_ids_are_stable_kebab_dotted():
     ids = [c.id for c in all_checks()]
     assert len(ids) == len(set(ids))
     assert all(re.match(CHECK_ID_PATTERN, i) for i in ids)
+
+
+def test_advisories_are_listed_by_their_rank_not_by_their_module(monkeypatch):
+    from mps_doctor.checking import registry
+
+    listed = [s for s in all_checks() if s.advisory]
+    ranks = [s.position for s in listed]
+    assert ranks == sorted(ranks) and len(set(ranks)) == len(ranks)
+    assert len({s.fn.__module__ for s in listed}) > 1
+    monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
+    with pytest.raises(ValueError, match="advisory position 10 is taken by env.pytorch-vars"):
+        registry.check("env.other", "Another advisory", advisory=10)(lambda ctx: None)
+    registry.check("env.first", "An advisory ranked first", advisory=1)(lambda ctx: None)
+    assert [s.id for s in registry.all_checks() if s.advisory][:2] == ["env.first", "env.pytorch-vars"]
 
 
 JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),

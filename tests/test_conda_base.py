@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from mps_doctor.checks.model import Options
+from mps_doctor.checking.model import Options
 from mps_doctor.remedies.plan import build_plan
 from mps_doctor.render.script import render_script
 from mps_doctor.report import run_checks

@@ -2,7 +2,7 @@
 
 import pytest
 
-from mps_doctor.checks.model import Options, Policy
+from mps_doctor.checking.model import Options, Policy
 from mps_doctor.devices import child_device, hosted_cpu_fallback, resolve_device, usable
 from tests.machines import load_machine, replay_facts
 

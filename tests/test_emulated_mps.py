@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from mps_doctor.checks.registry import layers_for
+from mps_doctor.checking.registry import layers_for
 from tests.emulation import BENCH_RELEASES, CHECK_RELEASES, child_frames, emulate, emulation_env, frame_data
 from tests.helpers import TARGET_PYTHON
 from tests.machines import load_machine

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from mps_doctor import fact_catalogue
-from mps_doctor.checks.registry import all_checks
+from mps_doctor.checking.registry import all_checks
 from mps_doctor.facts import Host, Interpreter, NvidiaSmi, Target, TorchInfo
 from mps_doctor.triage.engine import build_facts, read_paste
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from mps_doctor.checks.model import Options
+from mps_doctor.checking.model import Options
 from mps_doctor.remedies.plan import build_plan
 from mps_doctor.remedies.setup import python_source
 from mps_doctor.render.script import fish_quote, render_script

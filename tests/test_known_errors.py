@@ -26,7 +26,7 @@ ENTRIES = load_catalogue()["errors"]
 
 
 def check_ids():
-    from mps_doctor.checks.registry import all_checks
+    from mps_doctor.checking.registry import all_checks
 
     return {spec.id for spec in all_checks()}
 

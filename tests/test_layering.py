@@ -42,8 +42,11 @@ PLACEMENT = {
     "mps_doctor.triage.text": "inputs",
     "mps_doctor.triage.model": "inputs",
     "mps_doctor.triage.parsers": "inputs",
-    # Checks of the facts, and the team policy whose skip/accept entries name them.
+    # Checks of the facts, their machinery, the release choice they share with the fix plan, and the team policy
+    # whose skip/accept entries name them.
     "mps_doctor.checks": "checks",
+    "mps_doctor.checking": "checks",
+    "mps_doctor.release_choice": "checks",
     "mps_doctor.policy": "checks",
     # Running the checks into a report: report.run_checks, and triage's engine, which runs them on pasted facts.
     "mps_doctor.report": "report",
@@ -165,6 +168,24 @@ def test_no_module_imports_from_a_higher_layer():
 def test_no_import_cycle_between_modules():
     found = cycles(doctor_graph())
     assert not found, "import cycles: %s" % found
+
+
+# The check modules are found by the registry (checking/registry.py), never imported by the rest of the doctor: the
+# fix plan shares the release choice (release_choice.py), not the checks.
+CHECKS = PACKAGE + ".checks"
+
+
+def test_only_the_checks_import_the_checks():
+    importers = ["%s:%d imports %s" % (name, line, target) for name, edges in sorted(doctor_graph().items())
+                 if not (name == CHECKS or name.startswith(CHECKS + "."))
+                 for target, line in sorted(edges.items()) if target == CHECKS or target.startswith(CHECKS + ".")]
+    assert not importers, importers
+
+
+def test_the_fix_plan_imports_nothing_from_the_checks():
+    edges = doctor_graph()[PACKAGE + ".remedies.plan"]
+    assert PACKAGE + ".release_choice" in edges
+    assert not [target for target in edges if target == CHECKS or target.startswith(CHECKS + ".")]
 
 
 def stdlib_module(top):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from mps_doctor.checks.model import Options, Status
+from mps_doctor.checking.model import Options, Status
 from mps_doctor.report import facts_from_report, report_to_dict, run_checks
 from tests.helpers import shown_commands
 from tests.machines import load_machine, machine_names, replay_facts

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from mps_doctor.checks.model import Options
+from mps_doctor.checking.model import Options
 from mps_doctor.report import report_to_dict, run_checks
 from tests.helpers import TARGET_PYTHON, doctor, make_venv, site_packages
 from tests.machines import load_machine, replay_facts

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from mps_doctor.checks.registry import all_checks
+from mps_doctor.checking.registry import all_checks
 from mps_doctor.remedies.plan import build_plan
 from mps_doctor.render.script import render_script
 from mps_doctor.render.text import render_text
@@ -65,7 +65,8 @@ def strings_in(path):
 
 
 def test_checks_start_no_package_manager():
-    for path in glob.glob(os.path.join(ROOT, "mps_doctor", "checks", "*.py")):
+    paths = [os.path.join(ROOT, "mps_doctor", folder, "*.py") for folder in ("checks", "checking")]
+    for path in [name for pattern in paths for name in glob.glob(pattern)] + [os.path.join(ROOT, "mps_doctor", "release_choice.py")]:
         tree, strings = strings_in(path)
         runs = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "run"]
         started = [node.args[0].value for node in runs if node.args and isinstance(node.args[0], ast.Constant)]
@@ -82,7 +83,7 @@ def test_remedies_name_no_check_id():
 
 
 def test_a_remedy_holds_no_shell_string():
-    from mps_doctor.checks import model
+    from mps_doctor.checking import model
 
     fields = {f.name: f.type for f in dataclasses.fields(model.Remedy)}
     assert "commands" not in fields and "actions" in fields

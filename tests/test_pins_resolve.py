@@ -19,7 +19,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from mps_doctor.checks.model import Options
+from mps_doctor.checking.model import Options
 from mps_doctor.remedies.plan import build_plan
 from mps_doctor.report import run_checks
 from tests.machines import load_machine, machine_names, replay_facts

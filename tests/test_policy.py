@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mps_doctor.checks.model import Options, Status
-from mps_doctor.checks.registry import REGISTRY, all_checks, device_work_checks
+from mps_doctor.checking.model import Options, Status
+from mps_doctor.checking.registry import REGISTRY, all_checks, device_work_checks
 from mps_doctor.policy import Policy, PolicyError, find_pyproject, load_policy, policy_from_table
 from mps_doctor.report import report_to_dict, run_checks
 from tests.helpers import doctor, shown_commands

@@ -5,7 +5,7 @@ import os
 import re
 
 from mps_doctor.bench import BenchOptions, BenchReport, DeviceRun, device_run
-from mps_doctor.checks.model import Options
+from mps_doctor.checking.model import Options
 from mps_doctor.facts import ErrorInfo
 from mps_doctor.probe.target import last_line
 from mps_doctor.render.bench_text import render_bench_text

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from mps_doctor.checks.model import Status
+from mps_doctor.checking.model import Status
 from mps_doctor.errors import UsageError
 from mps_doctor.triage.engine import NOT_IN_PASTE, implicated, read_paste, triage
 from mps_doctor.triage.parsers import platform as platform_parser
@@ -290,9 +290,9 @@ def test_a_triage_json_report_is_refused_by_from(cli, tmp_path):
 def test_check_explains_a_caught_exception_with_the_catalogue(stage):
     from dataclasses import replace
 
-    from mps_doctor.checks.context import Context
-    from mps_doctor.checks.layers import device_parity, device_smoke
-    from mps_doctor.checks.model import Options
+    from mps_doctor.checking.context import Context
+    from mps_doctor.checking.model import Options
+    from mps_doctor.checks.device_work import device_parity, device_smoke
     from mps_doctor.facts import ErrorInfo, Parity, Smoke
     from mps_doctor.report import facts_from_report
     from mps_doctor.versions import load_releases
@@ -358,7 +358,7 @@ def test_catalogue_fix_commands_and_tolerant_loading():
 def test_every_catalogue_id_fits_the_report_schema_pattern():
     import re
 
-    from mps_doctor.checks.registry import CHECK_ID_PATTERN
+    from mps_doctor.checking.registry import CHECK_ID_PATTERN
     from mps_doctor.known_errors import load_catalogue
 
     assert load_catalogue()

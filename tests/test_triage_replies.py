@@ -347,7 +347,7 @@ def test_a_variable_on_windows_is_set_the_powershell_way():
 
 @pytest.mark.parametrize("value", ["0", "it's", "a$b`c", "x\x1by", "@(1,2)"])
 def test_powershell_spelling_keeps_every_value_exact_and_on_one_line(value):
-    from mps_doctor.checks.model import export, run
+    from mps_doctor.checking.model import export, run
     from mps_doctor.render.script import spell
 
     for line in (spell(export("NAME", value), "powershell"), spell(run("python", "-c", value), "powershell")):

@@ -88,7 +88,7 @@ def split_units(output, texts):
 
 @pytest.mark.parametrize("name", __import__("tests.machines", fromlist=["machine_names"]).machine_names())
 def test_no_report_or_plan_splits_a_path_or_a_command(name):
-    from mps_doctor.checks.model import Options
+    from mps_doctor.checking.model import Options
     from mps_doctor.remedies.plan import build_plan
     from mps_doctor.render.script import render_script
     from mps_doctor.render.text import render_text

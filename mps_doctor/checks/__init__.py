@@ -1,1 +1,1 @@
-"""Pure checks: functions of the facts and the options, returning results with remedies."""
+"""The checks, one module per subject; each registers its checks on import (checking/registry.py finds them)."""

@@ -4,8 +4,8 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from mps_doctor.checks.context import GET_STARTED, WHEEL_INDEX, Context
-from mps_doctor.checks.model import (
+from mps_doctor.checking.context import GET_STARTED, Context
+from mps_doctor.checking.model import (
     Action,
     CheckAgain,
     InstallTorch,
@@ -20,9 +20,9 @@ from mps_doctor.checks.model import (
     unset,
     warned,
 )
-from mps_doctor.checks.pasted import cuda_outside_linux
-from mps_doctor.checks.registry import check
-from mps_doctor.versions import Release, is_number, version_tuple
+from mps_doctor.checking.registry import check
+from mps_doctor.release_choice import arch_covers
+from mps_doctor.versions import is_number, version_tuple
 from mps_doctor.words import shorten
 
 DRIVER_DOWNLOAD = "https://www.nvidia.com/Download/index.aspx"
@@ -115,103 +115,37 @@ def install_driver(ctx: Context, newer: str = "") -> Tuple[Action, ...]:
     return tuple(note(line) for line in lines) + (CheckAgain(),)
 
 
-def cuda_index(cuda: str) -> str:
-    """The wheel index of a CUDA build: 13.0 -> https://download.pytorch.org/whl/cu130."""
-    return WHEEL_INDEX + "cu" + cuda.replace(".", "")
 
 
 def cc_label(capability) -> str:
     return "%d.%d" % tuple(capability[:2])
 
 
-def arch_covers(arch_list, capability) -> bool:
-    """Whether a wheel built for ARCH_LIST runs on a GPU of CAPABILITY.
-
-    NVIDIA's rules (CUDA C++ Programming Guide, "Binary Compatibility" and "PTX Compatibility"): sm_XY code runs
-    on X.Z with Z >= Y; compute_XY PTX is JIT-compiled for any device >= X.Y.
-    """
-    major, minor = capability[0], capability[1]
-    for arch in arch_list:
-        match = re.match(r"^(sm|compute)_(\d+)(\d)[a-z]?$", arch)
-        if not match:
-            continue
-        kind, arch_major, arch_minor = match.group(1), int(match.group(2)), int(match.group(3))
-        if kind == "sm" and arch_major == major and arch_minor <= minor:
-            return True
-        if kind == "compute" and (arch_major, arch_minor) <= (major, minor):
-            return True
-    return False
 
 
-def driver_cuda(ctx: Context) -> Optional[str]:
-    """The newest CUDA the driver supports: from nvidia-smi, else from torch's 'driver too old (found version N)'."""
-    smi = ctx.host.nvidia_smi
-    if smi is not None and smi.cuda_version:
-        return smi.cuda_version
-    for text in (ctx.torch.warnings if ctx.torch else ()):
-        # c10/cuda/CUDAFunctions.cpp: the number is major * 1000 + minor * 10 (12080 = CUDA 12.8).
-        found = re.search(r"driver on your system is too old \(found version (\d+)\)", text)
-        if found:
-            number = int(found.group(1))
-            return "%d.%d" % (number // 1000, (number % 1000) // 10)
-    return None
 
 
-def best_build(release: Optional[Release], capabilities: List[Tuple[int, int]], driver: Optional[str]) -> Optional[str]:
-    """The newest CUDA build of RELEASE that the driver runs and whose kernels cover every GPU."""
-    if release is None:
-        return None
-    choices = []
-    for cuda, ccs in release.cuda_builds:
-        if driver and version_tuple(cuda)[:1] > version_tuple(driver)[:1]:
-            continue
-        if driver and version_tuple(cuda) > version_tuple(driver):
-            continue
-        arch = ["sm_%s" % cc.replace(".", "") for cc in ccs]
-        if all(arch_covers(arch, cap) for cap in capabilities):
-            choices.append(cuda)
-    return choices[-1] if choices else None
 
 
-def gpu_capabilities(ctx: Context) -> List[Tuple[int, int]]:
-    """Capabilities of the GPUs torch sees."""
-    return [tuple(d.capability[:2]) for d in (ctx.torch.cuda_devices if ctx.torch else ())]
 
 
 def cuda_reinstall(ctx: Context) -> Tuple[Action, ...]:
     """Reinstall the installed torch release from the CUDA index this driver and GPU need; a newer driver when no
     CUDA build of it runs here."""
     release = ctx.release_to_reinstall()
-    build = best_build(release, gpu_capabilities(ctx), driver_cuda(ctx))
+    build = ctx.best_build(release)
     if build is None:
         return install_driver(ctx, newer="this driver (CUDA %s) runs no CUDA build of torch %s: install a newer driver" % (
-            driver_cuda(ctx) or "?", release.torch if release else "?"))
+            ctx.driver_cuda() or "?", release.torch if release else "?"))
     return (InstallTorch(release.torch, force=True, cuda=build),)
 
 
 def cuda_reinstall_title(ctx: Context) -> str:
     """The fix step's title for cuda_reinstall(CTX) when it is a driver update (an install step is titled by the
     release it installs)."""
-    release = ctx.release_to_reinstall()
-    return "" if best_build(release, gpu_capabilities(ctx), driver_cuda(ctx)) else "Update the NVIDIA driver"
+    return "" if ctx.best_build(ctx.release_to_reinstall()) else "Update the NVIDIA driver"
 
 
-@check("os.linux", "Operating system supports CUDA",
-       layer=15, devices=("cuda",), facts=("host.system",), evidence=("cuda-build-off-linux",), pasted=cuda_outside_linux)
-def os_linux(ctx: Context) -> Outcome:
-    """CUDA is diagnosed on Linux (macOS wheels have no CUDA)."""
-    if ctx.host.system == "Linux":
-        distro = ctx.host.linux_distro or {}
-        return passed("Linux %s" % (distro.get("name") or ctx.host.release or ""))
-    alternative = "mps" if ctx.is_mac else "cpu"
-    return failed(
-        "CUDA is not available on %s" % ("macOS" if ctx.is_mac else ctx.host.system),
-        Remedy("--device cuda was asked for on %s." % ctx.host.system,
-               "PyTorch's macOS wheels have no CUDA ('CUDA is not available on MacOS, please use default package'); "
-               "mps-doctor diagnoses CUDA on Linux.",
-               (note("MPS needs macOS on Apple Silicon; CUDA needs Linux with an NVIDIA GPU"), CheckAgain(device=alternative)),
-               GET_STARTED, key="use-another-device", title="Diagnose the device this machine has (%s)" % alternative),
-    )
 
 
 @check("cuda.driver", "NVIDIA driver is installed",
@@ -276,21 +210,6 @@ def no_nvidia_gpu(host) -> bool:
     hardware = host.nvidia_hardware
     return bool(hardware is not None and hardware.device_files == () and hardware.pci_devices == () and not wsl(host))
 
-@check("torch.cuda-built", "torch was built with CUDA",
-       layer=75, devices=("cuda",), facts=("torch.cuda_version",))
-def torch_cuda_built(ctx: Context) -> Outcome:
-    """`torch.version.cuda` (None on a CPU build; the `+cpu`/`+cuXYZ` label alone is not trusted)."""
-    if ctx.torch.cuda_version:
-        return passed("CUDA %s build (torch %s)" % (ctx.torch.cuda_version, ctx.torch.version))
-    label = ctx.torch.version or "?"
-    kind = "a CPU-only build" if label.endswith("+cpu") or "+" not in label else "a build without CUDA"
-    return failed(
-        "torch %s is %s" % (label, kind),
-        Remedy("torch.version.cuda is None, so torch.cuda.is_available() is always False.",
-               "Install the same release from the CUDA index that matches the driver ('nvidia-smi' shows the newest "
-               "CUDA it supports), torch and torchvision pinned together.",
-               cuda_reinstall(ctx), GET_STARTED, key="install-cuda-torch", title=cuda_reinstall_title(ctx)),
-    )
 
 
 @check("cuda.driver-version", "The driver supports the wheel's CUDA version",
@@ -302,7 +221,7 @@ def cuda_driver_version(ctx: Context) -> Outcome:
     (`pypi_linux_cuda`: 12.8 up to 2.10, 13.0 for 2.11-2.14, 13.2 for 2.15; CUDA 13 needs driver >= 580) and names
     the cuXYZ index the driver runs.
     """
-    wheel, driver = ctx.torch.cuda_version, driver_cuda(ctx)
+    wheel, driver = ctx.torch.cuda_version, ctx.driver_cuda()
     if driver is None:
         return warned(
             "the driver's CUDA version is unknown; later layers decide",
@@ -425,7 +344,7 @@ def cuda_capability(ctx: Context) -> Outcome:
     return passed("%s covered by %s" % (", ".join(cc_label(d.capability) for d in ctx.torch.cuda_devices), " ".join(arch)))
 
 
-@check("cuda.unused-gpu", "An NVIDIA GPU is not left unused by a CPU-only torch", advisory=True)
+@check("cuda.unused-gpu", "An NVIDIA GPU is not left unused by a CPU-only torch", advisory=90)
 def cuda_unused_gpu(ctx: Context) -> Outcome:
     """nvidia-smi lists GPUs while `torch.version.cuda` is None, and the run is not on cuda (mps-facts.md 7.2 item 1).
     """

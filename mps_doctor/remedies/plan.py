@@ -13,9 +13,7 @@ import sys
 from dataclasses import replace
 from typing import Dict, List, Optional, Tuple
 
-from mps_doctor.checks.context import CPU_INDEX, Context, new_environment
-from mps_doctor.checks.cuda import best_build, cuda_index, driver_cuda, gpu_capabilities
-from mps_doctor.checks.model import (
+from mps_doctor.checking.model import (
     CheckAgain,
     CheckResult,
     Cmd,
@@ -29,10 +27,11 @@ from mps_doctor.checks.model import (
     run,
 )
 from mps_doctor.errors import UsageError
+from mps_doctor.release_choice import ReleaseChoice, new_environment
 from mps_doctor.remedies.model import InCondaBase, Plan, Step, activate_conda, activate_venv
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
-from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies, version_tuple
+from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies
 
 # uv names a CPython build by implementation-version-os-arch-libc (docs.astral.sh/uv/concepts/python-versions):
 # asking for the aarch64 build gets a native Python even when uv itself runs under Rosetta.
@@ -53,7 +52,7 @@ class Planner:
                  doctor: Tuple[str, ...] = ("mps-doctor",)):
         self.report, self.setup, self.doctor = report, setup, doctor
         self.releases = load_releases()
-        self.ctx = Context(report.facts, report.options, self.releases)
+        self.choice = ReleaseChoice(report.facts, report.options, self.releases)
         self.torch_pin, self.index = torch_pin, index
         self.policy = report.options.policy
         self.pinned: Optional[Release] = pinned_release(torch_pin, self.policy) if torch_pin else None
@@ -103,7 +102,7 @@ class Planner:
                     requirement("torchvision", self.pinned.torchvision_pin, self.policy.torchvision))
             release = self.pinned
         else:
-            release = release or self.ctx.release_to_install() or self.releases.current
+            release = release or self.choice.release_to_install() or self.releases.current
             pins = release.pip_args(self.policy.torch, self.policy.torchvision)
         return pins + ((release.torchaudio_requirement(self.releases.torchaudio_stable_abi_from),) if audio else ())
 
@@ -111,12 +110,8 @@ class Planner:
         """--index-url for this platform (cpu or cuXYZ on Linux, PyPI on macOS), unless --index-url/--pypi said otherwise."""
         if self.index is not None:
             return ("--index-url", self.index) if self.index else ()
-        if cuda_build:
-            return ("--index-url", cuda_index(cuda_build))
-        # On Linux plain PyPI brings a CUDA build; the CPU build comes from PyTorch's cpu index (reference/mps-facts.md 8.2).
-        if self.report.facts.host.system == "Linux" and self.report.options.device != "cuda":
-            return ("--index-url", CPU_INDEX)
-        return ()
+        url = self.choice.index_url(cuda_build)
+        return ("--index-url", url) if url else ()
 
     def ensure_installable(self) -> None:
         """Before the first install into an interpreter that is not a virtual environment and is externally managed
@@ -145,27 +140,18 @@ class Planner:
         under --torch the pinned release; a release the team's policy does not allow is replaced by the one it allows
         here; from the CUDA build that covers this GPU and driver for the release installed."""
         release = self.releases.row_for(action.torch)[0] if action.torch else None
-        cuda = action.cuda
-        if self.pinned is None and release is not None and not self.ctx.allows(release):
-            release = self.ctx.release_to_install()
-        installed = self.pinned or release
-        if cuda and installed is not None and installed.torch != action.torch:
-            cuda = best_build(installed, gpu_capabilities(self.ctx), driver_cuda(self.ctx)) or cuda
-        target = installed or self.ctx.release_to_install()
-        if cuda and target is not None and target.cuda_builds and cuda not in dict(target.cuda_builds):
-            # A CUDA named apart from a release (a pasted message's `--index-url .../cu128`): that release's oldest
-            # build at or above it, which keeps the GPUs the named one covers (the release table's builds).
-            cuda = next((build for build, _ in sorted(target.cuda_builds, key=lambda b: version_tuple(b[0]))
-                         if version_tuple(build) >= version_tuple(cuda)), cuda)
-        torch = self.torch_pin or (release or self.ctx.release_to_install() or self.releases.current).torch
+        if self.pinned is None and release is not None and not self.choice.allows(release):
+            release = self.choice.release_to_install()
+        cuda = self.choice.cuda_build(self.pinned or release, action.cuda, action.torch)
+        torch = self.torch_pin or (release or self.choice.release_to_install() or self.releases.current).torch
         return release, cuda, torch
 
     def allowed(self, action: InstallTorch) -> bool:
         """Whether the release ACTION installs is one the team's policy allows (--torch was checked against it)."""
         if self.pinned is not None:
             return True
-        release = self.resolved(action)[0] or self.ctx.release_to_install() or self.releases.current
-        return self.ctx.allows(release)
+        release = self.resolved(action)[0] or self.choice.release_to_install() or self.releases.current
+        return self.choice.allows(release)
 
     def install_torch(self, action: InstallTorch) -> Cmd:
         """The install command of ACTION, from its index; recorded as this environment's torch install."""
@@ -188,8 +174,8 @@ class Planner:
     def policy_blocks(self, reason: str) -> Tuple[Cmd, ...]:
         """In place of an install the team's policy does not allow: a new environment with a Python that gets a
         release it allows, else a note that none installs here."""
-        if self.ctx.new_environment_python() is not None:
-            create_env(self, new_environment(self.ctx, arm64=self.ctx.is_mac and bool(self.report.facts.host.hw_arm64)),
+        if self.choice.new_environment_python() is not None:
+            create_env(self, new_environment(self.choice, arm64=self.choice.is_mac and bool(self.report.facts.host.hw_arm64)),
                        reason)
             return ()
         limits = ", ".join("%s %s" % item for item in (("torch", self.policy.torch), ("torchvision", self.policy.torchvision))
@@ -399,7 +385,7 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     note("a native shell for this session: arch -arm64 %s -l" % shell))
         if interp.version and tuple(interp.version[:2]) >= (3, 10):
             version = "%d.%d" % tuple(interp.version[:2])
-    release = planner.ctx.release_to_install(tuple(int(part) for part in version.split(".")))
+    release = planner.choice.release_to_install(tuple(int(part) for part in version.split(".")))
     what = "%sPython %s" % ("native arm64 " if action.arm64 else "", version)
     if setup.manager == "conda":
         name = "torch-" + action.suffix

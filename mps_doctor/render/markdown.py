@@ -3,7 +3,7 @@
 import json
 import re
 
-from mps_doctor.checks.model import Status
+from mps_doctor.checking.model import Status
 from mps_doctor.env_summary import environment_summary
 from mps_doctor.render import md
 from mps_doctor.render.commands import remedy_commands

@@ -5,8 +5,8 @@ from typing import List, Optional, Tuple
 
 import click
 
-from mps_doctor.checks.model import COMMAND_LINE_SKIP, CheckResult, Remedy, Status
-from mps_doctor.checks.registry import all_checks
+from mps_doctor.checking.model import COMMAND_LINE_SKIP, CheckResult, Remedy, Status
+from mps_doctor.checking.registry import all_checks
 from mps_doctor.env_summary import environment_summary
 from mps_doctor.render.commands import remedy_commands
 from mps_doctor.render.safe import displayable, one_line

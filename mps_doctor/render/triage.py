@@ -4,7 +4,7 @@ import json
 import re
 from typing import List, Optional
 
-from mps_doctor.checks.model import Status
+from mps_doctor.checking.model import Status
 from mps_doctor.render import md
 from mps_doctor.render.commands import remedy_commands, report_document
 from mps_doctor.render.redact import redact_names

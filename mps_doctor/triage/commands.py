@@ -11,7 +11,7 @@ import re
 import shlex
 from typing import List, Optional, Sequence, Tuple
 
-from mps_doctor.checks.model import Action, CheckAgain, InstallPackages, InstallTorch, NewEnvironment, export, note, run, unset
+from mps_doctor.checking.model import Action, CheckAgain, InstallPackages, InstallTorch, NewEnvironment, export, note, run, unset
 from mps_doctor.versions import load_releases
 
 # A value the catalogue leaves for the reader to fill in: `torch==` (pip's list of versions), `torch==X`, `cuXYZ`,

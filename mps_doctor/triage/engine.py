@@ -11,10 +11,10 @@ from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mps_doctor import exit_codes
-from mps_doctor.checks.context import Context
-from mps_doctor.checks.model import CheckResult, Options, Outcome, Remedy, Status
-from mps_doctor.checks.pasted import PASTED_PYTHON
-from mps_doctor.checks.registry import REGISTRY, all_checks, implicated_by, layers_for
+from mps_doctor.checking.context import Context
+from mps_doctor.checking.model import CheckResult, Options, Outcome, Remedy, Status
+from mps_doctor.checking.pasted import PASTED_PYTHON
+from mps_doctor.checking.registry import REGISTRY, all_checks, implicated_by, layers_for
 from mps_doctor.errors import UsageError
 from mps_doctor.fact_catalogue import arguments_for, label
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
@@ -237,7 +237,7 @@ def infer_device(paste: Paste) -> str:
 class Evaluator:
     """Runs one check on a paste's facts: a layer whose facts the paste lacks says so instead of passing, and
     evidence (a message in the paste) fails the first layer it implicates that the facts do not clear. It is also the
-    view of the paste that a check's `pasted` rule reads (checks/pasted.py)."""
+    view of the paste that a check's `pasted` rule reads (checking/pasted.py)."""
 
     def __init__(self, paste: Paste, layers: Sequence[str]):
         self.paste, self.layers = paste, tuple(layers)

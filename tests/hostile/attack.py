@@ -12,7 +12,7 @@ import re
 
 from hypothesis import strategies as st
 
-from mps_doctor.checks.model import Options
+from mps_doctor.checking.model import Options
 from mps_doctor.report import report_to_dict, run_checks
 from tests.machines import load_machine, machine_names, replay_facts
 from tests.rendered import live_problems

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mps_doctor.checks.model import Options
+from mps_doctor.checking.model import Options
 from mps_doctor.facts import Facts
 from mps_doctor.policy import KNOWN_KEYS
 from mps_doctor.probe.host import collect_host
@@ -178,7 +178,7 @@ def test_generated_output_paths(cli, base_report, tmp_path, name, folder, fmt):
 
 
 def check_ids():
-    from mps_doctor.checks.registry import REGISTRY, all_checks
+    from mps_doctor.checking.registry import REGISTRY, all_checks
 
     all_checks()
     return sorted(REGISTRY)

@@ -167,7 +167,7 @@ def test_policy_init_never_writes_a_fact_into_toml_syntax():
     except ImportError:  # Python 3.8 to 3.10
         import tomli as tomllib
 
-    from mps_doctor.checks.model import Options
+    from mps_doctor.checking.model import Options
     from mps_doctor.policy import policy_from_table
     from mps_doctor.policy_init import render_policy
     from mps_doctor.report import facts_from_report, run_checks

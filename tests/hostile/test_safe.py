@@ -24,7 +24,7 @@ def test_escapes_are_visible_and_ordinary_text_is_untouched():
 
 
 def test_displayable_reaches_every_string_of_a_dataclass_tree():
-    from mps_doctor.checks.model import Status
+    from mps_doctor.checking.model import Status
     from mps_doctor.facts import Host
 
     host = displayable(Host(system="Darwin\x1b", tools={"uv\x07": "/x\x1b"}, brew_prefixes=("/a\x9b",)))

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mps_doctor.checks.model import Options
+from mps_doctor.checking.model import Options
 from mps_doctor.remedies.plan import build_plan
 from mps_doctor.render.script import render_script
 from mps_doctor.report import facts_from_report, run_checks

@@ -7,7 +7,7 @@ Each function is named in its check's registration; triage/engine.py calls them 
 from dataclasses import replace
 from typing import Tuple
 
-from mps_doctor.checks.model import Outcome, Status, run
+from mps_doctor.checking.model import Outcome, Status, run
 
 # How a command for the pasted machine names its Python: the user's own, whatever its path.
 PASTED_PYTHON = "python3"

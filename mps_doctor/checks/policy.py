@@ -1,9 +1,10 @@
 """The policy layer: what the team's [tool.mps-doctor] table (or --require-device) demands of this machine."""
 
-from mps_doctor.checks.context import Context, at_least, new_environment
-from mps_doctor.checks.model import CheckAgain, InstallTorch, Outcome, Remedy, doctor, failed, passed, run, skipped
-from mps_doctor.checks.registry import check
-from mps_doctor.versions import satisfies
+from mps_doctor.checking.context import Context
+from mps_doctor.checking.model import CheckAgain, InstallTorch, Outcome, Remedy, doctor, failed, passed, run, skipped
+from mps_doctor.checking.registry import check
+from mps_doctor.release_choice import new_environment
+from mps_doctor.versions import at_least, satisfies
 
 POLICY_DOCS = "docs/policy.md"
 

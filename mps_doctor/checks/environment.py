@@ -1,31 +1,26 @@
-"""Advisories: facts worth a warning that never make the machine "not ready" on their own."""
+"""Advisories about the environment around torch: its variables, memory, CI runners, conda and Homebrew builds, and
+what Python sees of macOS."""
 
-from mps_doctor.checks.context import GET_STARTED, Context, new_environment
-from mps_doctor.checks.model import (
-    CheckAgain,
-    InstallPackages,
-    InstallTorch,
-    Outcome,
-    Remedy,
-    export,
-    note,
-    passed,
-    skipped,
-    unset,
-    warned,
-)
-from mps_doctor.checks.registry import check
+from mps_doctor.checking.context import Context
+from mps_doctor.checking.model import CheckAgain, Outcome, Remedy, export, note, passed, skipped, unset, warned
+from mps_doctor.checking.registry import check
 from mps_doctor.devices import hosted_runner
-from mps_doctor.versions import is_number, minor_of
+from mps_doctor.release_choice import new_environment
+from mps_doctor.versions import is_number
 
 MPS_ENV_DOCS = "https://docs.pytorch.org/docs/stable/mps_environment_variables.html"
+
 # Default low watermark on unified memory (MPSAllocator.h; reference/mps-facts.md section 5).
 DEFAULT_LOW_WATERMARK = 1.4
+
 # A lower, consistent pair of limits: the high cap at the recommended working set, the low one below it
 # (reference/mps-facts.md 8.3 and P7: "lowering the limit takes two variables, not one").
 LOWER_LIMITS = (("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "1.0"), ("PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.8"))
+
 LOWER_LIMIT_EXPORTS = tuple(export(name, value) for name, value in LOWER_LIMITS)
+
 PROFILE_NOTE = note("also fix them in your shell profile if they are set there")
+
 GIB = 1024 ** 3
 
 
@@ -78,7 +73,7 @@ def pytorch_env_problems(env) -> list:
     return problems
 
 
-@check("env.pytorch-vars", "PYTORCH_* variables have valid values", advisory=True)
+@check("env.pytorch-vars", "PYTORCH_* variables have valid values", advisory=10)
 def env_pytorch_vars(ctx: Context) -> Outcome:
     """ranges from MPSAllocator.mm: high watermark in [0, 2], low in [0, high]; the fallback flag is an integer
     (std::stoi); 0/1 flags; Metal version major.minor.
@@ -106,69 +101,7 @@ def env_pytorch_vars(ctx: Context) -> Outcome:
     return passed("valid: " + ", ".join("%s=%s" % (k, env[k]) for k in names))
 
 
-@check("torch.companions", "torchvision and torchaudio match torch", advisory=True)
-def torch_companions(ctx: Context) -> Outcome:
-    """torchvision's `Requires-Dist` on torch, read from the wheels: minor + 15 for 2.0-2.14, and 0.29 (0.29.1/0.29.2,
-    `torch>=2.14.0`) for 2.15; torchaudio by minor, 2.11+ stable ABI serves later torch.
-    """
-    info = ctx.torch
-    if info is None or not info.installed:
-        return skipped("torch is not installed")
-    torch_version = ctx.torch_version()
-    release, exact = ctx.releases.row_for(torch_version) if torch_version else (None, False)
-    if release is None or not exact:
-        return skipped("torch %s is not in the release table" % torch_version)
-    mismatched = []
-    vision = info.packages.get("torchvision")
-    if vision and minor_of(vision) != minor_of(release.torchvision):
-        mismatched.append("torchvision %s (torch %s needs %s.x)" % (vision, release.torch, release.torchvision))
-    audio = info.packages.get("torchaudio")
-    if audio and not audio_matches(audio, release, ctx.releases.torchaudio_stable_abi_from):
-        mismatched.append("torchaudio %s (torch %s needs %s.x)" % (audio, release.torch, release.torchaudio))
-    if mismatched:
-        return warned(
-            "; ".join(mismatched),
-            Remedy("Companion packages from another release than torch %s." % torch_version,
-                   "An unpinned `pip install torchvision` can pull in another torch, and mismatched builds fail at import "
-                   "or at the first operator ('operator torchvision::nms does not exist').",
-                   (InstallTorch(release.torch, audio=bool(audio)),), GET_STARTED, key="pin-companions",
-                   title="Reinstall %s pinned to torch's release" % " and ".join(
-                       name for name in ("torchvision", "torchaudio") if info.packages.get(name) or name == "torchvision")),
-            rule=release.label,
-        )
-    present = ", ".join("%s %s" % (n, info.packages[n]) for n in ("torchvision", "torchaudio") if info.packages.get(n))
-    if not present:
-        return passed("no torchvision or torchaudio installed", rule=release.label)
-    return passed("%s %s torch %s" % (present, "match" if ", " in present else "matches", torch_version), rule=release.label)
-
-
-def audio_matches(audio: str, release, stable_from: str) -> bool:
-    """torchaudio pairs by minor, except that torchaudio 2.11+ serves torch 2.11 and later (stable ABI)."""
-    ours = minor_of(audio)
-    if ours is None:
-        return False
-    if ours == minor_of(release.torchaudio):
-        return True
-    return ours >= minor_of(stable_from) and minor_of(release.torch) >= ours
-
-
-@check("python.numpy", "numpy is installed", advisory=True)
-def python_numpy(ctx: Context) -> Outcome:
-    """numpy's distribution metadata (torch warns 'Failed to initialize NumPy' without it)."""
-    info = ctx.torch
-    if info is None or not info.installed:
-        return skipped("torch is not installed")
-    if info.packages.get("numpy"):
-        return passed("numpy %s" % info.packages["numpy"])
-    return warned(
-        "numpy is not installed",
-        Remedy("torch warns 'Failed to initialize NumPy' at import.",
-               "Tensor.numpy(), torch.from_numpy() and most data loading code need numpy.",
-               (InstallPackages(("numpy",)),), key="install-numpy", title="Install numpy"),
-    )
-
-
-@check("host.memory", "Enough memory for training", advisory=True)
+@check("host.memory", "Enough memory for training", advisory=40)
 def host_memory(ctx: Context) -> Outcome:
     """`hw.memsize` / psutil; Metal's recommended working set is about 75% of unified memory."""
     total = ctx.host.memory_bytes
@@ -189,7 +122,7 @@ def host_memory(ctx: Context) -> Outcome:
     return passed("%s %s" % (size, "unified memory" if ctx.is_mac else "of memory"))
 
 
-@check("ci.hosted-runner", "Not a hosted CI runner without a GPU", advisory=True)
+@check("ci.hosted-runner", "Not a hosted CI runner without a GPU", advisory=50)
 def ci_hosted_runner(ctx: Context) -> Outcome:
     """GitHub-hosted macOS runners are VMs without MPS (GitHub runner docs)."""
     if not ctx.is_mac:
@@ -210,7 +143,7 @@ def ci_hosted_runner(ctx: Context) -> Outcome:
     return passed("not a hosted CI runner")
 
 
-@check("conda.platform", "conda environment matches the hardware", advisory=True)
+@check("conda.platform", "conda environment matches the hardware", advisory=60)
 def conda_platform(ctx: Context) -> Outcome:
     """the `subdir` of the environment's python record in `conda-meta/`, and `CONDA_SUBDIR`."""
     interp = ctx.interp
@@ -232,7 +165,7 @@ def conda_platform(ctx: Context) -> Outcome:
     return passed("conda platform %s" % (interp.conda_subdir or subdir_env or "unknown"))
 
 
-@check("brew.prefix", "Homebrew matches the hardware", advisory=True)
+@check("brew.prefix", "Homebrew matches the hardware", advisory=70)
 def brew_prefix(ctx: Context) -> Outcome:
     """`/opt/homebrew/bin/brew` vs `/usr/local/bin/brew` (Homebrew docs/Installation.md)."""
     if not ctx.is_mac:
@@ -258,7 +191,7 @@ def brew_prefix(ctx: Context) -> Outcome:
     return passed("Homebrew at %s" % ", ".join(prefixes))
 
 
-@check("macos.python-view", "Python sees the real macOS version", advisory=True)
+@check("macos.python-view", "Python sees the real macOS version", advisory=80)
 def macos_python_view(ctx: Context) -> Outcome:
     """`platform.mac_ver()` of the target against `sw_vers` (10.16 / 16.0 compatibility versions; cpython#135675)."""
     if not ctx.is_mac or ctx.interp is None:

@@ -4,17 +4,18 @@ the layer order of every device, list-checks, docs/checks.md, policy filtering, 
 import functools
 import importlib
 import pkgutil
-import sys
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
-from mps_doctor.checks.model import Options, Outcome
+from mps_doctor.checking.model import Options, Outcome
 
 CHECK_ID_PATTERN = r"^[a-z]+(\.[a-z0-9-]+)+$"
 DEVICES = ("mps", "cuda", "cpu")
 # The fact of the layers that run tensor work on the device: a paste or another device's report never holds it.
 DEVICE_RUN = "device run"
 KINDS = ("layer", "advisory", "policy")
+# The package whose modules hold the checks: found, not listed, so that the registry imports no check module.
+CHECKS_PACKAGE = "mps_doctor.checks"
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,8 @@ class CheckSpec:
 
     kind: layer (part of the layered verdict: the first failing layer is the root cause and every later one is
     skipped, DESIGN.md "The MPS verdict is layered"), advisory (warns, never fails) or policy (runs when `applies`
-    says the team's policy asks for it). position: a layer's rank, one order shared by every device. devices: where a
+    says the team's policy asks for it). position: a layer's rank, one order shared by every device, or an advisory's
+    rank among the advisories (whatever module it lives in). devices: where a
     layer runs, a device optionally qualified by the platform.system() it runs on ("cpu:Darwin"). facts: the facts it
     judges ("a|b": either will do), so that triage can tell a layer a paste cannot decide; facts_when(ctx): the facts
     it also judges in that case. evidence: the kinds of pasted messages (triage/parsers/) that implicate it.
@@ -64,24 +66,26 @@ REGISTRY: Dict[str, CheckSpec] = {}
 
 
 def check(check_id: str, title: str, *, layer: Optional[int] = None, devices: Tuple[str, ...] = (),
-          advisory: bool = False, policy: Optional[Callable[[Options], bool]] = None, facts: Tuple[str, ...] = (),
+          advisory: Optional[int] = None, policy: Optional[Callable[[Options], bool]] = None, facts: Tuple[str, ...] = (),
           evidence: Tuple[str, ...] = (), facts_when: Optional[Callable[..., Tuple[str, ...]]] = None,
           pasted: Optional[Callable[..., Outcome]] = None):
-    """Register the decorated function as the check CHECK_ID: a layer at rank LAYER on DEVICES, an advisory, or a
-    policy check that runs when POLICY(options) is true (CheckSpec says what the other fields mean)."""
-    kind = "policy" if policy is not None else "advisory" if advisory else "layer"
+    """Register the decorated function as the check CHECK_ID: a layer at rank LAYER on DEVICES, an advisory at rank
+    ADVISORY among the advisories, or a policy check that runs when POLICY(options) is true (CheckSpec says what the
+    other fields mean)."""
+    kind = "policy" if policy is not None else "advisory" if advisory is not None else "layer"
     if kind == "layer" and (layer is None or not devices):
         raise ValueError("layer %s needs a position and its devices" % check_id)
+    position = advisory if kind == "advisory" else layer
     if any(d.split(":")[0] not in DEVICES for d in devices):
         raise ValueError("%s: unknown device in %s" % (check_id, devices))
 
     def register(fn):
         if check_id in REGISTRY:
             raise ValueError("duplicate check id %s" % check_id)
-        clash = [s.id for s in REGISTRY.values() if layer is not None and s.position == layer]
+        clash = [s.id for s in REGISTRY.values() if position is not None and s.kind == kind and s.position == position]
         if clash:
-            raise ValueError("%s: layer position %d is taken by %s" % (check_id, layer, clash[0]))
-        REGISTRY[check_id] = CheckSpec(check_id, title, fn, kind, layer, tuple(devices), tuple(facts), policy,
+            raise ValueError("%s: %s position %d is taken by %s" % (check_id, kind, position, clash[0]))
+        REGISTRY[check_id] = CheckSpec(check_id, title, fn, kind, position, tuple(devices), tuple(facts), policy,
                                        tuple(evidence), facts_when, pasted)
         return fn
 
@@ -90,20 +94,19 @@ def check(check_id: str, title: str, *, layer: Optional[int] = None, devices: Tu
 
 @functools.lru_cache(maxsize=None)
 def _load() -> None:
-    """Import every module of this package, each registering its checks: found, not listed, so that the registry
-    imports no check module back."""
-    package = sys.modules[__package__]
+    """Import every module of the checks' package, each registering its checks."""
+    package = importlib.import_module(CHECKS_PACKAGE)
     for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module("%s.%s" % (__package__, module.name))
+        importlib.import_module("%s.%s" % (CHECKS_PACKAGE, module.name))
 
 
 def all_checks() -> List[CheckSpec]:
-    """Every check: the layers in rank order, then the advisories, then the policy checks (each by module name and
-    line, whatever the order the modules were imported in)."""
+    """Every check: the layers in rank order, then the advisories in rank order, then the policy checks (by module
+    name and line), whatever the order the modules were imported in."""
     _load()
     specs = sorted(REGISTRY.values(), key=lambda s: (s.fn.__module__, s.fn.__code__.co_firstlineno))
-    layers = sorted((s for s in specs if s.kind == "layer"), key=lambda s: s.position)
-    return layers + [s for s in specs if s.advisory] + [s for s in specs if s.policy]
+    ranked = sorted((s for s in specs if s.position is not None), key=lambda s: s.position)
+    return [s for s in ranked if s.kind == "layer"] + [s for s in ranked if s.advisory] + [s for s in specs if s.policy]
 
 
 def layers_for(device: str, system: str) -> Tuple[str, ...]:

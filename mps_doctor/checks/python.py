@@ -1,0 +1,141 @@
+"""The Python layer and advisory: an interpreter that describes itself, in the release's Python range, with numpy."""
+
+from typing import Optional
+
+from mps_doctor.checking.context import Context, timeout_outcome, unknown_release
+from mps_doctor.checking.model import InstallPackages, Outcome, Remedy, failed, passed, run, skipped, warned
+from mps_doctor.checking.pasted import installed_torch_version
+from mps_doctor.checking.registry import check
+from mps_doctor.facts import describe_failure
+from mps_doctor.release_choice import new_environment
+
+
+def needs_interpreter(ctx: Context) -> Optional[Outcome]:
+    """A fail when the target interpreter never described itself (crash, hang, too old), else None."""
+    interp, failure = ctx.interp, ctx.target.failure
+    if interp is not None and interp.too_old:
+        return python_too_old(ctx, ".".join(map(str, interp.version)))
+    if interp is not None:
+        return None
+    if failure is not None and failure.stage == "interpreter" and failure.kind == "timeout":
+        return timeout_outcome(ctx)
+    if failure is not None and failure.stage == "interpreter":
+        what = describe_failure(failure)
+        return failed(
+            "the target Python %s before describing itself" % what,
+            Remedy("%s %s." % (ctx.target.python, what), "Without a working interpreter nothing else can be checked.",
+                   (run(ctx.target.python, "-c", "import sys; print(sys.version)"),), key="python-broken"),
+            *(("stderr: " + failure.stderr_tail,) if failure.stderr_tail else ()),
+        )
+    return failed(
+        "the target Python did not report itself",
+        Remedy("No interpreter facts were recorded.", "Every later layer depends on them.",
+               (run(ctx.target.python, "-c", "import sys; print(sys.version)"),), key="python-broken"),
+    )
+
+
+# The oldest Python the probe child runs on: child/__main__.py answers `too_old` below it.
+PROBE_PYTHON = "3.7"
+
+
+def python_too_old(ctx: Context, version: str) -> Outcome:
+    """The failure for a Python too old for the probe child, worded for the device asked for and this platform: MPS is
+    macOS's, and on Linux the torch in question is a CUDA or CPU build."""
+    first, current = ctx.releases.releases[0], ctx.releases.current
+    floor = ctx.releases.oldest_python()
+    newest = "the newest, torch %s, needs Python %s" % (current.torch, current.python)
+    if ctx.device == "mps":
+        scope = "every PyTorch with MPS"
+        why = "PyTorch with MPS (torch %s and later) needs Python %s at the very least; %s." % (first.torch, floor, newest)
+    else:
+        builds = {"cuda": "CUDA builds", "cpu": "CPU builds"}.get(ctx.device, "builds")
+        on = "Linux" if ctx.host.system == "Linux" else "macOS" if ctx.is_mac else ctx.host.system
+        scope = "PyTorch's %s for %s since %s" % (builds, on, first.torch)
+        why = "Every torch release since %s needs Python %s or newer, its %s for %s included; %s." % (
+            first.torch, floor, builds, on, newest)
+    return failed(
+        "Python %s is too old for mps-doctor's probe and for %s" % (version, scope),
+        Remedy("The target Python is %s; mps-doctor's probe needs Python %s or newer." % (version, PROBE_PYTHON), why,
+               (new_environment(ctx, arm64=ctx.is_mac and bool(ctx.host.hw_arm64)),),
+               "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix",
+               key="python-too-old", title="Create an environment with Python %s beside the current one" % ctx.new_python()),
+    )
+
+
+@check("python.version", "Python version is supported by torch",
+       layer=50, devices=("mps", "cuda", "cpu"), facts=("interpreter.version",), facts_when=installed_torch_version,
+       evidence=("no-wheel-for-python",))
+def python_version(ctx: Context) -> Outcome:
+    """the row's Python range, read from the wheel tags (regular CPython builds on both macOS arm64 and Linux x86_64)
+    and `Requires-Python` of torch_releases.json; with no torch installed, a Python that only older releases support
+    warns and the fix pins that release. A torch newer than the table warns and names the missing row (below).
+    """
+    broken = needs_interpreter(ctx)
+    if broken:
+        return broken
+    py = ctx.python_version
+    label = "%d.%d" % py[:2]
+    version = ctx.torch_version()
+    if version:
+        release, exact = ctx.releases.row_for(version)
+        if release is None:
+            return passed("Python %s (torch %s is older than the release table)" % (label, version))
+        if not exact:
+            imports = "torch imports on Python %s" % label if ctx.torch_imported() else "later layers decide"
+            return unknown_release(ctx, version, "its Python range is unknown; %s" % imports)
+        if release.supports_python(py):
+            return passed("Python %s is within torch %s's range %s" % (label, release.torch, release.python),
+                          rule=release.label)
+        remedy = python_remedy(ctx, "torch %s supports Python %s." % (release.torch, release.python))
+        if ctx.torch_imported():
+            return warned("Python %s is outside torch %s's supported range %s" % (label, release.torch, release.python),
+                          remedy, "torch imported anyway: an experimental or unofficial build", rule=release.label)
+        return failed("Python %s is not supported by torch %s (%s)" % (label, release.torch, release.python),
+                      remedy, rule=release.label)
+    current = ctx.newest_for_platform()
+    if current.supports_python(py):
+        return passed("Python %s is supported by torch %s (%s), %s" % (
+            label, current.torch, current.python, ctx.newest_words()), rule=current.label)
+    older = ctx.allowed_release()
+    if older is not None and not ctx.intel_mac():
+        return warned(
+            "Python %s only gets torch up to %s; %s needs %s" % (label, older.torch, ctx.current_words(current), current.python),
+            python_remedy(ctx, "%s supports Python %s." % (capitalized(ctx.current_words(current)), current.python)),
+            rule=older.label,
+        )
+    return failed(
+        "Python %s is not supported by %s (%s): pip will find no wheel" % (label, ctx.current_words(current), current.python),
+        python_remedy(ctx, "%s supports Python %s." % (capitalized(ctx.current_words(current)), current.python)),
+        rule=current.label,
+    )
+
+
+def capitalized(text: str) -> str:
+    """TEXT with its first letter upper-case (a phrase that starts a sentence)."""
+    return text[:1].upper() + text[1:]
+
+
+def python_remedy(ctx: Context, why: str) -> Remedy:
+    """Create an environment with a supported Python beside the current one."""
+    return Remedy(
+        "%s is outside the supported range." % ctx.python_label(), why + " A new environment is created beside the old one.",
+        (new_environment(ctx, arm64=ctx.is_mac and bool(ctx.host.hw_arm64)),),
+        "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix", key="supported-python",
+        title="Create an environment with Python %s beside the current one" % ctx.new_python(),
+    )
+
+
+@check("python.numpy", "numpy is installed", advisory=30)
+def python_numpy(ctx: Context) -> Outcome:
+    """numpy's distribution metadata (torch warns 'Failed to initialize NumPy' without it)."""
+    info = ctx.torch
+    if info is None or not info.installed:
+        return skipped("torch is not installed")
+    if info.packages.get("numpy"):
+        return passed("numpy %s" % info.packages["numpy"])
+    return warned(
+        "numpy is not installed",
+        Remedy("torch warns 'Failed to initialize NumPy' at import.",
+               "Tensor.numpy(), torch.from_numpy() and most data loading code need numpy.",
+               (InstallPackages(("numpy",)),), key="install-numpy", title="Install numpy"),
+    )
