@@ -1,6 +1,6 @@
 """The torch release table (data/torch_releases.json): Python range, companions, install and MPS minimum macOS per release.
 
-The rows are read from the published artifacts by `python -m mps_doctor.data.refresh`, which prints a diff.
+The rows are read from the published artifacts by `python -m tools.refresh`, which prints a diff.
 """
 
 import functools
