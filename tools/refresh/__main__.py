@@ -2,6 +2,7 @@
 Run from a checkout; the wheel does not ship it.
 
     python -m tools.refresh [--from 2.2] [--to 2.15] [--index URL] [--no-binaries]
+    python -m tools.refresh kernels [--index URL] [--output FILE]   (the MPS kernels per release: kernels.py)
 
 For each torch minor release on the package index it reads, from the artifacts themselves:
 - the wheel file names: Python tags (the Python range) and macOS platform tags (the macOS a wheel installs on);
@@ -24,7 +25,7 @@ from typing import List, Optional
 
 from packaging.version import Version
 
-from tools.refresh import index
+from tools.refresh import index, kernels
 from tools.refresh.derive import (
     companion_requirements,
     derive_index_facts,
@@ -37,6 +38,9 @@ from tools.refresh.derive import (
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["kernels"]:
+        return kernels.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m tools.refresh", description=__doc__.split("\n")[0])
     parser.add_argument("--index", default=index.PYPI_SIMPLE, help="a PEP 691 simple index (default: PyPI)")
     parser.add_argument("--from", dest="first", default="2.2", help="oldest torch minor to read")

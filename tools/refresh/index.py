@@ -4,6 +4,7 @@ through HTTP range requests, and the caps on every read (the index and the wheel
 
 import io
 import json
+import re
 import struct
 import urllib.parse
 import urllib.request
@@ -157,6 +158,7 @@ class WheelFile:
     requires_python: Optional[str]
     url: str
     size: int
+    sha256: Optional[str] = None
 
 
 def file_url(page_url: str, name: str, url) -> str:
@@ -180,9 +182,20 @@ def file_size(page_url: str, name: str, size) -> int:
     return size
 
 
+def file_sha256(page_url: str, name: str, hashes) -> Optional[str]:
+    """The sha256 the page at PAGE_URL gives file NAME (None when it gives none); ValueError unless 64 hex digits."""
+    # PEP 691: "hashes" maps a hash name to the file's hex digest; it may be empty.
+    digest = hashes.get("sha256") if isinstance(hashes, dict) else hashes
+    if digest is None:
+        return None
+    if not isinstance(hashes, dict) or not isinstance(digest, str) or not re.match(r"^[0-9a-fA-F]{64}\Z", digest):
+        raise ValueError("%s: %s has the hashes %r, not a sha256 hex digest" % (page_url, name, hashes))
+    return digest.lower()
+
+
 def parse_simple_json(doc: dict, page_url: str) -> List[WheelFile]:
     """The wheels of the PEP 691 JSON project page at PAGE_URL (sdists and unparsable names are skipped, yanked files
-    too); ValueError when it is not such a page or a wheel's URL, size or Requires-Python is not one."""
+    too); ValueError when it is not such a page or a wheel's URL, size, hash or Requires-Python is not one."""
     files = doc.get("files") if isinstance(doc, dict) else None
     if not isinstance(files, list):
         raise ValueError("%s: not a PEP 691 project page (no files list)" % page_url)
@@ -199,7 +212,8 @@ def parse_simple_json(doc: dict, page_url: str) -> List[WheelFile]:
         if requires is not None and not isinstance(requires, str):
             raise ValueError("%s: %s has the requires-python %r, not a string" % (page_url, name, requires))
         wheels.append(WheelFile(name, version, frozenset(tags), requires, file_url(page_url, name, entry.get("url")),
-                                file_size(page_url, name, entry.get("size"))))
+                                file_size(page_url, name, entry.get("size")),
+                                file_sha256(page_url, name, entry.get("hashes"))))
     return wheels
 
 
