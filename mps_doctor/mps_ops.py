@@ -45,6 +45,9 @@ class ReleaseKernels:
         return dict(self.mps_kernels).get(operator_name(op), ())
 
 
+Table = Tuple[ReleaseKernels, ...]
+
+
 def operator_name(name: str) -> str:
     """The root name of an ATen operator as a trace or an error names it ('aten::add_.Tensor', 'aten.__iand__.Scalar',
     'isin'), the stem of its per-operator headers (torchgen/model.py, BaseOperatorName.parse); '' for anything else."""
@@ -89,7 +92,7 @@ def parse_release(release: str, entry) -> ReleaseKernels:
 
 
 @functools.lru_cache(maxsize=None)
-def load_kernels(path: str = str(DATA_FILE)) -> Tuple[ReleaseKernels, ...]:
+def load_kernels(path: str = str(DATA_FILE)) -> Table:
     """The table's releases, oldest first; ValueError when the file is not a kernel table of this format."""
     with open(path, encoding="utf-8") as handle:
         doc = json.load(handle)
@@ -99,24 +102,25 @@ def load_kernels(path: str = str(DATA_FILE)) -> Tuple[ReleaseKernels, ...]:
     return tuple(sorted(rows, key=lambda row: minor_of(row.release)))
 
 
-def release_kernels(release: str) -> Optional[ReleaseKernels]:
-    """The row of RELEASE ('2.9', '2.9.1+cpu'); None when the table has none."""
+def release_kernels(release: str, table: Optional[Table] = None) -> Optional[ReleaseKernels]:
+    """The row of RELEASE ('2.9', '2.9.1+cpu') in TABLE (the shipped one by default); None when it has none."""
     key = minor_of(release)
-    return next((row for row in load_kernels() if minor_of(row.release) == key), None) if key else None
+    rows = load_kernels() if table is None else table
+    return next((row for row in rows if minor_of(row.release) == key), None) if key else None
 
 
-def kernels_for(release: str) -> Optional[FrozenSet[str]]:
+def kernels_for(release: str, table: Optional[Table] = None) -> Optional[FrozenSet[str]]:
     """The ATen operators (root names) that run on MPS in RELEASE ('2.9', '2.9.1'): an MPS kernel, or composite
     kernels and no CPU one; None when the table has no row for RELEASE."""
-    row = release_kernels(release)
+    row = release_kernels(release, table)
     return row.native if row else None
 
 
-def first_native_release(op: str) -> Optional[str]:
+def first_native_release(op: str, table: Optional[Table] = None) -> Optional[str]:
     """The oldest release of the table ('2.4') from which OP runs on MPS in every newer release too; None when the
     newest release does not run it (or OP is no operator name)."""
     name = operator_name(op)
     first = None
-    for row in load_kernels():
-        first = (first or row.release) if name in row.native else None
+    for row in load_kernels() if table is None else table:
+        first = (first or row.release) if name and name in row.native else None
     return first

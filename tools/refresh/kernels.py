@@ -191,7 +191,7 @@ def write_atomically(path: str, text: str) -> None:
     os.replace(temporary, path)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: Optional[List[str]] = None, opener=urllib.request.urlopen) -> int:
     from mps_doctor.mps_ops import DATA_FILE
 
     parser = argparse.ArgumentParser(prog="python -m tools.refresh kernels", description=__doc__.split("\n")[0])
@@ -199,11 +199,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--output", default=str(DATA_FILE), help="the file to write (default: the package's)")
     args = parser.parse_args(argv)
     try:
-        wheels = index.fetch_project(args.index, "torch")
+        wheels = index.fetch_project(args.index, "torch", opener)
     except (OSError, ValueError) as error:
         print("refresh: %s" % error, file=sys.stderr)
         return 1
-    entries, skipped, errors = read_kernels(wheels, table_releases())
+    entries, skipped, errors = read_kernels(wheels, table_releases(), opener)
     previous = previous_entries(args.output)
     for release in sorted(entries, key=numeric):
         entry = entries[release]
