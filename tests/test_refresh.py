@@ -10,8 +10,10 @@ import struct
 import zipfile
 
 import pytest
+from packaging.tags import parse_tag
 from packaging.version import Version
 
+from mps_doctor.versions import FREE_THREADED_PLATFORMS, load_releases
 from tools.refresh import __main__ as cli
 from tools.refresh import derive, index, macho
 
@@ -199,6 +201,10 @@ SIMPLE = {"meta": {"api-version": "1.1"}, "name": "torch", "files": [
     *[simple_entry("torch-2.15.0-cp3%d-cp3%d-%s.whl" % (minor, minor, platform), ">=3.11")
       for minor in range(11, 16) for platform in ("macosx_14_0_arm64", "manylinux_2_28_x86_64")],
     simple_entry("torch-2.15.0-cp315-cp315t-macosx_14_0_arm64.whl", ">=3.11"),
+    simple_entry("torch-2.15.0-cp314-cp314t-manylinux_2_28_aarch64.whl", ">=3.11"),
+    simple_entry("torch-2.15.0-cp315-cp315t-manylinux_2_28_aarch64.whl", ">=3.11"),
+    simple_entry("torch-2.15.0-cp314-cp314t-win_amd64.whl", ">=3.11"),
+    simple_entry("torch-2.14.1-cp313-cp313t-manylinux_2_28_x86_64.whl", ">=3.10"),
     simple_entry("torch-2.15.0-cp310-cp310-manylinux_2_28_x86_64.whl", ">=3.11"),
     simple_entry("torch-2.10.0-cp313-none-macosx_11_0_arm64.whl"),
     simple_entry("torch-2.10.0-2-cp313-none-macosx_11_0_arm64.whl"),
@@ -215,7 +221,7 @@ SIMPLE = {"meta": {"api-version": "1.1"}, "name": "torch", "files": [
 
 def test_simple_json_rows_python_range_install_minimum_and_pairing():
     groups = derive.group_by_minor(index.parse_simple_json(json.loads(json.dumps(SIMPLE)), PAGE))
-    assert set(groups) == {(2, 15), (2, 10), (2, 2)}
+    assert set(groups) == {(2, 15), (2, 14), (2, 10), (2, 2)}
     vision = {"0.29.0": "==2.14.0", "0.29.1": ">=2.14.0", "0.25.0": "==2.10.0", "0.17.2": "==2.2.2"}
     row = derive.derive_index_facts((2, 15), groups[(2, 15)], vision)
     assert (row.python, row.requires_python, row.macos_min_install) == (">=3.11,<3.16", ">=3.11", "14.0")
@@ -520,3 +526,38 @@ def test_no_module_of_the_package_imports_the_maintainer_tool():
                 importing += [path for module in modules if module.split(".")[0] == "tools"]
     assert importing == []
     assert not os.path.exists(os.path.join(ROOT, "mps_doctor", "data", "refresh.py"))
+
+
+def test_free_threaded_pythons_per_platform_from_the_t_abi_tags():
+    groups = derive.group_by_minor(index.parse_simple_json(SIMPLE, PAGE))
+    row = derive.derive_index_facts((2, 15), groups[(2, 15)], {})
+    assert row.free_threaded == {"macos_arm64": ["3.15"], "linux_x86_64": [], "linux_aarch64": ["3.14", "3.15"],
+                                 "windows_amd64": ["3.14"]}
+    assert "free-threaded wheel tags (cp3XYt) of torch 2.15.0: macos_arm64 cp315t; linux_x86_64 none; " \
+           "linux_aarch64 cp314t,cp315t; windows_amd64 cp314t" in row.sources
+    assert row.python == ">=3.11,<3.16"  # the t builds stay out of the Python range
+    assert derive.derive_index_facts((2, 10), groups[(2, 10)], {}).free_threaded == {key: [] for key in derive.PLATFORM_TESTS}
+    shipped = {"free_threaded": {"macos_arm64": ["3.14", "3.15"], "linux_x86_64": [], "linux_aarch64": ["3.14", "3.15"],
+                                 "windows_amd64": ["3.14"]}}
+    assert [line for line in derive.diff_rows(row, shipped) if line.startswith("free_threaded")] == [
+        'free_threaded: table {"macos_arm64": ["3.14", "3.15"], "linux_x86_64": [], "linux_aarch64": ["3.14", "3.15"], '
+        '"windows_amd64": ["3.14"]}, wheels {"macos_arm64": ["3.15"], "linux_x86_64": [], "linux_aarch64": ["3.14", '
+        '"3.15"], "windows_amd64": ["3.14"]}']
+    assert list(derive.PLATFORM_TESTS) == list(FREE_THREADED_PLATFORMS)
+
+
+@pytest.mark.parametrize("tag, minor", [("cp313-cp313t-win_amd64", 13), ("cp313-cp313-win_amd64", None),
+                                        ("cp313-none-win_amd64", None), ("cp313-cp314t-win_amd64", None),
+                                        ("pp310-pypy310_pp73t-win_amd64", None)])
+def test_a_free_threaded_tag_is_cpython_with_its_own_abi_and_t(tag, minor):
+    parsed, = parse_tag(tag)
+    assert derive.free_threaded_minor(parsed) == minor
+
+
+@pytest.mark.network
+def test_the_shipped_free_threaded_pythons_are_what_the_index_lists():
+    groups = derive.group_by_minor(index.fetch_project(index.PYPI_SIMPLE, "torch"))
+    for release in load_releases().releases:
+        derived = derive.derive_index_facts(derive.minor_key(Version(release.torch)), groups[derive.minor_key(
+            Version(release.torch))], {})
+        assert {key: list(release.free_threaded_pythons(key)) for key in FREE_THREADED_PLATFORMS} == derived.free_threaded

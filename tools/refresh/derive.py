@@ -60,6 +60,32 @@ def is_macos_x86_64(platform: str) -> bool:
     return bool(parsed and parsed[1] in ("x86_64", "universal2"))
 
 
+def is_linux_aarch64(platform: str) -> bool:
+    return platform.startswith(("manylinux", "linux")) and platform.endswith("aarch64")
+
+
+def is_windows_amd64(platform: str) -> bool:
+    return platform == "win_amd64"
+
+
+# The platforms of a row's free_threaded field (versions.FREE_THREADED_PLATFORMS), and the wheel tags of each.
+PLATFORM_TESTS = {"macos_arm64": is_macos_arm64, "linux_x86_64": is_linux_x86_64, "linux_aarch64": is_linux_aarch64,
+                  "windows_amd64": is_windows_amd64}
+
+
+def free_threaded_minor(tag) -> Optional[int]:
+    """3.X's X for a CPython tag of the free-threaded build (PEP 703's ABI flag t: cp313-cp313t), else None."""
+    match = re.match(r"^cp3(\d+)$", tag.interpreter)
+    return int(match.group(1)) if match and tag.abi == tag.interpreter + "t" else None
+
+
+def free_threaded_pythons(wheels: Iterable[WheelFile]) -> Dict[str, List[str]]:
+    """Per platform of PLATFORM_TESTS, the free-threaded Pythons ('3.13', oldest first) that have a wheel."""
+    found = {key: sorted({m for w in wheels for t in w.tags if test(t.platform)
+                          for m in [free_threaded_minor(t)] if m is not None}) for key, test in PLATFORM_TESTS.items()}
+    return {key: ["3.%d" % m for m in minors] for key, minors in found.items()}
+
+
 def macos_install_minimum(wheels: Iterable[WheelFile]) -> Dict[int, Tuple[int, int]]:
     """Per 3.X minor, the lowest macOS a regular CPython macOS arm64 wheel installs on (its platform tag)."""
     lowest: Dict[int, Tuple[int, int]] = {}
@@ -144,6 +170,7 @@ class DerivedRow:
     macos_min_install: Optional[str] = None
     install_exceptions: Dict[str, str] = field(default_factory=dict)
     intel_mac_wheels: Optional[bool] = None
+    free_threaded: Optional[Dict[str, List[str]]] = None
     torchvision: Optional[str] = None
     torchvision_versions: List[str] = field(default_factory=list)
     torchaudio: Optional[str] = None
@@ -209,6 +236,10 @@ def derive_index_facts(minor: Tuple[int, int], wheels: List[WheelFile], vision_r
     else:
         row.unreadable.append("macos_min_install: no macOS arm64 wheel")
     row.intel_mac_wheels = bool(pythons_on(latest, is_macos_x86_64))
+    row.free_threaded = free_threaded_pythons(latest)
+    row.sources.append("free-threaded wheel tags (cp3XYt) of torch %s: %s" % (newest, "; ".join(
+        "%s %s" % (key, ",".join("cp3%st" % v.split(".")[1] for v in pythons) or "none")
+        for key, pythons in row.free_threaded.items())))
     for name, requirements in (("torchvision", vision_requirements), ("torchaudio", audio_requirements)):
         if requirements is None:
             continue
@@ -289,7 +320,7 @@ def companion_requirements(vision: List[WheelFile], since: str, opener=urllib.re
 
 # --- Comparing with the shipped table ---------------------------------------------------------------------
 COMPARED = ("python", "torchvision", "torchaudio", "macos_min_install", "macos_min_mps", "intel_mac_wheels",
-            "pypi_linux_cuda")
+            "pypi_linux_cuda", "free_threaded")
 
 
 def diff_rows(derived: DerivedRow, shipped: Optional[dict]) -> List[str]:
@@ -322,7 +353,9 @@ def render_row(row: DerivedRow) -> str:
                  "".join(" (Python %s: %s)" % item for item in row.install_exceptions.items()),
                  row.intel_mac_wheels),
              "  torchvision %s (%s)   torchaudio %s (%s)" % (row.torchvision, ", ".join(row.torchvision_versions),
-                                                           row.torchaudio, ", ".join(row.torchaudio_versions))]
+                                                           row.torchaudio, ", ".join(row.torchaudio_versions)),
+             "  free-threaded Pythons: %s" % "; ".join("%s %s" % (key, ",".join(pythons) or "none")
+                                                       for key, pythons in (row.free_threaded or {}).items())]
     if row.dylib_minimum_os or row.mps_message or row.mps_gate:
         lines.append("  libtorch_cpu minimum macOS %s; message '%s+'; probes %s" % (
             row.dylib_minimum_os, row.mps_message, ", ".join(p.split(":")[0] + ": (" + p.split("(")[-1]
