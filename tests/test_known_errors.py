@@ -15,6 +15,8 @@ KINDS = {
     "collect_env", "lightning_env", "transformers_env", "accelerate_env", "conda_info", "pip_error", "uv_error",
     "install_log", "platform", "sw_vers", "nvidia_smi", "error_only", "mixed",
 }
+SPLITS = {"dev", "held-out"}
+PLATFORMS = {"macos", "linux", "windows", None}
 
 
 def load_catalogue():
@@ -105,6 +107,8 @@ def test_corpus_case_is_valid(name):
     assert meta["torch_version"] is None or re.match(r"^\d+\.\d+", meta["torch_version"])
     known = check_ids() | {entry["id"] for entry in ENTRIES}
     assert meta["expected_root_cause"] in known
+    assert meta["split"] in SPLITS
+    assert meta["platform"] in PLATFORMS
 
 
 def test_every_corpus_text_has_its_json():
