@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from mps_doctor.errors import UsageError
 from mps_doctor.render.triage import render_triage
 from mps_doctor.triage.engine import triage
 from mps_doctor.versions import load_releases
@@ -307,7 +308,10 @@ ONLY_ON = {"Darwin": re.compile(r"^(?:sw_vers|softwareupdate|sysctl|xcode-select
 @pytest.mark.parametrize("name", corpus_names())
 def test_every_corpus_reply_has_a_runnable_fix_of_the_users_and_the_doctors_values(name):
     text = pasted(name)
-    report = triage(text)
+    try:
+        report = triage(text)
+    except UsageError:
+        return  # nothing recognizable: the workflow posts its fixed note, which quotes nothing (test_triage_workflow.py)
     markdown = render_triage(report, "markdown")
     assert "shellcheck" not in markdown
     fix = fix_block(markdown)
