@@ -50,13 +50,16 @@ def test_root_cause_carries_the_key_command(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_exactly_the_expected_warnings_and_skipped_layers(name):
-    """Every machine states its warnings and the layers it skips: a new, lost or changed one fails here. Advisories
-    that do not apply are not listed: a new advisory that skips everywhere changes no machine."""
+    """Every machine states its warnings and the layers it skips before its root cause (a hosted runner's MPS layers):
+    a new, lost or changed one fails here. What follows from the verdict is not listed (the layers after the root
+    cause are skipped with its name, tested below; advisories that do not apply), so a new check changes no machine
+    it does not fire on."""
     machine, report = report_for(name)
     warned = {r.id for r in report.results if r.status == Status.WARN}
     assert warned == set(machine["expect"]["warnings"])
-    skipped = [r.id for r in report.results if r.status == Status.SKIP and r.layer is not None]
-    assert skipped == machine["expect"]["skipped_layers"]
+    layers = [r for r in report.results if r.layer is not None]
+    ended = next((i for i, r in enumerate(layers) if r.status in (Status.FAIL, Status.TIMEOUT)), len(layers))
+    assert [r.id for r in layers[:ended] if r.status == Status.SKIP] == machine["expect"]["skipped_layers"]
 
 
 @pytest.mark.parametrize("name", NAMES)

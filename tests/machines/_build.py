@@ -4,7 +4,7 @@ Each machine is what the probes would have recorded on that kind of machine: the
 the host probe (sw_vers, sysctl, nvidia-smi), the environment, and the framed lines of the child probe.
 Every value comes from reference/mps-facts.md (cited per machine) or, for this Linux box and the H200,
 from a real run. Run `python tests/machines/_build.py` after changing a machine; the tests replay the files. Each
-machine's `expect` states its verdict, root cause, warnings and the layers it skips; its reports and fix plans are golden files
+machine's `expect` states its verdict, root cause, warnings and the layers it skips before the root cause; its reports and fix plans are golden files
 (tests/golden/, regenerated as tests/goldens.py says).
 """
 
@@ -145,7 +145,7 @@ machine(
      "remedy_command": "arch -arm64 /Library/Frameworks/Python.framework/Versions/3.11/bin/python3.11 -m venv",
      "summary_contains": "Python runs under Rosetta (x86_64) on an arm64 Mac",
      "warnings": [],
-     "skipped_layers": ["macos.version", "python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "intel-mac-torch222", "Intel Mac (Core i7), macOS 13.6.9, Python 3.11, torch 2.2.2 (the last Intel-Mac wheel).",
@@ -161,7 +161,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "hardware.apple-silicon", "exit_code": 1,
      "remedy_command": "torch==2.2.2 torchvision==0.17.2",
      "warnings": [],
-     "skipped_layers": ["python.rosetta", "macos.version", "python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m1-macos13-torch29", "M1 on macOS 13.6.7 with torch 2.9.1: torch imports but MPS needs macOS 14 from 2.9.",
@@ -171,7 +171,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "macos.version", "exit_code": 1,
      "remedy_command": "'torch==2.8.*' 'torchvision==0.23.*'",
      "warnings": [],
-     "skipped_layers": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m1-macos126-torch24", "M1 on macOS 12.6 with torch 2.4.1: MPS needs 12.3 up to torch 2.4, so MPS runs; bfloat16, "
@@ -204,7 +204,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
      "remedy_command": "uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.15.*' 'torchvision==0.29.*'",
      "warnings": [],
-     "skipped_layers": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m2-torchaudio-left-behind", "M2 Pro on macOS 15.1: `pip install -U torch torchvision` took a torch 2.10 venv to torch 2.13.0 "
@@ -230,7 +230,7 @@ machine(
      "remedy_command": "'/Users/alex/Thesis | ML/.venv/bin/python' -m pip install 'torch==2.15.*' 'torchvision==0.29.*'",
      "summary_contains": "torch is not installed in /Users/alex/Thesis | ML/.venv/bin/python",
      "warnings": [],
-     "skipped_layers": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m2-torch-import-error", "M2 on macOS 15.1; torch 2.13.0 is installed but its dylib is missing (a half-finished install).",
@@ -246,7 +246,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
      "remedy_command": "--force-reinstall 'torch==2.13.*'",
      "warnings": ["python.numpy"],
-     "skipped_layers": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m1-torch-no-mps", "M1 on macOS 14.7 with a source build of torch 2.13 made without MPS (USE_MPS=0).",
@@ -256,7 +256,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-built", "exit_code": 1,
      "remedy_command": "--force-reinstall",
      "warnings": [],
-     "skipped_layers": ["torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m1-hosted-runner-vm", "GitHub-hosted macos-14 arm64 runner (a VM): MPS is built but not available.",
@@ -284,7 +284,7 @@ machine(
            device="mps"),
     {"device": "mps", "state": "not-ready", "root_cause": "device.parity", "exit_code": 1, "requested": "mps",
      "warnings": ["torch.mps-available", "host.memory", "ci.hosted-runner"],
-     "skipped_layers": ["device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m1-conda-osx64", "M1 on macOS 14.4 with an Intel (osx-64) conda environment: Python 3.11 x86_64 under Rosetta, torch 2.2.2.",
@@ -299,7 +299,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "python.rosetta", "exit_code": 1,
      "remedy_command": "CONDA_SUBDIR=osx-arm64 conda create",
      "warnings": ["conda.platform"],
-     "skipped_layers": ["macos.version", "python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m4-torch-import-sigill", "M4 on macOS 15.3; importing torch dies with Illegal instruction (a wheel built for another CPU).",
@@ -309,7 +309,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
      "summary_contains": "SIGILL", "remedy_command": "--force-reinstall",
      "warnings": [],
-     "skipped_layers": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m2-macos-vm-no-ci", "A macOS 15 virtual machine (UTM) on an M2, not in CI: MPS is built but not available.",
@@ -319,7 +319,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
      "remedy_command": "check --python /Users/alex/proj/.venv/bin/python --device cpu", "summary_contains": "virtual machine",
      "warnings": [],
-     "skipped_layers": ["device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m2-homebrew-python-no-venv", "M2, macOS 15.1, Homebrew's Python 3.13 used directly (no venv; PEP 668 "
@@ -335,7 +335,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
      "remedy_command": "'torch==2.15.*' 'torchvision==0.29.*'",
      "warnings": [],
-     "skipped_layers": ["torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m3-python316-no-torch", "M3 on macOS 15.2 with a uv venv on Python 3.16 (a pre-release), no torch: no torch "
@@ -350,7 +350,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "python.version", "exit_code": 1,
      "remedy_command": "uv python install cpython-3.12-macos-aarch64-none",
      "warnings": [],
-     "skipped_layers": ["torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m4-tahoe-python-sees-16", "M4 on macOS 26.1 (Tahoe); a Python built with an older SDK reports macOS 16.0.",
@@ -373,7 +373,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
      "remedy_command": "system_profiler SPDisplaysDataType", "summary_contains": "on a new enough macOS",
      "warnings": [],
-     "skipped_layers": ["device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m1-macos13-wants-mps", "M1 on macOS 13.6.7, a fresh venv with Python 3.12 and no torch, asking for MPS: an unpinned "
@@ -388,7 +388,7 @@ machine(
      "why_contains": "pin torch 2.8, the newest whose MPS runs on macOS 13.6.7 (an unpinned `pip install torch` gets 2.11 "
                      "here, which has no MPS on this macOS)",
      "warnings": [],
-     "skipped_layers": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m1-macos13-torch27", "M1 on macOS 13.6.7 with torch 2.7.1: MPS runs (2.5-2.8 need macOS 13.0), but bfloat16, complex "
@@ -418,7 +418,7 @@ machine(
      "why_contains": "torch 2.11 installs on macOS 11.0 and later and runs on the CPU there, but its MPS backend checks "
                      "for macOS 14.0",
      "warnings": [],
-     "skipped_layers": ["python.version", "torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m2-python310-torch215", "M2 on macOS 15.1, Python 3.10 venv holding torch 2.15.0 files that do not import (2.15 has "
@@ -438,7 +438,7 @@ machine(
      "summary_contains": "Python 3.10 is not supported by torch 2.15 (>=3.11,<3.16)",
      "remedy_command": "/opt/homebrew/bin/python3.12 -m venv /Users/alex/proj/.venv-py312",
      "warnings": [],
-     "skipped_layers": ["torch.import", "torch.mps-built", "torch.mps-available", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "m1-torch22-python312", "M1 on macOS 14.5, Python 3.12 with torch 2.2.2 and torchvision 0.17.2, MPS working: 2.2 "
@@ -472,7 +472,7 @@ machine(
     {"device": "mps", "state": "not-ready", "root_cause": "torch.mps-available", "exit_code": 1,
      "summary_contains": "inside a sandbox (CODEX_SANDBOX=seatbelt)", "remedy_command": "mps-doctor check --python",
      "warnings": [],
-     "skipped_layers": ["device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 # What /dev and /sys/bus/pci/devices showed (the host probe's NVIDIA hardware facts), read on the machines themselves:
 # the CI box (virtio devices, no NVIDIA hardware) and the H200 host (its GPU at PCI 0000:00:06.0, as nvidia-smi shows).
@@ -612,7 +612,7 @@ machine(
     {"device": "cuda", "state": "not-ready", "root_cause": "torch.cuda-built", "exit_code": 1, "requested": "cuda",
      "remedy_command": "--force-reinstall 'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126",
      "warnings": [],
-     "skipped_layers": ["cuda.driver-version", "cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 # torch's warning on a driver that supports CUDA 12.8 only (CUDAFunctions.cpp; mps-facts.md 7.1).
 DRIVER_TOO_OLD_12080 = (
@@ -631,7 +631,7 @@ machine(
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.driver-version", "exit_code": 1, "requested": "cuda",
      "remedy_command": "--index-url https://download.pytorch.org/whl/cu126",
      "warnings": [],
-     "skipped_layers": ["cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "linux-p40-sm61-cu130", "A Tesla P40 (compute capability 6.1) with torch 2.13.0+cu130, built for sm_75 and newer.",
@@ -642,7 +642,7 @@ machine(
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.capability", "exit_code": 1, "requested": "cuda",
      "remedy_command": "--index-url https://download.pytorch.org/whl/cu126",
      "warnings": [],
-     "skipped_layers": ["device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 machine(
     "linux-cuda-visible-empty", "The H200 host with CUDA_VISIBLE_DEVICES set to the empty string (seen for real there).",
@@ -653,7 +653,7 @@ machine(
     {"device": "cuda", "state": "not-ready", "root_cause": "cuda.visible-devices", "exit_code": 1, "requested": "cuda",
      "remedy_command": "unset CUDA_VISIBLE_DEVICES",
      "warnings": [],
-     "skipped_layers": ["cuda.available", "cuda.capability", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 
 machine(
@@ -669,7 +669,7 @@ machine(
      "remedy_command": "'torch==2.13.*' 'torchvision==0.28.*' --index-url https://download.pytorch.org/whl/cu126",
      "why_contains": "A plain `pip install torch` on Linux x86_64 gets torch 2.13's CUDA 13.0 build from PyPI",
      "warnings": [],
-     "skipped_layers": ["cuda.visible-devices", "cuda.available", "cuda.capability", "device.parity", "device.smoke"]},
+     "skipped_layers": []},
 )
 if __name__ == "__main__":
     for name, data in MACHINES.items():
