@@ -10,6 +10,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, List, Optional, Tuple
 
+from mps_doctor.versions import with_table_facts
+
 DATA_FILE = Path(__file__).resolve().parent / "data" / "known_errors.json"
 # Programs a fix may start with; other backticked spans in a fix are prose (a function name, a message).
 COMMAND_WORDS = ("pip", "pip3", "python", "python3", "uv", "conda", "mamba", "brew", "export", "unset", "softwareupdate",
@@ -67,6 +69,11 @@ def text_of(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def prose_of(value: Any) -> str:
+    """A cause or fix as one string, with the release table's facts in place of their placeholders."""
+    return with_table_facts(text_of(value))
+
+
 def parse_catalogue(doc: Any) -> Tuple[KnownError, ...]:
     """Entries of a catalogue document; an entry with a missing id or a pattern that does not compile is left out."""
     entries = doc.get("errors", []) if isinstance(doc, dict) else []
@@ -81,7 +88,7 @@ def parse_catalogue(doc: Any) -> Tuple[KnownError, ...]:
         layer = entry.get("layer")
         devices = entry.get("devices") or ()
         sources = entry.get("sources") or ()
-        out.append(KnownError(entry["id"], pattern, text_of(entry.get("cause")), text_of(entry.get("fix")),
+        out.append(KnownError(entry["id"], pattern, prose_of(entry.get("cause")), prose_of(entry.get("fix")),
                               layer if isinstance(layer, str) and layer else None,
                               tuple(d for d in (devices if isinstance(devices, list) else [devices]) if isinstance(d, str)),
                               tuple(s if isinstance(s, str) else text_of(s.get("url") if isinstance(s, dict) else s)
@@ -98,7 +105,7 @@ def variants_of(on: Any) -> Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...]:
     for system, fields in (on.items() if isinstance(on, dict) else ()):
         if not isinstance(fields, dict):
             continue
-        changes = [(name, text_of(fields[name])) for name in ("cause", "fix") if name in fields]
+        changes = [(name, prose_of(fields[name])) for name in ("cause", "fix") if name in fields]
         if "layer" in fields:
             changes.append(("layer", fields["layer"] if isinstance(fields["layer"], str) and fields["layer"] else None))
         if isinstance(fields.get("devices"), list):
