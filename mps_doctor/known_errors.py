@@ -1,7 +1,7 @@
 """The catalogue of known error and warning messages (data/known_errors.json): load it, and find entries in text.
 
 Serves `triage` (messages in a paste) and `check` (the exceptions the parity and smoke layers catch, and the kinds of
-message the checks ask for: out of memory, a missing operator, why `import torch` failed).
+message the checks ask for: out of memory, a missing operator, why `import torch` failed, a driver too old).
 """
 
 import functools
@@ -23,7 +23,8 @@ COMMAND_WORDS = ("pip", "pip3", "python", "python3", "uv", "conda", "mamba", "br
 OUT_OF_MEMORY = "out-of-memory"
 MISSING_OPERATOR = "missing-operator"
 IMPORT_FAILURE = "import-failure"
-KINDS = (OUT_OF_MEMORY, MISSING_OPERATOR, IMPORT_FAILURE)
+DRIVER_TOO_OLD = "driver-too-old"
+KINDS = (OUT_OF_MEMORY, MISSING_OPERATOR, IMPORT_FAILURE, DRIVER_TOO_OLD)
 # What fixes the failure an import-failure entry names (its `remedy`); the torch.import check turns it into actions.
 RENAME_LOCAL_TORCH = "rename-local-torch"
 REINSTALL_TORCH = "reinstall-torch"
