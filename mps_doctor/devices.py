@@ -26,7 +26,7 @@ def hosted_runner(host: Host) -> bool:
 
 
 def resolve_device(options, facts: Facts) -> str:
-    """The device the verdict is about, for OPTIONS (the run's checks.model.Options: requested_device, policy,
+    """The device the verdict is about, for OPTIONS (the run's checking.model.Options: requested_device, policy,
     demanded, required): the one asked for; else the first usable device --require-device lists, else the policy's;
     else mps on macOS (cpu on a hosted runner, unless MPS is demanded), cuda where torch sees a GPU, else cpu."""
     if options.requested_device != "auto":

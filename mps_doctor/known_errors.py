@@ -1,6 +1,7 @@
 """The catalogue of known error and warning messages (data/known_errors.json): load it, and find entries in text.
 
-Serves `triage` (messages in a paste) and `check` (the exceptions the parity and smoke layers catch).
+Serves `triage` (messages in a paste) and `check` (the exceptions the parity and smoke layers catch, and the kinds of
+message the checks ask for: out of memory, a missing operator, why `import torch` failed, a driver too old).
 """
 
 import functools
@@ -10,10 +11,24 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, List, Optional, Tuple
 
+from mps_doctor.versions import with_table_facts
+
 DATA_FILE = Path(__file__).resolve().parent / "data" / "known_errors.json"
 # Programs a fix may start with; other backticked spans in a fix are prose (a function name, a message).
 COMMAND_WORDS = ("pip", "pip3", "python", "python3", "uv", "conda", "mamba", "brew", "export", "unset", "softwareupdate",
                  "sysctl", "nvidia-smi", "mps-doctor", "sw_vers", "arch", "xcode-select", "sudo", "docker")
+
+
+# The kinds of message the checks ask the catalogue for (an entry's `kind`).
+OUT_OF_MEMORY = "out-of-memory"
+MISSING_OPERATOR = "missing-operator"
+IMPORT_FAILURE = "import-failure"
+DRIVER_TOO_OLD = "driver-too-old"
+KINDS = (OUT_OF_MEMORY, MISSING_OPERATOR, IMPORT_FAILURE, DRIVER_TOO_OLD)
+# What fixes the failure an import-failure entry names (its `remedy`); the torch.import check turns it into actions.
+RENAME_LOCAL_TORCH = "rename-local-torch"
+REINSTALL_TORCH = "reinstall-torch"
+REMEDIES = (RENAME_LOCAL_TORCH, REINSTALL_TORCH)
 
 
 @dataclass(frozen=True)
@@ -32,6 +47,12 @@ class KnownError:
     # What the message means on one operating system, where it means something else (`on` in the catalogue):
     # (system as platform.system() names it, ((field, value), ...)) for cause, fix, layer and devices.
     variants: Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...] = ()
+    # The kind of message it is for the checks (KINDS), and for an import failure what fixes it (REMEDIES).
+    kind: Optional[str] = None
+    remedy: Optional[str] = None
+    # A pattern too general to claim a message on its own ("No module named"): only a check that asks for its kind
+    # reads it, never triage nor the explanation of another error.
+    general: bool = False
 
     def on(self, system: Optional[str]) -> "KnownError":
         """This entry as it reads on SYSTEM (Darwin, Linux, Windows): its variant for SYSTEM, else itself."""
@@ -67,6 +88,11 @@ def text_of(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def prose_of(value: Any) -> str:
+    """A cause or fix as one string, with the release table's facts in place of their placeholders."""
+    return with_table_facts(text_of(value))
+
+
 def parse_catalogue(doc: Any) -> Tuple[KnownError, ...]:
     """Entries of a catalogue document; an entry with a missing id or a pattern that does not compile is left out."""
     entries = doc.get("errors", []) if isinstance(doc, dict) else []
@@ -81,13 +107,15 @@ def parse_catalogue(doc: Any) -> Tuple[KnownError, ...]:
         layer = entry.get("layer")
         devices = entry.get("devices") or ()
         sources = entry.get("sources") or ()
-        out.append(KnownError(entry["id"], pattern, text_of(entry.get("cause")), text_of(entry.get("fix")),
+        out.append(KnownError(entry["id"], pattern, prose_of(entry.get("cause")), prose_of(entry.get("fix")),
                               layer if isinstance(layer, str) and layer else None,
                               tuple(d for d in (devices if isinstance(devices, list) else [devices]) if isinstance(d, str)),
                               tuple(s if isinstance(s, str) else text_of(s.get("url") if isinstance(s, dict) else s)
                                     for s in (sources if isinstance(sources, list) else [sources])),
                               text_of(entry.get("example")), entry.get("torch_libraries_only") is True,
-                              variants_of(entry.get("on"))))
+                              variants_of(entry.get("on")), entry.get("kind") if entry.get("kind") in KINDS else None,
+                              entry.get("remedy") if entry.get("remedy") in REMEDIES else None,
+                              entry.get("general") is True))
     return tuple(out)
 
 
@@ -98,7 +126,7 @@ def variants_of(on: Any) -> Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...]:
     for system, fields in (on.items() if isinstance(on, dict) else ()):
         if not isinstance(fields, dict):
             continue
-        changes = [(name, text_of(fields[name])) for name in ("cause", "fix") if name in fields]
+        changes = [(name, prose_of(fields[name])) for name in ("cause", "fix") if name in fields]
         if "layer" in fields:
             changes.append(("layer", fields["layer"] if isinstance(fields["layer"], str) and fields["layer"] else None))
         if isinstance(fields.get("devices"), list):
@@ -118,9 +146,10 @@ def load_catalogue(path: str = str(DATA_FILE)) -> Tuple[KnownError, ...]:
 
 
 def find_all(text: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> Iterator[Match]:
-    """Every entry that occurs in TEXT, each once, at its first occurrence, in catalogue order."""
+    """Every entry that occurs in TEXT, each once, at its first occurrence, in catalogue order; general entries are
+    left to the checks that ask for their kind."""
     for error in (load_catalogue() if catalogue is None else catalogue):
-        found = error.pattern.search(text)
+        found = None if error.general else error.pattern.search(text)
         if found:
             yield Match(error, text.count("\n", 0, found.start()) + 1, found.group(0))
 
@@ -128,3 +157,19 @@ def find_all(text: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> I
 def explain(message: str) -> Optional[KnownError]:
     """The first catalogue entry whose pattern occurs in MESSAGE (an exception's text), or None."""
     return next((m.error for m in find_all(message)), None)
+
+
+def first_of_kind(kind: str, text: str) -> Optional[KnownError]:
+    """The first catalogue entry of KIND (in catalogue order, general ones included) whose pattern occurs in TEXT."""
+    return next((error for error in load_catalogue() if error.kind == kind and error.pattern.search(text)), None)
+
+
+def captured(kind: str, group: str, text: str) -> Optional[str]:
+    """What the named GROUP of an entry of KIND captures at its first occurrence in TEXT where it captures anything
+    (the entries in catalogue order), or None."""
+    for error in load_catalogue():
+        if error.kind == kind and group in error.pattern.groupindex:
+            value = next((found.group(group) for found in error.pattern.finditer(text) if found.group(group)), None)
+            if value is not None:
+                return value
+    return None

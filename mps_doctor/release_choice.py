@@ -7,6 +7,7 @@ from typing import List, Optional, Tuple
 
 from mps_doctor.checking.model import NewEnvironment, Options
 from mps_doctor.facts import Facts, Host, Interpreter, TorchInfo
+from mps_doctor.known_errors import DRIVER_TOO_OLD, captured
 from mps_doctor.versions import Release, ReleaseTable, admits, at_least, version_tuple
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -148,10 +149,10 @@ class ReleaseChoice:
         if smi is not None and smi.cuda_version:
             return smi.cuda_version
         for text in (self.torch.warnings if self.torch else ()):
-            # c10/cuda/CUDAFunctions.cpp: the number is major * 1000 + minor * 10 (12080 = CUDA 12.8).
-            found = re.search(r"driver on your system is too old \(found version (\d+)\)", text)
+            found = captured(DRIVER_TOO_OLD, "found", text)
             if found:
-                number = int(found.group(1))
+                # c10/cuda/CUDAFunctions.cpp: the number is major * 1000 + minor * 10 (12080 = CUDA 12.8).
+                number = int(found)
                 return "%d.%d" % (number // 1000, (number % 1000) // 10)
         return None
 

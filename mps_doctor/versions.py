@@ -5,9 +5,10 @@ The rows are read from the published artifacts by `python -m tools.refresh`, whi
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -150,6 +151,39 @@ class ReleaseTable:
         """Every Python minor ('3.12') that some row supports, newest first."""
         known = {"3.%d" % minor for minor in range(40) for r in self.releases if r.supports_python((3, minor))}
         return tuple(sorted(known, key=version_tuple, reverse=True))
+
+
+def mps_minimums(table: ReleaseTable) -> str:
+    """The macOS that each release's MPS needs, in runs of rows: '12.3 up to 2.4, 13.0 for 2.5-2.8, 14.0 from 2.9'."""
+    runs: List[List[str]] = []
+    for release in table.releases:
+        if release.macos_min_mps is None:
+            continue
+        if runs and runs[-1][0] == release.macos_min_mps:
+            runs[-1][2] = release.torch
+        else:
+            runs.append([release.macos_min_mps, release.torch, release.torch])
+    words = []
+    for index, (macos, first, last) in enumerate(runs):
+        if len(runs) > 1 and index == 0:
+            words.append("%s up to %s" % (macos, last))
+        elif len(runs) > 1 and index == len(runs) - 1:
+            words.append("%s from %s" % (macos, first))
+        else:
+            words.append("%s for %s" % (macos, first if first == last else "%s-%s" % (first, last)))
+    return ", ".join(words)
+
+
+def table_words(table: ReleaseTable) -> Dict[str, str]:
+    """The release table's facts that prose in data files names by placeholder (`{last_intel_torch}`)."""
+    return {"last_intel_torch": table.last_intel_torch, "first_mps": table.first_mps,
+            "new_environment_python": table.new_environment_python, "mps_minimums": mps_minimums(table)}
+
+
+def with_table_facts(text: str, table: Optional[ReleaseTable] = None) -> str:
+    """TEXT with each `{name}` of table_words replaced by the table's value; other braces are left as they are."""
+    words = table_words(table or load_releases())
+    return re.sub(r"\{([a-z_]+)\}", lambda match: words.get(match.group(1), match.group(0)), text)
 
 
 def version_line(tool_version: str) -> str:

@@ -453,3 +453,38 @@ def test_wrong_results_on_cuda_never_advise_a_macos_upgrade():
     assert outcome.status == Status.FAIL and "macOS" not in outcome.remedy.why
     assert "the NVIDIA driver" in outcome.remedy.why
     assert outcome.remedy.link == "https://docs.pytorch.org/docs/stable/notes/cuda.html"
+
+
+@pytest.mark.parametrize(("kind", "message", "key", "said"), [
+    ("AttributeError", "partially initialized module 'torch' has no attribute 'cuda' (most likely due to a circular "
+     "import)", "torch-shadowed", "a local file or folder named `torch` shadows the installed package"),
+    ("ImportError", "/lib64/libc.so.6: version `GLIBC_2.28' not found", "torch-reinstall", "glibc is older"),
+    ("ModuleNotFoundError", "No module named 'torch._C'", "torch-reinstall", "a part of torch itself is missing"),
+    ("ModuleNotFoundError", "No module named 'sympy'", "torch-missing-dependency", "dependency sympy is not installed"),
+    ("ImportError", "Library not loaded: @rpath/libomp.dylib\nModuleNotFoundError: No module named 'jinja2.ext'",
+     "torch-missing-dependency", "dependency jinja2 is not installed"),
+    ("ModuleNotFoundError", "No module named 'requests'", "torch-reinstall", "a dependency of torch is missing"),
+    ("RuntimeError", "something else", "torch-reinstall", "torch is installed but does not import"),
+])
+def test_an_import_failure_is_read_through_the_catalogue(kind, message, key, said):
+    from mps_doctor.facts import ErrorInfo
+
+    outcome = result(with_torch(replay_facts(GOOD), import_error=ErrorInfo(kind, message)), "torch.import")
+    assert outcome.status == Status.FAIL and outcome.remedy.key == key
+    assert said in outcome.summary
+
+
+@pytest.mark.parametrize(("message", "key"), [
+    ("MPS backend out of memory (MPS allocated: 1.00 GB, other allocations: 0 bytes, max allowed: 1.70 GB). Tried to "
+     "allocate 256.00 MB on private pool.", "mps-out-of-memory"),
+    ("The operator 'aten::foo' is not currently implemented for the MPS device. As a temporary fix, you can set the "
+     "environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1`.", "mps-missing-operator"),
+    ("MPS backend out of memory, said a third-party wrapper", "device-error"),
+])
+def test_tensor_work_errors_are_read_through_the_catalogue(message, key):
+    from mps_doctor.facts import ErrorInfo, Parity
+
+    facts = replay_facts(GOOD)
+    target = dataclasses.replace(facts.target, parity=Parity("mps", error=ErrorInfo("RuntimeError", message)))
+    outcome = result(dataclasses.replace(facts, target=target), "device.parity", device="mps")
+    assert outcome.status == Status.FAIL and outcome.remedy.key == key

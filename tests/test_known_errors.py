@@ -128,3 +128,36 @@ def test_corpus_case_expecting_a_known_error_contains_it(name):
     with open(os.path.join(PASTED, name + ".txt"), encoding="utf-8") as handle:
         text = handle.read()
     assert re.search(entries[expected]["pattern"], text, re.MULTILINE), (name, expected)
+
+
+def test_the_kinds_the_checks_ask_for_are_closed_and_each_has_entries():
+    from mps_doctor.known_errors import IMPORT_FAILURE, KINDS, REMEDIES
+
+    kinds = [entry.get("kind") for entry in ENTRIES if "kind" in entry]
+    assert set(kinds) == set(KINDS)
+    for entry in ENTRIES:
+        assert entry.get("remedy") in (None,) + REMEDIES, entry["id"]
+        assert (entry.get("kind") == IMPORT_FAILURE) == ("remedy" in entry), entry["id"]
+        assert not entry.get("general") or entry.get("kind") in KINDS, entry["id"]
+
+
+def test_general_entries_are_read_only_by_the_checks_that_ask_for_their_kind():
+    from mps_doctor.known_errors import IMPORT_FAILURE, explain, find_all, first_of_kind, load_catalogue
+
+    general = [error for error in load_catalogue() if error.general]
+    assert general
+    for error in general:
+        assert error.id not in {match.error.id for match in find_all(error.example)}
+        assert first_of_kind(error.kind, error.example).id == error.id
+    assert explain("ModuleNotFoundError: No module named 'sympy'") is None
+    assert first_of_kind(IMPORT_FAILURE, "ModuleNotFoundError: No module named 'sympy'").cause == \
+        "a dependency of torch is missing"
+
+
+def test_a_captured_group_is_its_first_occurrence_that_captures():
+    from mps_doctor.known_errors import IMPORT_FAILURE, captured
+
+    text = "No module named x\nNo module named 'sympy.core'\nNo module named 'jinja2'"
+    assert captured(IMPORT_FAILURE, "module", text) == "sympy.core"
+    assert captured(IMPORT_FAILURE, "module", "No module named x") is None
+    assert captured(IMPORT_FAILURE, "no-such-group", text) is None

@@ -22,24 +22,16 @@ from mps_doctor.checking.model import (
 )
 from mps_doctor.checking.registry import DEVICE_RUN, check
 from mps_doctor.facts import describe_failure
+from mps_doctor.known_errors import MISSING_OPERATOR, OUT_OF_MEMORY, explain, first_of_kind
 from mps_doctor.words import shorten
 
 # Tolerances of the parity layers. Tensor ops: float32 against a float64 reference, relative to the
 # reference's largest magnitude; the known MPS bugs (pytorch#109457, #118115) are off by O(1).
 OP_RTOL = 1e-3
-
 # Training step: gradients relative to the reference gradient's largest magnitude; 1e-2 leaves room for
 # TF32 convolutions, which CUDA enables by default (reference/performance.md section 3).
 GRAD_RTOL = 1e-2
-
 LOSS_RTOL = 1e-3
-
-# MPSAllocator.mm's message when an allocation would pass the high watermark (torch 1.13.1 to 2.15.0 binaries).
-OUT_OF_MEMORY = "MPS backend out of memory"
-
-# MPSFallback.mm's error for an operator without an MPS kernel when the fallback is off (1.12.1 to 2.15.0 binaries).
-MISSING_OPERATOR = "not currently implemented for the MPS device"
-
 WATERMARK_RATIOS = ("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO")
 
 
@@ -89,8 +81,6 @@ def stage_missing(ctx: Context, stage: str, facts) -> Optional[Outcome]:
 
 def explained(remedy: Remedy, message: str) -> Remedy:
     """REMEDY with the cause, fix and source of MESSAGE when the known-error catalogue (data/known_errors.json) has it."""
-    from mps_doctor.known_errors import explain
-
     known = explain(message)
     if known is None:
         return remedy
@@ -137,9 +127,9 @@ def device_parity(ctx: Context) -> Outcome:
         return missing
     if parity.error is not None:
         text = "%s: %s" % (parity.error.type, parity.error.message)
-        if OUT_OF_MEMORY in text:
+        if first_of_kind(OUT_OF_MEMORY, text):
             return out_of_memory(ctx, "small tensor work", text)
-        if MISSING_OPERATOR in text:
+        if first_of_kind(MISSING_OPERATOR, text):
             return failed(
                 "tensor work on %s raised %s: an operator has no MPS kernel in this torch" % (ctx.device, parity.error.type),
                 Remedy(shorten(text.splitlines()[0], 300), "With PYTORCH_ENABLE_MPS_FALLBACK=1 torch runs such operators on the "
@@ -269,12 +259,12 @@ def device_smoke(ctx: Context) -> Outcome:
 def smoke_error(ctx: Context, error, on: str) -> Outcome:
     """The failure for an exception raised by the training step ON a device."""
     text = "%s: %s" % (error.type, error.message)
-    if OUT_OF_MEMORY in text:
+    if first_of_kind(OUT_OF_MEMORY, text):
         return out_of_memory(ctx, "training the MNIST network", text, error.traceback)
     return failed(
         "training %s raised %s" % (on, error.type),
         explained(Remedy(shorten(text.splitlines()[0], 300), "The MNIST network of pytorch/examples could not train here.",
-                         (export("PYTORCH_ENABLE_MPS_FALLBACK", "1"),) if MISSING_OPERATOR in text else
+                         (export("PYTORCH_ENABLE_MPS_FALLBACK", "1"),) if first_of_kind(MISSING_OPERATOR, text) else
                          (CheckAgain(device="cpu"),), ctx.device_docs(), key="smoke-error"), text),
         text, error.traceback,
     )

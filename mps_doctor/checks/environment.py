@@ -9,18 +9,13 @@ from mps_doctor.release_choice import new_environment
 from mps_doctor.versions import is_number
 
 MPS_ENV_DOCS = "https://docs.pytorch.org/docs/stable/mps_environment_variables.html"
-
 # Default low watermark on unified memory (MPSAllocator.h; reference/mps-facts.md section 5).
 DEFAULT_LOW_WATERMARK = 1.4
-
 # A lower, consistent pair of limits: the high cap at the recommended working set, the low one below it
 # (reference/mps-facts.md 8.3 and P7: "lowering the limit takes two variables, not one").
 LOWER_LIMITS = (("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "1.0"), ("PYTORCH_MPS_LOW_WATERMARK_RATIO", "0.8"))
-
 LOWER_LIMIT_EXPORTS = tuple(export(name, value) for name, value in LOWER_LIMITS)
-
 PROFILE_NOTE = note("also fix them in your shell profile if they are set there")
-
 GIB = 1024 ** 3
 
 

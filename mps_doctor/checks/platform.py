@@ -84,7 +84,7 @@ def hardware_apple_silicon(ctx: Context) -> Outcome:
         "Intel Mac (%s): PyTorch's MPS backend needs Apple Silicon" % (ctx.host.cpu_brand or "x86_64"),
         Remedy("This Mac has an Intel CPU.",
                "Current PyTorch wheels use MPS on Apple Silicon only, and Intel-Mac wheels stopped at torch %s "
-               "(PyTorch 2.2 release notes)." % ctx.releases.last_intel_torch,
+               "(PyTorch %s release notes)." % (ctx.releases.last_intel_torch, last.torch),
                older_python + (InstallTorch(last.torch), CheckAgain(device="cpu")),
                "https://github.com/pytorch/pytorch/issues/114602", key="intel-mac",
                title="Install the last Intel-Mac torch for the CPU"),

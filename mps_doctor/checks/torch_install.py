@@ -1,6 +1,5 @@
 """The torch install: it imports, it was built for the device, and torchvision and torchaudio match it."""
 
-import re
 from typing import Optional
 
 from mps_doctor.checking.context import GET_STARTED, Context, timeout_outcome
@@ -21,21 +20,9 @@ from mps_doctor.checking.registry import check
 from mps_doctor.checks.cuda import cuda_reinstall, cuda_reinstall_title
 from mps_doctor.checks.python import needs_interpreter
 from mps_doctor.facts import describe_failure
+from mps_doctor.known_errors import IMPORT_FAILURE, RENAME_LOCAL_TORCH, captured, first_of_kind
 from mps_doctor.versions import minor_of
 from mps_doctor.words import shorten
-
-# Import errors worth naming, first match wins: (pattern, diagnosis, remedy key).
-IMPORT_ERROR_RULES = (
-    (r"partially initialized module 'torch'|cannot import name .* from 'torch' \(unknown location\)",
-     "a local file or folder named `torch` shadows the installed package", "shadowed"),
-    (r"incompatible architecture|wrong architecture|mach-o file, but is an incompatible",
-     "the torch binaries are for another CPU architecture than this Python", "reinstall"),
-    (r"GLIBC_[\d.]+' not found", "this Linux's glibc is older than the torch build needs", "reinstall"),
-    (r"Library not loaded|image not found|cannot open shared object file|DLL load failed",
-     "a shared library of torch is missing or broken", "reinstall"),
-    (r"No module named 'torch[.']", "a part of torch itself is missing", "reinstall"),
-    (r"No module named ", "a dependency of torch is missing", "reinstall"),
-)
 
 # Modules of torch's pure-Python dependencies and the distributions that provide them: the Requires-Dist of the
 # torch 2.13.0 wheel's METADATA (filelock, typing-extensions, setuptools, sympy, networkx, jinja2, fsspec), and
@@ -48,11 +35,10 @@ DEPENDENCY_DISTRIBUTIONS = {
 
 
 def missing_dependency(text: str) -> Optional[str]:
-    """The distribution to install when TEXT says a dependency module of torch is missing, else None."""
-    match = re.search(r"No module named '([A-Za-z0-9_.]+)'", text)
-    if match is None:
-        return None
-    return DEPENDENCY_DISTRIBUTIONS.get(match.group(1).split(".")[0].lower())
+    """The distribution to install when TEXT says a dependency module of torch is missing (the module that the
+    catalogue's import failures capture), else None."""
+    module = captured(IMPORT_FAILURE, "module", text)
+    return DEPENDENCY_DISTRIBUTIONS.get(module.split(".")[0].lower()) if module else None
 
 
 def shadowed(ctx: Context, shadow) -> Outcome:
@@ -120,11 +106,10 @@ def torch_import(ctx: Context) -> Outcome:
     if info.import_error is not None:
         error = info.import_error
         text = "%s: %s" % (error.type, error.message)
-        diagnosis, key = "torch is installed but does not import", "reinstall"
-        for pattern, meaning, rule_key in IMPORT_ERROR_RULES:
-            if re.search(pattern, text):
-                diagnosis, key = meaning, rule_key
-                break
+        # The catalogue's import failures, first match wins (data/known_errors.json, kind import-failure).
+        known = first_of_kind(IMPORT_FAILURE, text)
+        diagnosis = known.cause if known else "torch is installed but does not import"
+        key = "shadowed" if known and known.remedy == RENAME_LOCAL_TORCH else "reinstall"
         dependency = missing_dependency(text)
         title = "Reinstall torch and torchvision, pinned together"
         if key == "shadowed":
