@@ -7,6 +7,11 @@ from mps_doctor.ci import hosted_macos_runner
 from mps_doctor.errors import UsageError
 from mps_doctor.facts import Facts, Host
 
+# The devices mps-doctor checks, in the order its options, reports and messages list them; `auto` (a command line's or
+# a report's choice) is resolved by resolve_device.
+DEVICES = ("mps", "cpu", "cuda")
+AUTO = "auto"
+DEVICE_CHOICES = (AUTO,) + DEVICES
 HOSTED_SKIP = "skipped: hosted macOS runner (no MPS there)"
 
 

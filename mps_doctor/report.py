@@ -22,7 +22,7 @@ from mps_doctor.checks.model import (
     note,
 )
 from mps_doctor.checks.registry import REGISTRY, advisories, device_work_checks, layers_for, policy_checks
-from mps_doctor.devices import HOSTED_SKIP, hosted_cpu_fallback, resolve_device
+from mps_doctor.devices import DEVICE_CHOICES, DEVICES, HOSTED_SKIP, hosted_cpu_fallback, resolve_device
 from mps_doctor.env_summary import environment_summary
 from mps_doctor.environment import relevant_env
 from mps_doctor.errors import ReportFormatError
@@ -32,7 +32,6 @@ from mps_doctor.policy import policy_to_dict
 from mps_doctor.versions import load_releases
 from mps_doctor.words import shorten
 
-FORMAT = REPORT_FORMAT
 SCHEMA_VERSION = 1
 
 
@@ -285,7 +284,7 @@ def report_to_dict(report: Report, commands: Optional[Dict[str, Tuple[str, ...]]
     render/, from the fix plan)."""
     commands = commands or {}
     return {
-        "format": FORMAT,
+        "format": REPORT_FORMAT,
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "mps-doctor", "version": report.tool_version},
         "created": report.created,
@@ -305,8 +304,8 @@ def report_to_dict(report: Report, commands: Optional[Dict[str, Tuple[str, ...]]
 
 def facts_from_report(doc: Any) -> Tuple[Facts, Dict[str, Any]]:
     """(facts, options) of a saved report; raise ReportFormatError for anything that is not one we can read."""
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ReportFormatError("not an mps-doctor report (missing \"format\": \"%s\")" % FORMAT)
+    if not isinstance(doc, dict) or doc.get("format") != REPORT_FORMAT:
+        raise ReportFormatError("not an mps-doctor report (missing \"format\": \"%s\")" % REPORT_FORMAT)
     version = doc.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise ReportFormatError("report has no integer schema_version")
@@ -323,9 +322,6 @@ def facts_from_report(doc: Any) -> Tuple[Facts, Dict[str, Any]]:
     return facts, validated_options(doc.get("options"))
 
 
-REPORT_DEVICES = ("auto", "mps", "cpu", "cuda")
-
-
 def validated_options(options: Any) -> Dict[str, Any]:
     """A report's options, checked like a command line: a bad value is a ReportFormatError naming its JSON path."""
     from mps_doctor.checks.registry import REGISTRY, all_checks
@@ -337,9 +333,9 @@ def validated_options(options: Any) -> Dict[str, Any]:
     clean: Dict[str, Any] = {}
     for key in ("device", "requested_device"):
         if options.get(key) is not None:
-            if options[key] not in REPORT_DEVICES:
+            if options[key] not in DEVICE_CHOICES:
                 raise ReportFormatError("options.%s: %s is not one of %s" % (key, json_repr(options[key]),
-                                                                              ", ".join(REPORT_DEVICES)))
+                                                                              ", ".join(DEVICE_CHOICES)))
             clean[key] = options[key]
     for key in ("quick", "strict"):
         if options.get(key) is not None:
@@ -347,7 +343,7 @@ def validated_options(options: Any) -> Dict[str, Any]:
                 raise ReportFormatError("options.%s: expected true or false, not %s" % (key, json_repr(options[key])))
             clean[key] = options[key]
     for key, allowed, what in (("select", REGISTRY, "a check id (see mps-doctor list-checks)"),
-                               ("required", REPORT_DEVICES[1:], "one of " + ", ".join(REPORT_DEVICES[1:]))):
+                               ("required", DEVICES, "one of " + ", ".join(DEVICES))):
         value = options.get(key)
         if value is None:
             continue

@@ -19,6 +19,7 @@ from mps_doctor.checks.model import (
     unset,
 )
 from mps_doctor.facts import Facts, Host, Interpreter, Target, TorchInfo, describe_failure, longer_timeout, stage_work
+from mps_doctor.timeouts import CHECK_TIMEOUT_MAX as MAX_TIMEOUT
 from mps_doctor.versions import Release, ReleaseTable, admits, version_tuple
 
 PYTORCH_MPS_DOCS = "https://docs.pytorch.org/docs/stable/notes/mps.html"
@@ -267,10 +268,6 @@ def python_too_old(ctx: Context, version: str) -> Outcome:
 def at_least(version: str, minimum: str) -> bool:
     """Whether dotted VERSION >= MINIMUM numerically."""
     return version_tuple(version) >= version_tuple(minimum)
-
-
-# The largest --timeout that check accepts (cli.py).
-MAX_TIMEOUT = 3600
 
 
 def timeout_outcome(ctx: Context) -> Outcome:
