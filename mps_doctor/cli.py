@@ -11,7 +11,7 @@ import click
 
 from mps_doctor import __version__, exit_codes
 from mps_doctor.errors import DoctorError, UsageError
-from mps_doctor.render.safe import one_line
+from mps_doctor.render.safe import escaped_line
 
 DEVICES = ("auto", "mps", "cpu", "cuda")
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -30,7 +30,7 @@ def policy_options(fn):
 
 def fail(error: DoctorError) -> "NoReturn":  # noqa: F821
     """Print ERROR as one line on stderr and exit with its code."""
-    click.echo("mps-doctor: error: %s" % one_line(str(error)), err=True)
+    click.echo("mps-doctor: error: %s" % escaped_line(str(error)), err=True)
     sys.exit(error.exit_code)
 
 
@@ -526,7 +526,7 @@ def policy_show(config, fmt):
         click.echo(json.dumps(dict(policy_to_dict(effective), origins=dict(effective.origins)), indent=2))
         return
     origins = dict(effective.origins)
-    click.echo(one_line("policy from %s" % effective.source) if effective.source else
+    click.echo(escaped_line("policy from %s" % effective.source) if effective.source else
                "no team policy: no pyproject.toml with a [tool.mps-doctor] table here or above; the defaults apply")
     values = {"device": ", ".join(effective.devices), "torch": effective.torch, "torchvision": effective.torchvision,
               "python": effective.python, "min-macos": effective.min_macos,
@@ -536,7 +536,7 @@ def policy_show(config, fmt):
     defaults = {"device": "any device mps-doctor picks", "strict": "false", "skip": "none", "accept": "none"}
     for key in KNOWN_KEYS:
         shown = values[key] if key in origins else "(%s)" % defaults.get(key, "any")
-        click.echo(one_line("  %-12s %-40s %s" % (key, shown, origins.get(key, "default"))))
+        click.echo(escaped_line("  %-12s %-40s %s" % (key, shown, origins.get(key, "default"))))
 
 
 @policy.command("init", context_settings=CONTEXT)
@@ -582,16 +582,16 @@ def run() -> None:
         sys.exit(exit_codes.USAGE)
     except click.UsageError as error:
         where = error.ctx.command_path if error.ctx is not None else "mps-doctor"
-        click.echo(one_line("mps-doctor: error: %s (see: %s --help)" % (error.format_message(), where)), err=True)
+        click.echo(escaped_line("mps-doctor: error: %s (see: %s --help)" % (error.format_message(), where)), err=True)
         sys.exit(exit_codes.USAGE)
     except click.ClickException as error:
-        click.echo(one_line("mps-doctor: error: %s" % error.format_message()), err=True)
+        click.echo(escaped_line("mps-doctor: error: %s" % error.format_message()), err=True)
         sys.exit(exit_codes.USAGE)
     except OSError as error:
         if error.errno not in (errno.ENOSPC, errno.EDQUOT):
             internal_error(error)
         discard_stdout()
-        click.echo(one_line("mps-doctor: error: cannot write the output: %s" % (error.strerror or error)), err=True)
+        click.echo(escaped_line("mps-doctor: error: cannot write the output: %s" % (error.strerror or error)), err=True)
         sys.exit(exit_codes.USAGE)
     except (KeyboardInterrupt, click.Abort):
         click.echo("mps-doctor: interrupted", err=True)
@@ -605,5 +605,5 @@ def run() -> None:
 
 def internal_error(exc: BaseException) -> "NoReturn":  # noqa: F821
     """One line for a failure of the doctor itself, and exit 3."""
-    click.echo(one_line("mps-doctor: internal error: %s: %s (please report it)" % (type(exc).__name__, exc)), err=True)
+    click.echo(escaped_line("mps-doctor: internal error: %s: %s (please report it)" % (type(exc).__name__, exc)), err=True)
     sys.exit(exit_codes.DOCTOR_FAILED)

@@ -75,7 +75,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         evidence += implicated
     matches = tuple(sorted(find_all(joined(lines), catalogue), key=lambda m: m.line))
     for match in matches:
-        findings.append(Finding("message", one_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
+        findings.append(Finding("message", stripped_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
     known = derive(assemble(findings))
     # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
     system = known["host.system"].value if "host.system" in known else None
@@ -138,7 +138,7 @@ def about_the_layer(match: Match, lines: Sequence[Line]) -> bool:
 def catalogue_evidence(match: Match, number: int) -> Evidence:
     """A catalogue match as evidence against its layer."""
     error = match.error
-    return Evidence((error.layer,), "%s (%s)" % (first_sentence(error.cause), error.id), one_line(match.text),
+    return Evidence((error.layer,), "%s (%s)" % (first_sentence(error.cause), error.id), stripped_line(match.text),
                     error.cause + (" Fix: " + error.fix if error.fix else ""), error.commands, error.link, number,
                     error.id, devices=error.devices)
 
@@ -149,7 +149,7 @@ UNSAFE = re.compile("[!$&*<>?@\\[\\]^`{|}\x00-\x1f\x7f-\x9f\u2028\u2029]")
 HIDDEN = ("Cf", "Cs", "Co")
 
 
-def one_line(text: str, limit: int = 300) -> str:
+def stripped_line(text: str, limit: int = 300) -> str:
     """Pasted TEXT as one line of at most LIMIT characters, without the ASCII characters that mean something to a
     shell, Markdown or HTML (` $ < > @ | * [ ] ! & \\) and without invisible ones; other scripts' letters and
     punctuation (，：…) are the user's words and stay."""
@@ -172,10 +172,10 @@ def assemble(findings: Sequence[Finding]) -> Dict[str, Known]:
         by_path.setdefault(finding.path, []).append(finding)
     for path, group in by_path.items():
         if path in ("message", "nvidia_smi.gpu"):
-            values = tuple(dict.fromkeys(one_line(f.value, 300) for f in group))
+            values = tuple(dict.fromkeys(stripped_line(f.value, 300) for f in group))
             known[path] = Known(values, tuple(sorted({f.line for f in group})), group[0].parser)
             continue
-        group = [Finding(f.path, one_line(f.value, 160), f.line, f.parser) if isinstance(f.value, str) else f for f in group]
+        group = [Finding(f.path, stripped_line(f.value, 160), f.line, f.parser) if isinstance(f.value, str) else f for f in group]
         best = min(group, key=lambda f: (rank.get(f.parser, len(rank)), f.line))
         lines = tuple(sorted({f.line for f in group if f.value == best.value}))
         known[path] = Known(best.value, lines, best.parser)
@@ -337,11 +337,11 @@ def with_lines(outcome: Outcome, check_id: str, paste: Paste) -> Outcome:
 def known_error_result(match: Match, is_root: bool, number: int, paste: Paste) -> CheckResult:
     """A matched catalogue entry as a result: the root cause when no layer fails, else supporting evidence."""
     error = match.error
-    remedy = Remedy(one_line(match.text), error.cause + (" Fix: " + error.fix if error.fix else ""),
+    remedy = Remedy(stripped_line(match.text), error.cause + (" Fix: " + error.fix if error.fix else ""),
                     actions_for(error.commands, paste), error.link, key="known-error")
     return CheckResult(error.id, "Known message: %s" % first_sentence(error.cause), None,
                        Status.FAIL if is_root else Status.WARN, "%s (pasted line %d)" % (first_sentence(error.cause), number),
-                       ("pasted line %d: %s" % (number, one_line(match.text)),), remedy,
+                       ("pasted line %d: %s" % (number, stripped_line(match.text)),), remedy,
                        "known_errors.json: " + ", ".join(error.sources[:2]))
 
 
@@ -369,7 +369,7 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
     error = unexplained_error(paste) if root_id is None else None
     verdict = triage_verdict(results, device, root_id, error)
     created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    source = dict(source_of(paste, device), **({"unexplained_error": {"line": error.number, "text": one_line(error.text)}}
+    source = dict(source_of(paste, device), **({"unexplained_error": {"line": error.number, "text": stripped_line(error.text)}}
                                                if error is not None else {}))
     return replace(report, results=tuple(results), verdict=verdict, created=created, source=source)
 
@@ -427,7 +427,7 @@ def source_of(paste: Paste, device: str) -> Dict[str, Any]:
         "device_from": "the paste",
         "facts": [{"fact": path, "value": list(k.value) if isinstance(k.value, tuple) else k.value, "lines": list(k.lines),
                    "parser": k.parser} for path, k in sorted(paste.known.items(), key=lambda item: item[1].lines)],
-        "known_errors": [{"id": m.error.id, "line": paste.lines[m.line - 1].number, "text": one_line(m.text),
+        "known_errors": [{"id": m.error.id, "line": paste.lines[m.line - 1].number, "text": stripped_line(m.text),
                           "layer": m.error.layer, "sources": list(m.error.sources)} for m in paste.matches],
     }
 
