@@ -25,7 +25,7 @@ from mps_doctor.triage.commands import pasted_actions
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import NO_WHEEL, PARSERS, PRIORITY
 from mps_doctor.triage.text import Line, clean, joined
-from mps_doctor.versions import load_releases, minor_of
+from mps_doctor.versions import load_releases, minor_of, version_tuple
 from mps_doctor.words import shorten
 
 NOT_IN_PASTE = "not in the pasted text"
@@ -97,7 +97,7 @@ def derive(known: Dict[str, Known]) -> Dict[str, Known]:
     environment on macOS is an osx-64 (Intel) conda's."""
     torch = known.get("packages.torch")
     if torch is not None and "torch.mps_built" not in known and torch.parser in INSTALLED_SOURCES:
-        numbers = tuple(int(x) for x in re.findall(r"\d+", str(torch.value))[:2])
+        numbers = version_tuple(str(torch.value))[:2]
         if len(numbers) == 2 and numbers < FIRST_MPS_RELEASE:
             known = dict(known, **{"torch.mps_built": Known(False, torch.lines, "derived")})
     conda, machine = known.get("interpreter.conda"), known.get("interpreter.machine")

@@ -13,6 +13,7 @@ from mps_doctor.probe.host import parse_nvidia_smi as host_nvidia_smi
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import load_releases, version_tuple
+from mps_doctor.versions import version_tuple as vt
 
 Result = Tuple[List[Finding], List[Evidence]]
 VERSION = r"\d+\.\d+(?:\.\d+)?(?:[.a-z0-9+]*)"
@@ -582,11 +583,6 @@ INTEL_OR_ROSETTA = Evidence(
     "the Python runs under Rosetta: install a native arm64 Python." % LAST_INTEL_MAC,
     ("sysctl -n hw.optional.arm64", "python3 -c 'import platform; print(platform.machine())'"),
     "https://github.com/pytorch/pytorch/issues/114602", source="pip", devices=("mps",), kind="x86_64-python-on-mac")
-
-
-def vt(version: str) -> Tuple[int, ...]:
-    """A version's leading numbers."""
-    return tuple(int(x) for x in re.findall(r"\d+", version.split("+")[0])[:3])
 
 
 INSTALL_LINE = re.compile(r"Could not find a version that satisfies the requirement|torch-|You require CPython|"
