@@ -58,17 +58,12 @@ class Report:
     created: str = ""
     source: Optional[Dict[str, Any]] = None
 
-    def exit_code(self, strict: bool = False) -> int:
+    def exit_code(self) -> int:
         """The verdict's code: 0 ready, 1 not ready or timed out (an unaccepted warning too under --strict or a
-        strict policy, given in the options or as STRICT), 3 a check crashed. `verdict.ready` is True exactly when
-        this is 0."""
+        strict policy: make_verdict), 3 a check crashed. `verdict.ready` is True exactly when this is 0."""
         if self.verdict.state == "doctor-failed":
             return exit_codes.DOCTOR_FAILED
-        if not self.verdict.ready:
-            return exit_codes.NOT_READY
-        if strict and any(r.status == Status.WARN and not r.accepted for r in self.results):
-            return exit_codes.NOT_READY
-        return exit_codes.READY
+        return exit_codes.READY if self.verdict.ready else exit_codes.NOT_READY
 
     def result(self, check_id: str) -> Optional[CheckResult]:
         """The result of CHECK_ID, or None when it did not run."""
@@ -112,9 +107,22 @@ def result_of(spec, number: Optional[int], outcome: Outcome, options: Options) -
                        outcome.remedy, outcome.rule, accepted)
 
 
-def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
-    """Evaluate the layers for the device in order, skipping after the first failure, then advisories and policy;
-    EVALUATE(spec, ctx) runs one check (triage passes one that knows which facts the pasted text held)."""
+def run_checks(facts: Facts, options: Options) -> Report:
+    """The report of the checks on FACTS: their results (check_results) and the verdict on them."""
+    options, results, root = check_results(facts, options)
+    return Report(facts, options, results, make_verdict(results, options.device, root, options), created=created_now())
+
+
+def created_now() -> str:
+    """The time a report is made, as its "created" field: UTC, to the second, ISO 8601."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def check_results(facts: Facts, options: Options,
+                  evaluate=guarded) -> Tuple[Options, Tuple[CheckResult, ...], Optional[CheckResult]]:
+    """(OPTIONS with the device resolved, the results, the root cause's result or None): the layers for the device in
+    order, skipped after the first failure, then the advisories and policy checks. EVALUATE(spec, ctx) runs one check
+    (triage passes one that knows which facts the pasted text held, and judges the results itself)."""
     releases = load_releases()
     device = resolve_device(options, facts)
     options = replace(options, device=device)
@@ -158,8 +166,7 @@ def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
         if outcome.status == Status.FAIL and spec.advisory:
             outcome = replace(outcome, status=Status.WARN)
         results.append(result_of(spec, None, outcome, options))
-    created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    return Report(facts, options, tuple(results), make_verdict(results, device, root, options), created=created)
+    return options, tuple(results), root
 
 
 def needs_left_out(check_id: str, left_out, options: Options, crashed: Outcome) -> Outcome:

@@ -25,11 +25,13 @@ from mps_doctor.checks.model import (
     Policy,
     Status,
     Task,
+    activate_conda,
+    activate_venv,
     note,
     run,
 )
 from mps_doctor.errors import UsageError
-from mps_doctor.remedies.model import InCondaBase, Plan, Step, activate_conda, activate_venv
+from mps_doctor.remedies.model import InCondaBase, Plan, Step
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
 from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies, version_tuple

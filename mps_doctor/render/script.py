@@ -4,7 +4,8 @@ import re
 from typing import List
 
 from mps_doctor import __version__
-from mps_doctor.remedies.model import Cmd, InCondaBase, Plan
+from mps_doctor.checks.model import Cmd
+from mps_doctor.remedies.model import InCondaBase, Plan
 from mps_doctor.render.safe import UNSAFE_IN_LINE, escaped_line
 from mps_doctor.words import wrap
 

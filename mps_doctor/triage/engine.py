@@ -4,7 +4,6 @@ One-way, like `check`: text -> lines -> findings and evidence -> Facts -> the sa
 says "not in the pasted text" where the paste cannot decide a layer) -> a Report whose source is "pasted".
 """
 
-import datetime
 import re
 import unicodedata
 from dataclasses import dataclass, replace
@@ -18,8 +17,8 @@ from mps_doctor.checks.registry import REGISTRY, all_checks, implicated_by, laye
 from mps_doctor.errors import UsageError
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
 from mps_doctor.inputs import embedded_report, read_input
-from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
-from mps_doctor.report import Report, Verdict, guarded, run_checks
+from mps_doctor.known_errors import KnownError, Match, find_all
+from mps_doctor.report import Report, Verdict, check_results, created_now, guarded
 from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.commands import pasted_actions
 from mps_doctor.triage.model import Evidence, Finding
@@ -199,11 +198,10 @@ def build_facts(paste: Paste, device: str) -> Facts:
                 macos_build=get("host.macos_build"), hw_arm64=get("host.hw_arm64"), cpu_brand=get("host.cpu_brand"),
                 nvidia_smi=smi, env=env)
     # Always an interpreter (version () = unknown): layers that need its facts are judged by what the paste holds.
-    if True:
-        interpreter = Interpreter(version=tuple(get("interpreter.version") or ()), machine=get("interpreter.machine"),
-                                  sys_platform={"Darwin": "darwin", "Linux": "linux", "Windows": "win32"}.get(host.system),
-                                  mac_ver=get("interpreter.mac_ver"), pointer_bits=get("interpreter.pointer_bits"),
-                                  conda_subdir=get("interpreter.conda_subdir"), conda_meta=bool(get("interpreter.conda_subdir")))
+    interpreter = Interpreter(version=tuple(get("interpreter.version") or ()), machine=get("interpreter.machine"),
+                              sys_platform={"Darwin": "darwin", "Linux": "linux", "Windows": "win32"}.get(host.system),
+                              mac_ver=get("interpreter.mac_ver"), pointer_bits=get("interpreter.pointer_bits"),
+                              conda_subdir=get("interpreter.conda_subdir"), conda_meta=bool(get("interpreter.conda_subdir")))
     packages = {k.split(".", 1)[1]: v.value for k, v in paste.known.items() if k.startswith("packages.")}
     torch = None
     # torch's own messages (a driver too old, no kernel image) are facts about torch too: TorchInfo.warnings.
@@ -358,20 +356,19 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
     device = infer_device(paste) if device == "auto" else device
     facts = build_facts(paste, device)
     layers = layers_for(device, facts.host.system)
-    options = Options(device=device, requested_device=device)
-    report = run_checks(facts, options, evaluate=Evaluator(paste, layers))
-    results = list(report.results)
+    options, checked, _ = check_results(facts, Options(device=device, requested_device=device),
+                                        evaluate=Evaluator(paste, layers))
+    results = list(checked)
     root = next((r for r in results if r.layer is not None and r.status == Status.FAIL), None)
     for index, match in enumerate(paste.matches):
         number = paste.lines[match.line - 1].number
         results.append(known_error_result(match, root is None and index == 0, number, paste))
     root_id = root.id if root is not None else (paste.matches[0].error.id if paste.matches else None)
     error = unexplained_error(paste) if root_id is None else None
-    verdict = triage_verdict(results, device, root_id, error)
-    created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
     source = dict(source_of(paste, device), **({"unexplained_error": {"line": error.number, "text": stripped_line(error.text)}}
                                                if error is not None else {}))
-    return replace(report, results=tuple(results), verdict=verdict, created=created, source=source)
+    return Report(facts, options, tuple(results), triage_verdict(results, device, root_id, error), created=created_now(),
+                  source=source)
 
 
 # A line that reports an error: a Python exception ("RuntimeError: ...", "torch.cuda.OutOfMemoryError: ..."), pip's
@@ -437,4 +434,4 @@ def read_text(path: Optional[str], stdin) -> str:
     return read_input(path, stdin).decode("utf-8", errors="replace")
 
 
-__all__ = ["triage", "read_paste", "exit_code", "read_text", "NOT_IN_PASTE", "load_catalogue"]
+__all__ = ["triage", "read_paste", "exit_code", "read_text", "NOT_IN_PASTE"]
