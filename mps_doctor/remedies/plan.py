@@ -401,7 +401,7 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     note("a native shell for this session: arch -arm64 %s -l" % shell))
         if interp.version and tuple(interp.version[:2]) >= (3, 10):
             version = "%d.%d" % tuple(interp.version[:2])
-    release = planner.ctx.release_to_install(tuple(int(part) for part in version.split(".")))
+    release = planner.ctx.release_to_install(version_tuple(version))
     what = "%sPython %s" % ("native arm64 " if action.arm64 else "", version)
     if setup.manager == "conda":
         name = "torch-" + action.suffix
