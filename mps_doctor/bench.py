@@ -23,6 +23,7 @@ from mps_doctor.probe.target import (
     target_from_frames,
     validate_python,
 )
+from mps_doctor.timeouts import BENCH_TIMEOUT_DEFAULT, BENCH_TIMEOUT_MAX
 from mps_doctor.words import shorten
 
 FORMAT = "mps-doctor-bench"
@@ -34,8 +35,6 @@ PEAKS_FILE = Path(__file__).resolve().parent / "data" / "chip_peaks.json"
 # A measurement is noisy when the standard deviation of its windows is more than 10% of their mean: the threshold at
 # which pyperf's `check` command calls a benchmark result unstable (pyperf documentation, "Analyze benchmark results").
 NOISY_VARIATION = 0.10
-# The largest --timeout that bench accepts (cli.py).
-MAX_TIMEOUT = 86400
 
 
 class BenchTimedOut(DoctorError):
@@ -70,7 +69,7 @@ class BenchOptions:
     workers: int = 0
     data_dir: Optional[str] = None
     include_cpu: bool = True
-    timeout: float = 1800.0
+    timeout: float = BENCH_TIMEOUT_DEFAULT
 
 
 @dataclass(frozen=True)
@@ -176,7 +175,7 @@ class BenchReport:
         if stopped:
             return "timeout", "%s: %s. Nothing shows whether it is slow or hangs; run again with more time (--timeout " \
                               "%g)." % (stopped[0].device, stopped[0].error, longer_timeout(self.options.timeout,
-                                                                                           MAX_TIMEOUT))
+                                                                                           BENCH_TIMEOUT_MAX))
         if self.warnings:
             return "warn", " ".join(self.warnings)
         return "pass", ""
@@ -258,7 +257,7 @@ def run_bench(python: str, options: BenchOptions, system: str, on_progress=None,
         doing = stage_work(target.failure.stage, options.device)
         raise BenchTimedOut("nothing was measured: %s stopped after the --timeout of %g s while %s; run again with more "
                             "time (--timeout %g)" % (python, options.timeout, doing,
-                                                     longer_timeout(options.timeout, MAX_TIMEOUT)))
+                                                     longer_timeout(options.timeout, BENCH_TIMEOUT_MAX)))
     if not torch_usable(target):
         raise BenchUnavailable("torch does not import in %s; run: mps-doctor check --python %s" % (python, python),
                                target, options.device, "nothing was measured")

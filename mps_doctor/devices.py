@@ -1,16 +1,23 @@
 """Device choice, shared by the probe and the report: which devices the facts show usable, what `auto` resolves to,
 and the hosted-runner fallback that checks the CPU on a Mac without MPS."""
 
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Tuple
 
 from mps_doctor.ci import hosted_macos_runner
 from mps_doctor.errors import UsageError
-from mps_doctor.facts import Facts, Host
 
+if TYPE_CHECKING:  # for the annotations only: the CLI reads DEVICES at start-up, before any facts exist
+    from mps_doctor.facts import Facts, Host
+
+# The devices mps-doctor checks, in the order its options, reports and messages list them; `auto` (a command line's or
+# a report's choice) is resolved by resolve_device.
+DEVICES = ("mps", "cpu", "cuda")
+AUTO = "auto"
+DEVICE_CHOICES = (AUTO,) + DEVICES
 HOSTED_SKIP = "skipped: hosted macOS runner (no MPS there)"
 
 
-def usable(device: str, facts: Facts) -> bool:
+def usable(device: str, facts: "Facts") -> bool:
     """Whether the facts say DEVICE can run torch work (unknown counts as no)."""
     torch = facts.target.torch
     if device == "cpu":
@@ -20,12 +27,12 @@ def usable(device: str, facts: Facts) -> bool:
     return bool(torch and torch.cuda_available)
 
 
-def hosted_runner(host: Host) -> bool:
+def hosted_runner(host: "Host") -> bool:
     """Whether HOST is a hosted macOS CI runner (see ci.hosted_macos_runner)."""
     return hosted_macos_runner(host.env, host.vmm_present)
 
 
-def resolve_device(options, facts: Facts) -> str:
+def resolve_device(options, facts: "Facts") -> str:
     """The device the verdict is about, for OPTIONS (the run's checking.model.Options: requested_device, policy,
     demanded, required): the one asked for; else the first usable device --require-device lists, else the policy's;
     else mps on macOS (cpu on a hosted runner, unless MPS is demanded), cuda where torch sees a GPU, else cpu."""
@@ -54,7 +61,7 @@ def child_device(requested: str, policy_devices: Sequence[str], env: Mapping[str
     return "auto"
 
 
-def hosted_cpu_fallback(device: str, requested: str, host: Host) -> bool:
+def hosted_cpu_fallback(device: str, requested: str, host: "Host") -> bool:
     """Whether a run checks the CPU in place of MPS because `auto` found a hosted macOS runner: the MPS layers are
     then listed, and those the CPU does not share are skipped with HOSTED_SKIP."""
     return device == "cpu" and requested == "auto" and host.system == "Darwin" and hosted_runner(host)
@@ -76,7 +83,7 @@ def probed_devices(target) -> Tuple[str, ...]:
     return ("cpu",) if interp is not None and interp.sys_platform else ()
 
 
-def check_replay_device(facts: Facts, device: str, device_work_selected: bool = True) -> None:
+def check_replay_device(facts: "Facts", device: str, device_work_selected: bool = True) -> None:
     """Raise UsageError when a saved report is replayed for a DEVICE its probe never ran tensor work on, and that
     work matters: torch imported there, and the checks that judge device work run (DEVICE_WORK_SELECTED)."""
     probed = probed_devices(facts.target)

@@ -19,6 +19,7 @@ from mps_doctor.probe.collect import collect_facts
 from mps_doctor.probe.host import collect_host
 from mps_doctor.report import Report, facts_from_report, run_checks
 from mps_doctor.secrets import scrub_values
+from mps_doctor.timeouts import CHECK_TIMEOUT_DEFAULT
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class DiagnosisRequest:
     # Skip the training smoke step; None: the saved report's setting with from_report, else False.
     quick: Optional[bool] = None
     # Seconds the target interpreter may take (torch import, parity and smoke).
-    timeout: float = 180.0
+    timeout: float = CHECK_TIMEOUT_DEFAULT
     # The policy file; None: the nearest pyproject.toml's [tool.mps-doctor], or the saved report's policy.
     config: Optional[str] = None
     # Run only these check ids (empty: all, or the saved report's selection).

@@ -12,11 +12,11 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from mps_doctor.checking.model import Policy
 from mps_doctor.checking.registry import REGISTRY, all_checks
+from mps_doctor.devices import DEVICES
 from mps_doctor.errors import UsageError
 from mps_doctor.versions import is_number
 
 TABLE = "tool.mps-doctor"
-DEVICES = ("mps", "cuda", "cpu")
 SPECIFIER_KEYS = ("torch", "torchvision", "python")
 KNOWN_KEYS = ("device", "torch", "torchvision", "python", "min-macos", "skip", "accept", "strict")
 

@@ -2,7 +2,7 @@
 
 from mps_doctor.checking.context import Context
 from mps_doctor.checking.model import Status
-from mps_doctor.render.safe import one_line
+from mps_doctor.render.safe import escaped_line
 from mps_doctor.report import Report
 from mps_doctor.versions import is_number, load_releases, minor_of
 
@@ -54,14 +54,14 @@ def render_policy(report: Report) -> str:
         'device = ["%s"]' % report.options.device,
         "# PEP 440 specifiers for the versions the team standardizes on.",
     ]
-    lines += [one_line(line) for line in release_lines(report)]
+    lines += [escaped_line(line) for line in release_lines(report)]
     if interp is not None and interp.version:
         major, minor = interp.version[0], interp.version[1]
         lines.append('python = ">=%d.%d,<%d.%d"' % (major, minor, major, minor + 1))
     # Only a number goes between TOML quotes: a fact with a quote or a newline in it would write other keys.
     if facts.host.system == "Darwin" and facts.host.macos_version and is_number(facts.host.macos_version.split(".")[0]):
         parts = facts.host.macos_version.split(".")
-        lines.append(one_line("# The oldest macOS the team supports (this Mac runs %s)." % facts.host.macos_version))
+        lines.append(escaped_line("# The oldest macOS the team supports (this Mac runs %s)." % facts.host.macos_version))
         lines.append('min-macos = "%s.0"' % parts[0])
     lines += [
         "# true: warnings fail the check too, like --strict.",
@@ -74,7 +74,7 @@ def render_policy(report: Report) -> str:
         lines.append("# Warnings on this machine now; accept one only with a real reason:")
         lines.append("# accept = [")
         for result in warned:
-            lines.append(one_line('#   { id = "%s", reason = "..." },  # %s' % (result.id, result.summary)))
+            lines.append(escaped_line('#   { id = "%s", reason = "..." },  # %s' % (result.id, result.summary)))
         lines.append("# ]")
     else:
         lines.append('# accept = [{ id = "python.numpy", reason = "..." }]')

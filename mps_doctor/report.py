@@ -22,7 +22,7 @@ from mps_doctor.checking.model import (
     note,
 )
 from mps_doctor.checking.registry import REGISTRY, advisories, device_work_checks, layers_for, policy_checks
-from mps_doctor.devices import HOSTED_SKIP, hosted_cpu_fallback, resolve_device
+from mps_doctor.devices import DEVICE_CHOICES, DEVICES, HOSTED_SKIP, hosted_cpu_fallback, resolve_device
 from mps_doctor.env_summary import environment_summary
 from mps_doctor.environment import relevant_env
 from mps_doctor.errors import ReportFormatError
@@ -32,7 +32,6 @@ from mps_doctor.policy import policy_to_dict
 from mps_doctor.versions import load_releases
 from mps_doctor.words import shorten
 
-FORMAT = REPORT_FORMAT
 SCHEMA_VERSION = 1
 
 
@@ -59,17 +58,12 @@ class Report:
     created: str = ""
     source: Optional[Dict[str, Any]] = None
 
-    def exit_code(self, strict: bool = False) -> int:
+    def exit_code(self) -> int:
         """The verdict's code: 0 ready, 1 not ready or timed out (an unaccepted warning too under --strict or a
-        strict policy, given in the options or as STRICT), 3 a check crashed. `verdict.ready` is True exactly when
-        this is 0."""
+        strict policy: make_verdict), 3 a check crashed. `verdict.ready` is True exactly when this is 0."""
         if self.verdict.state == "doctor-failed":
             return exit_codes.DOCTOR_FAILED
-        if not self.verdict.ready:
-            return exit_codes.NOT_READY
-        if strict and any(r.status == Status.WARN and not r.accepted for r in self.results):
-            return exit_codes.NOT_READY
-        return exit_codes.READY
+        return exit_codes.READY if self.verdict.ready else exit_codes.NOT_READY
 
     def result(self, check_id: str) -> Optional[CheckResult]:
         """The result of CHECK_ID, or None when it did not run."""
@@ -113,9 +107,22 @@ def result_of(spec, number: Optional[int], outcome: Outcome, options: Options) -
                        outcome.remedy, outcome.rule, accepted)
 
 
-def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
-    """Evaluate the layers for the device in order, skipping after the first failure, then advisories and policy;
-    EVALUATE(spec, ctx) runs one check (triage passes one that knows which facts the pasted text held)."""
+def run_checks(facts: Facts, options: Options) -> Report:
+    """The report of the checks on FACTS: their results (check_results) and the verdict on them."""
+    options, results, root = check_results(facts, options)
+    return Report(facts, options, results, make_verdict(results, options.device, root, options), created=created_now())
+
+
+def created_now() -> str:
+    """The time a report is made, as its "created" field: UTC, to the second, ISO 8601."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
+
+
+def check_results(facts: Facts, options: Options,
+                  evaluate=guarded) -> Tuple[Options, Tuple[CheckResult, ...], Optional[CheckResult]]:
+    """(OPTIONS with the device resolved, the results, the root cause's result or None): the layers for the device in
+    order, skipped after the first failure, then the advisories and policy checks. EVALUATE(spec, ctx) runs one check
+    (triage passes one that knows which facts the pasted text held, and judges the results itself)."""
     releases = load_releases()
     device = resolve_device(options, facts)
     options = replace(options, device=device)
@@ -159,8 +166,7 @@ def run_checks(facts: Facts, options: Options, evaluate=guarded) -> Report:
         if outcome.status == Status.FAIL and spec.advisory:
             outcome = replace(outcome, status=Status.WARN)
         results.append(result_of(spec, None, outcome, options))
-    created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    return Report(facts, options, tuple(results), make_verdict(results, device, root, options), created=created)
+    return options, tuple(results), root
 
 
 def needs_left_out(check_id: str, left_out, options: Options, crashed: Outcome) -> Outcome:
@@ -285,7 +291,7 @@ def report_to_dict(report: Report, commands: Optional[Dict[str, Tuple[str, ...]]
     render/, from the fix plan)."""
     commands = commands or {}
     return {
-        "format": FORMAT,
+        "format": REPORT_FORMAT,
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "mps-doctor", "version": report.tool_version},
         "created": report.created,
@@ -305,8 +311,8 @@ def report_to_dict(report: Report, commands: Optional[Dict[str, Tuple[str, ...]]
 
 def facts_from_report(doc: Any) -> Tuple[Facts, Dict[str, Any]]:
     """(facts, options) of a saved report; raise ReportFormatError for anything that is not one we can read."""
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ReportFormatError("not an mps-doctor report (missing \"format\": \"%s\")" % FORMAT)
+    if not isinstance(doc, dict) or doc.get("format") != REPORT_FORMAT:
+        raise ReportFormatError("not an mps-doctor report (missing \"format\": \"%s\")" % REPORT_FORMAT)
     version = doc.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise ReportFormatError("report has no integer schema_version")
@@ -323,9 +329,6 @@ def facts_from_report(doc: Any) -> Tuple[Facts, Dict[str, Any]]:
     return facts, validated_options(doc.get("options"))
 
 
-REPORT_DEVICES = ("auto", "mps", "cpu", "cuda")
-
-
 def validated_options(options: Any) -> Dict[str, Any]:
     """A report's options, checked like a command line: a bad value is a ReportFormatError naming its JSON path."""
     from mps_doctor.checking.registry import REGISTRY, all_checks
@@ -337,9 +340,9 @@ def validated_options(options: Any) -> Dict[str, Any]:
     clean: Dict[str, Any] = {}
     for key in ("device", "requested_device"):
         if options.get(key) is not None:
-            if options[key] not in REPORT_DEVICES:
+            if options[key] not in DEVICE_CHOICES:
                 raise ReportFormatError("options.%s: %s is not one of %s" % (key, json_repr(options[key]),
-                                                                              ", ".join(REPORT_DEVICES)))
+                                                                              ", ".join(DEVICE_CHOICES)))
             clean[key] = options[key]
     for key in ("quick", "strict"):
         if options.get(key) is not None:
@@ -347,7 +350,7 @@ def validated_options(options: Any) -> Dict[str, Any]:
                 raise ReportFormatError("options.%s: expected true or false, not %s" % (key, json_repr(options[key])))
             clean[key] = options[key]
     for key, allowed, what in (("select", REGISTRY, "a check id (see mps-doctor list-checks)"),
-                               ("required", REPORT_DEVICES[1:], "one of " + ", ".join(REPORT_DEVICES[1:]))):
+                               ("required", DEVICES, "one of " + ", ".join(DEVICES))):
         value = options.get(key)
         if value is None:
             continue

@@ -255,14 +255,16 @@ def is_number(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+# A version's release numbers (PEP 440's release segment), in ASCII digits only: int() also reads '١' but no version
+# spells a number that way.
+RELEASE_NUMBERS = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+
+
 def version_tuple(version: str) -> Tuple[int, ...]:
-    """'14.5.1' as (14, 5, 1); non-numeric parts end the tuple."""
-    parts = []
-    for piece in str(version).split("."):
-        if not is_number(piece):
-            break
-        parts.append(int(piece))
-    return tuple(parts)
+    """The release numbers VERSION starts with: '14.5.1' is (14, 5, 1), '2.5.0+cu121' and '2.5.0a0' are (2, 5, 0),
+    '3.13t' is (3, 13); () when it does not start with a number. The one reading of a version as numbers."""
+    found = RELEASE_NUMBERS.match(str(version))
+    return tuple(int(part) for part in found.group().split(".")) if found else ()
 
 
 def at_least(version: str, minimum: str) -> bool:

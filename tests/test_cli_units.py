@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from mps_doctor import cli
+from mps_doctor import output
 from mps_doctor.errors import UsageError
 
 
@@ -28,24 +28,42 @@ def test_colour_only_on_a_terminal_outside_ci(monkeypatch, env, flag, expected):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setattr(cli.sys, "stdout", TTY())
-    assert cli.use_color(flag) is expected
+    monkeypatch.setattr(output.sys, "stdout", TTY())
+    assert output.use_color(flag) is expected
 
 
 def test_output_is_written_atomically_and_a_failure_keeps_the_old_file(tmp_path):
     target = tmp_path / "report.json"
     target.write_text("old")
-    cli.write_output("new", str(target))
+    output.write_output("new", str(target))
     assert target.read_text() == "new"
     with pytest.raises(UsageError):
-        cli.write_output("x", str(tmp_path / "missing" / "r.json"))
+        output.write_output("x", str(tmp_path / "missing" / "r.json"))
     (tmp_path / "adir").mkdir()
     with pytest.raises(UsageError):
-        cli.write_output("x", str(tmp_path / "adir"))
+        output.write_output("x", str(tmp_path / "adir"))
     assert sorted(os.listdir(str(tmp_path))) == ["adir", "report.json"]
 
 
 def test_an_output_name_the_filesystem_cannot_encode_is_a_usage_error(tmp_path):
     with pytest.raises(UsageError, match="not a file name this system can encode"):
-        cli.write_output("report", str(tmp_path / "\ud800"))
+        output.write_output("report", str(tmp_path / "\ud800"))
     assert list(tmp_path.iterdir()) == []
+
+
+# The library behind the commands: --help and --version must not import any of it (commands/ imports it lazily).
+HEAVY = ("mps_doctor.diagnosis", "mps_doctor.report", "mps_doctor.checks", "mps_doctor.probe", "mps_doctor.triage",
+         "mps_doctor.remedies", "mps_doctor.bench", "mps_doctor.facts", "mps_doctor.policy", "packaging", "psutil")
+
+
+@pytest.mark.parametrize("args", [("--help",), ("check", "--help"), ("fix", "--help"), ("policy", "show", "--help")])
+def test_help_imports_none_of_the_library(args):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "mps_doctor"] + list(args),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 0 and "Usage:" in done.stdout
+    imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line]
+    assert "mps_doctor.cli" in imported and "mps_doctor.commands.check" in imported
+    assert not [m for m in imported if m.startswith(HEAVY)]

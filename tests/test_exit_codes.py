@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from mps_doctor import bench, cli, exit_codes
+from mps_doctor import bench, cli, exit_codes, output
+from mps_doctor import commands as commands_package
 from mps_doctor.bench import BenchOptions, BenchReport, BenchUnavailable, DeviceRun
 from mps_doctor.errors import UsageError
 
@@ -38,11 +39,27 @@ def test_the_reader_finds_bare_codes_wherever_they_hide():
     assert [line for line, _ in bare] == [1, 3, 4]
 
 
+def cli_modules():
+    """The files of the CLI: cli.py, every command module and the output writer."""
+    commands = os.path.dirname(commands_package.__file__)
+    return [cli.__file__, output.__file__] + sorted(
+        os.path.join(commands, name) for name in os.listdir(commands) if name.endswith(".py"))
+
+
 def test_the_cli_passes_no_bare_integer_to_an_exit():
-    with open(cli.__file__, encoding="utf-8") as handle:
-        bare, exits = bare_exit_codes(handle.read())
+    bare, exits = [], 0
+    for path in cli_modules():
+        with open(path, encoding="utf-8") as handle:
+            found, counted = bare_exit_codes(handle.read())
+        bare += ["%s:%d %s" % (os.path.basename(path), line, call) for line, call in found]
+        exits += counted
     assert exits >= 10
     assert not bare, "use a name from mps_doctor/exit_codes.py: %s" % bare
+
+
+def test_the_reader_covers_every_command_module():
+    names = {os.path.basename(path) for path in cli_modules()}
+    assert {"cli.py", "check.py", "fix.py", "bench.py", "triage.py", "policy.py"} <= names
 
 
 def test_every_code_has_its_own_number():

@@ -57,6 +57,8 @@ PLACEMENT = {
     "mps_doctor.render": "render",
     "mps_doctor.policy_init": "render",
     "mps_doctor.cli": "cli",
+    "mps_doctor.commands": "cli",
+    "mps_doctor.output": "cli",
     "mps_doctor.__main__": "cli",
 }
 

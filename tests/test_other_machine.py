@@ -11,8 +11,9 @@ import sys
 
 import pytest
 
-from mps_doctor import cli as cli_module
+from mps_doctor import output
 from mps_doctor.ci import CI_MARKERS
+from mps_doctor.commands import shared
 from tests.helpers import TARGET_PYTHON, doctor, make_venv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -174,12 +175,12 @@ def test_local_doctor_is_the_name_only_where_the_name_reaches_this_doctor_afterw
     monkeypatch.setattr(sys, "argv", [script])
     # uv's cache holds CACHEDIR.TAG at its root (probe/target.runner_environment).
     monkeypatch.setattr(os.path, "isfile", lambda path: path in (script, "/home/u/.cache/uv/CACHEDIR.TAG"))
-    assert cli_module.local_doctor(Found(on_path)) == expected
+    assert shared.local_doctor(Found(on_path)) == expected
 
 
 def test_local_doctor_run_as_a_module_is_this_python(monkeypatch):
     monkeypatch.setattr(sys, "argv", [os.path.join(ROOT, "mps_doctor", "__main__.py")])
-    assert cli_module.local_doctor(Found("/usr/local/bin/mps-doctor")) == (sys.executable, "-m", "mps_doctor")
+    assert shared.local_doctor(Found("/usr/local/bin/mps-doctor")) == (sys.executable, "-m", "mps_doctor")
 
 
 # --- the team policy and --strict, from any folder ---------------------------------------------------------------
@@ -330,7 +331,7 @@ def test_use_color_honours_no_color_and_force_color(monkeypatch, env, tty, flag,
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(sys, "stdout", Stdout(tty))
-    assert cli_module.use_color(flag) is expected
+    assert output.use_color(flag) is expected
 
 
 def test_force_color_colours_a_pipe_and_no_color_wins(tmp_path):

@@ -10,7 +10,7 @@ from mps_doctor.facts import ErrorInfo
 from mps_doctor.probe.target import last_line
 from mps_doctor.render.bench_text import render_bench_text
 from mps_doctor.report import run_checks
-from mps_doctor.triage.engine import first_sentence, one_line
+from mps_doctor.triage.engine import first_sentence, stripped_line
 from tests.machines import load_machine, replay_facts
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -46,7 +46,7 @@ def test_the_cuda_unavailable_summary_is_cut_at_a_word():
 
 
 def test_pasted_text_and_child_messages_are_cut_at_a_word():
-    assert cut_at_a_word(first_sentence(LONG)) and cut_at_a_word(one_line(LONG)) and cut_at_a_word(last_line(LONG))
+    assert cut_at_a_word(first_sentence(LONG)) and cut_at_a_word(stripped_line(LONG)) and cut_at_a_word(last_line(LONG))
     run = device_run({"device": "mps", "error": {"type": "RuntimeError", "message": LONG}}, {})
     assert cut_at_a_word(run.error, "RuntimeError: " + LONG)
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from mps_doctor.checking.model import CheckAgain, Outcome, Remedy, doctor, timed_out, warned
 from mps_doctor.facts import Target, longer_timeout, stage_work
 from mps_doctor.release_choice import ReleaseChoice
+from mps_doctor.timeouts import CHECK_TIMEOUT_MAX as MAX_TIMEOUT
 from mps_doctor.versions import Release
 
 PYTORCH_MPS_DOCS = "https://docs.pytorch.org/docs/stable/notes/mps.html"
@@ -42,10 +43,6 @@ class Context(ReleaseChoice):
         """How the output names RELEASE, the newest it offers: 'current torch 2.15', or 'the team's torch 2.13'."""
         return ("the team's torch %s" if self.limits_torch() and self.allows(release) else "current torch %s") % (
             release.torch)
-
-
-# The largest --timeout that check accepts (cli.py).
-MAX_TIMEOUT = 3600
 
 
 def timeout_outcome(ctx: Context) -> Outcome:

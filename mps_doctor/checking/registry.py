@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 from mps_doctor.checking.model import Options, Outcome
+from mps_doctor.devices import DEVICES
 
 CHECK_ID_PATTERN = r"^[a-z]+(\.[a-z0-9-]+)+$"
-DEVICES = ("mps", "cuda", "cpu")
 # The fact of the layers that run tensor work on the device: a paste or another device's report never holds it.
 DEVICE_RUN = "device run"
 KINDS = ("layer", "advisory", "policy")

@@ -27,7 +27,6 @@ from mps_doctor import exit_codes
 from mps_doctor.child.mpsd_frame import FRAME_MARK
 from mps_doctor.errors import ReportFormatError, TargetPythonError
 from mps_doctor.facts import (
-    Comparison,
     CudaDevice,
     ErrorInfo,
     Interpreter,
@@ -501,4 +500,4 @@ def default_python(env: Mapping[str, str] = os.environ, cwd: Optional[str] = Non
     return own, "mps-doctor's own environment (no other Python found; mps-doctor runs in %s)" % kind
 
 
-__all__ = ["start_target", "finish_target", "validate_python", "this_python", "default_python", "Comparison"]
+__all__ = ["start_target", "finish_target", "validate_python", "this_python", "default_python"]

@@ -3,9 +3,7 @@
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from mps_doctor.checking.model import Cmd, activate_conda, activate_venv, run
-
-__all__ = ["Cmd", "InCondaBase", "Plan", "Step", "activate_conda", "activate_venv", "run"]
+from mps_doctor.checking.model import Cmd
 
 
 class InCondaBase(str):

@@ -23,15 +23,17 @@ from mps_doctor.checking.model import (
     Policy,
     Status,
     Task,
+    activate_conda,
+    activate_venv,
     note,
     run,
 )
 from mps_doctor.errors import UsageError
 from mps_doctor.release_choice import ReleaseChoice, new_environment
-from mps_doctor.remedies.model import InCondaBase, Plan, Step, activate_conda, activate_venv
+from mps_doctor.remedies.model import InCondaBase, Plan, Step
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
-from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies
+from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies, version_tuple
 
 # uv names a CPython build by implementation-version-os-arch-libc (docs.astral.sh/uv/concepts/python-versions):
 # asking for the aarch64 build gets a native Python even when uv itself runs under Rosetta.
@@ -385,7 +387,7 @@ def create_env(planner: Planner, action: NewEnvironment, reason: str) -> None:
                     note("a native shell for this session: arch -arm64 %s -l" % shell))
         if interp.version and tuple(interp.version[:2]) >= (3, 10):
             version = "%d.%d" % tuple(interp.version[:2])
-    release = planner.choice.release_to_install(tuple(int(part) for part in version.split(".")))
+    release = planner.choice.release_to_install(version_tuple(version))
     what = "%sPython %s" % ("native arm64 " if action.arm64 else "", version)
     if setup.manager == "conda":
         name = "torch-" + action.suffix

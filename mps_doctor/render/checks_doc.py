@@ -1,6 +1,8 @@
-"""docs/checks.md's table of checks, generated from the registry: `mps-doctor list-checks --format markdown`."""
+"""The list of checks, generated from the registry: `mps-doctor list-checks` as text and JSON, and docs/checks.md's
+table (`--format markdown`)."""
 
 import inspect
+import json
 
 from mps_doctor.checking.registry import LISTED_RUNS, all_checks, check_rows
 
@@ -20,3 +22,17 @@ def checks_table() -> str:
         about = " ".join((inspect.getdoc(specs[row["id"]].fn) or "").split()).replace("|", "\\|")
         lines.append("| `%s` | %s | %s | %s | %s |" % (row["id"], numbers, row["kind"], row["title"], about))
     return "\n".join(lines + ["", END]) + "\n"
+
+
+def checks_json() -> str:
+    """Every registered check (registry.check_rows) as a JSON list."""
+    return json.dumps(check_rows(), indent=2) + "\n"
+
+
+def checks_text() -> str:
+    """Every registered check as an aligned line: its id, its layer number per device (or its kind), its title."""
+    rows = check_rows()
+    where = [", ".join("%s %d" % item for item in row["layers"].items()) or row["kind"] for row in rows]
+    id_width, where_width = max(len(r["id"]) for r in rows), max(len(w) for w in where)
+    return "".join("%-*s  %-*s  %s\n" % (id_width, row["id"], where_width, place, row["title"])
+                   for row, place in zip(rows, where))

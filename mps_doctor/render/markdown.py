@@ -8,7 +8,7 @@ from mps_doctor.env_summary import environment_summary
 from mps_doctor.render import md
 from mps_doctor.render.commands import remedy_commands
 from mps_doctor.render.redact import redact
-from mps_doctor.render.safe import UNSAFE, one_line
+from mps_doctor.render.safe import UNSAFE, escaped_line
 from mps_doctor.report import Report, report_to_dict
 from mps_doctor.secrets import scrub
 
@@ -46,7 +46,7 @@ def render_markdown(report: Report, redacted: bool = True) -> str:
     if root is not None and root.remedy is not None:
         heading = "Timed out" if root.status == Status.TIMEOUT else "Root cause"
         out += ["", "**%s** (%s): %s" % (heading, md.code(root.id), md.prose(clean(root.summary))), ""]
-        out += md.fence("\n".join(one_line(clean(command)) for command in commands[root.id]), "sh")
+        out += md.fence("\n".join(escaped_line(clean(command)) for command in commands[root.id]), "sh")
     out += ["", "Environment:", ""] + ["- %s: %s" % (label, md.prose(clean(value)))
                                       for label, value in environment_summary(report.facts)]
     out += ["", "Report (save as report.json and replay with `mps-doctor check --from report.json`):", ""]

@@ -15,7 +15,7 @@ import html
 import re
 from typing import Callable, Iterable, List
 
-from mps_doctor.render.safe import one_line
+from mps_doctor.render.safe import escaped_line
 
 # A word that neither pass changes: letters and digits of any script, and punctuation that starts no Markdown or
 # GitHub construct, with at most one colon, at the end ("error:"). Not `_ * ~ $`, emphasis, strikethrough and
@@ -40,7 +40,7 @@ def is_plain(word: str) -> bool:
 def code(value: str, table: bool = False) -> str:
     """VALUE as one inline code span, whose delimiters are longer than any backtick run inside it (CommonMark 6.1);
     in a table cell (TABLE) every `|` is escaped, which GFM removes before the span is parsed (GFM 4.10)."""
-    text = " ".join(one_line(str(value)).split(" "))
+    text = " ".join(escaped_line(str(value)).split(" "))
     if not text:
         return "(empty)"
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
@@ -63,7 +63,7 @@ def marked_prose(value: str, table: bool = False, line_start: bool = False) -> s
     """VALUE as prose() in which a word holding a `marked` span (the doctor's own sentences mark commands and values
     with backquotes) shows that span as one code span, with the plain punctuation around it ("(`nvidia-smi`),");
     a backquote from outside only ever makes a code span of what it encloses, which stays literal."""
-    text = one_line(str(value)).replace("\x00", "")
+    text = escaped_line(str(value)).replace("\x00", "")
     spans = MARKED.findall(text)
     # Each span stands as one placeholder character while the text is split into words.
     words = MARKED.sub("\x00", text).split()
@@ -117,7 +117,7 @@ def literal_runs(value: str, wrap: Callable[[str], str], line_start: bool = Fals
             out.append(opening + wrap(" ".join(pending)) + closing)
         pending, opening = [], ""
 
-    for index, word in enumerate(one_line(str(value)).split()):
+    for index, word in enumerate(escaped_line(str(value)).split()):
         first = index == 0 and line_start
         if is_plain(word) and not (first and BLOCK_START.match(word)):
             flush()

@@ -13,7 +13,7 @@ from typing import Callable, Iterator, Mapping, Optional
 
 from mps_doctor.ci import ci_name
 from mps_doctor.facts import stage_work, step_work
-from mps_doctor.render.safe import one_line
+from mps_doctor.render.safe import escaped_line
 from mps_doctor.words import shorten
 
 PREFIX = "mps-doctor: "
@@ -37,7 +37,7 @@ def wanted(stream, environ: Mapping[str, str]) -> bool:
 def device_of(data: Mapping) -> str:
     """The device a frame names, made safe and short."""
     device = data.get("device")
-    return shorten(one_line(device), 16) if isinstance(device, str) and device else "the device"
+    return shorten(escaped_line(device), 16) if isinstance(device, str) and device else "the device"
 
 
 def describe(frame) -> Optional[str]:
@@ -52,7 +52,7 @@ def describe(frame) -> Optional[str]:
         if stage in ("interpreter", "torch", "parity", "smoke"):
             return stage_work(stage, device_of(data))
         if isinstance(stage, str) and stage.startswith("bench-"):
-            return stage_work("bench-", shorten(one_line(stage[len("bench-"):]), 16))
+            return stage_work("bench-", shorten(escaped_line(stage[len("bench-"):]), 16))
         return None
     if event != "progress":
         return None

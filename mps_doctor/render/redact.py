@@ -34,13 +34,12 @@ def redact(text: str, home: Optional[str], user: Optional[str]) -> str:
         text = re.sub(r"(\$?')%s/" % re.escape(home), lambda m: "~/" + m.group(1), text)
         text = replace_whole(text, home, "~")
     user = user or (os.path.basename(home) if home else None)
-    if user and len(user) > 1 and user not in SYSTEM_USERS:
-        text = replace_whole(text, user, "<user>", r"\w")
-    return text
+    return redact_names(text, [user] if user and len(user) > 1 and user not in SYSTEM_USERS else [])
 
 
 def redact_names(text: str, names) -> str:
-    """TEXT with each of NAMES (user names found in it) replaced by <user> wherever it stands alone."""
+    """TEXT with each of NAMES (user names) replaced by <user> wherever it stands alone, also after a URL-encoded
+    slash (%2F). The one replacement of user names: redact() and triage's replies (names read from the paste)."""
     for name in sorted(names, key=len, reverse=True):
         text = replace_whole(text, name, "<user>", r"\w")
         text = re.sub(r"(?i)(?<=%%2F)%s(?!\w)" % re.escape(name), "<user>", text)

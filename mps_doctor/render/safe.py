@@ -39,7 +39,7 @@ def visible(text: str) -> str:
     return UNSAFE.sub(lambda m: escape_char(m.group()), text)
 
 
-def one_line(text: str) -> str:
+def escaped_line(text: str) -> str:
     """TEXT as a single safe line: newlines and tabs escaped too (shell comments, table cells)."""
     return UNSAFE_IN_LINE.sub(lambda m: escape_char(m.group()), text)
 

@@ -4,8 +4,9 @@ import re
 from typing import List
 
 from mps_doctor import __version__
-from mps_doctor.remedies.model import Cmd, InCondaBase, Plan
-from mps_doctor.render.safe import UNSAFE_IN_LINE, one_line
+from mps_doctor.checking.model import Cmd
+from mps_doctor.remedies.model import InCondaBase, Plan
+from mps_doctor.render.safe import UNSAFE_IN_LINE, escaped_line
 from mps_doctor.words import wrap
 
 # Words that need no quotes in bash, zsh and fish. A leading = is zsh's =command expansion (`=ls` becomes /bin/ls,
@@ -85,7 +86,7 @@ def quote(word: str, shell: str, command: bool = False) -> str:
 
 def comment(text: str, prefix: str = "# ") -> str:
     """TEXT as one comment line: a newline or any control character in it is escaped, so it cannot end the comment."""
-    return prefix + one_line(text)
+    return prefix + escaped_line(text)
 
 
 def variable(name: str) -> str:
@@ -138,7 +139,7 @@ def spell_powershell(cmd: Cmd) -> str:
 def comment_block(text: str, indent: str = "# ") -> List[str]:
     """TEXT wrapped at 100 columns, each line a comment (or indented prose) that no character in TEXT can end; a
     path or a `command` is never split (words.wrap)."""
-    return wrap(one_line(text), 100, indent) or [indent.rstrip()]
+    return wrap(escaped_line(text), 100, indent) or [indent.rstrip()]
 
 
 def run_hint(what: str, command: str) -> str:
@@ -168,14 +169,14 @@ def render_script(plan: Plan) -> str:
 def render_explained(plan: Plan, again: str = "mps-doctor fix --print-commands") -> str:
     """The plan in words, commands indented under each step, ending with AGAIN: the command that prints it as a
     script."""
-    lines = [one_line("mps-doctor fix: %s" % plan.verdict), one_line("Setup: %s" % plan.setup_summary), ""]
+    lines = [escaped_line("mps-doctor fix: %s" % plan.verdict), escaped_line("Setup: %s" % plan.setup_summary), ""]
     if plan.empty:
         lines.append("Nothing to fix.")
         return "\n".join(lines) + "\n"
     for number, step in enumerate(plan.steps, start=1):
-        lines.append(one_line("%d. %s" % (number, step.title)))
+        lines.append(escaped_line("%d. %s" % (number, step.title)))
         lines += comment_block(step.reason, "   ")
         lines += ["      %s" % spell(cmd, plan.shell) for cmd in step.commands]
         lines.append("")
-    lines.append(one_line(run_hint("Print these as a %s script" % plan.shell, again)))
+    lines.append(escaped_line(run_hint("Print these as a %s script" % plan.shell, again)))
     return "\n".join(lines) + "\n"

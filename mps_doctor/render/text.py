@@ -9,7 +9,7 @@ from mps_doctor.checking.model import COMMAND_LINE_SKIP, CheckResult, Remedy, St
 from mps_doctor.checking.registry import all_checks
 from mps_doctor.env_summary import environment_summary
 from mps_doctor.render.commands import remedy_commands
-from mps_doctor.render.safe import displayable, one_line
+from mps_doctor.render.safe import displayable, escaped_line
 from mps_doctor.render.script import run_hint
 from mps_doctor.report import NOT_SELECTED, Report
 from mps_doctor.words import wrap
@@ -74,7 +74,7 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
         lines += ["  %-*s  %s" % (label_width, label, value) for label, value in rows]
     if not report.verdict.ready and report.verdict.root_cause:
         lines.append("")
-        lines.append(one_line(run_hint("To print the commands that fix this", fix)))
+        lines.append(escaped_line(run_hint("To print the commands that fix this", fix)))
     lines.append("")
     summary = report.verdict.summary
     if color:
@@ -93,13 +93,13 @@ def render_root_cause(report: Report, color: bool = False, unicode: bool = True,
     if root is not None and root.status in ROOT_HEADINGS:
         lines.append("")
         lines += root_cause_lines(root, commands[root.id], marker(color, unicode))
-    lines += ["", one_line(run_hint("To print the commands that fix this", fix or fix_command(report)))]
+    lines += ["", escaped_line(run_hint("To print the commands that fix this", fix or fix_command(report)))]
     return "\n".join(lines) + "\n"
 
 
 def shown_commands(report: Report):
     """The commands shown under each result, by result id: `fix`'s, one line each."""
-    return {result_id: tuple(one_line(line) for command in spelled for line in command.split("\n")
+    return {result_id: tuple(escaped_line(line) for command in spelled for line in command.split("\n")
                              if not line.startswith("# shellcheck"))
             for result_id, spelled in remedy_commands(report).items()}
 

@@ -8,7 +8,7 @@ from mps_doctor.checking.model import Status
 from mps_doctor.render import md
 from mps_doctor.render.commands import remedy_commands, report_document
 from mps_doctor.render.redact import redact_names
-from mps_doctor.render.safe import map_strings, one_line
+from mps_doctor.render.safe import escaped_line, map_strings
 from mps_doctor.report import Report
 from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.words import shorten
@@ -74,7 +74,7 @@ def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool
     count = source.get("lines", 0)
     read = "%d pasted line%s" % (count, "" if count == 1 else "s") if source else "the mps-doctor report in the paste"
     lines = ["mps-doctor %s triage: %s, device %s" % (report.tool_version, read, report.options.device), ""]
-    rows = [tuple(one_line(cell) for cell in row) for row in fact_rows(report)]
+    rows = [tuple(escaped_line(cell) for cell in row) for row in fact_rows(report)]
     if rows:
         lines.append("Read from the paste:")
         width = max(len(r[0]) for r in rows)
@@ -99,7 +99,7 @@ def render_reply(report: Report) -> str:
             head += ["", md.marked_prose(root.remedy.why, line_start=True)]
             # The shell of the pasted platform: PowerShell on Windows, else a POSIX shell.
             shell = "powershell" if report.facts.host.system == "Windows" else "bash"
-            lines = [one_line(line) for command in remedy_commands(report, shell)[root.id] for line in command.split("\n")
+            lines = [escaped_line(line) for command in remedy_commands(report, shell)[root.id] for line in command.split("\n")
                      if not line.startswith(SCRIPT_DIRECTIVE)]
             # A block of comments alone is no fix: the prose above says what to do.
             if any(not line.startswith("#") for line in lines):

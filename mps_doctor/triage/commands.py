@@ -12,7 +12,7 @@ import shlex
 from typing import List, Optional, Sequence, Tuple
 
 from mps_doctor.checking.model import Action, CheckAgain, InstallPackages, InstallTorch, NewEnvironment, export, note, run, unset
-from mps_doctor.versions import load_releases
+from mps_doctor.versions import load_releases, version_tuple
 
 # A value the catalogue leaves for the reader to fill in: `torch==` (pip's list of versions), `torch==X`, `cuXYZ`,
 # `<interface>`.
@@ -165,7 +165,7 @@ def uv_actions(args: List[str], python_version: Tuple[int, ...]) -> Optional[Lis
         wanted = args[args.index("--python") + 1]
     if not wanted or not re.fullmatch(r"3\.\d+", wanted):
         return None
-    if tuple(python_version[:2]) == tuple(int(part) for part in wanted.split(".")):
+    if tuple(python_version[:2]) == version_tuple(wanted):
         return None
     return [NewEnvironment("py" + wanted.replace(".", ""), wanted)]
 

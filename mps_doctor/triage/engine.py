@@ -4,7 +4,6 @@ One-way, like `check`: text -> lines -> findings and evidence -> Facts -> the sa
 says "not in the pasted text" where the paste cannot decide a layer) -> a Report whose source is "pasted".
 """
 
-import datetime
 import re
 import unicodedata
 from dataclasses import dataclass, replace
@@ -19,15 +18,15 @@ from mps_doctor.errors import UsageError
 from mps_doctor.fact_catalogue import arguments_for, label
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
 from mps_doctor.inputs import embedded_report, read_input
-from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
-from mps_doctor.report import Report, Verdict, guarded, run_checks
+from mps_doctor.known_errors import KnownError, Match, find_all
+from mps_doctor.report import Report, Verdict, check_results, created_now, guarded
 from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.commands import pasted_actions
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.parsers.install import NO_WHEEL
 from mps_doctor.triage.text import Line, clean, joined
-from mps_doctor.versions import load_releases, minor_of
+from mps_doctor.versions import load_releases, minor_of, version_tuple
 from mps_doctor.words import shorten
 
 NOT_IN_PASTE = "not in the pasted text"
@@ -68,7 +67,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         evidence += implicated
     matches = tuple(sorted(find_all(joined(lines), catalogue), key=lambda m: m.line))
     for match in matches:
-        findings.append(Finding("message", one_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
+        findings.append(Finding("message", stripped_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
     known = derive(assemble(findings))
     # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
     system = known["host.system"].value if "host.system" in known else None
@@ -90,7 +89,7 @@ def derive(known: Dict[str, Known]) -> Dict[str, Known]:
     environment on macOS is an osx-64 (Intel) conda's."""
     torch = known.get("packages.torch")
     if torch is not None and "torch.mps_built" not in known and torch.parser in INSTALLED_SOURCES:
-        numbers = tuple(int(x) for x in re.findall(r"\d+", str(torch.value))[:2])
+        numbers = version_tuple(str(torch.value))[:2]
         if len(numbers) == 2 and numbers < FIRST_MPS_RELEASE:
             known = dict(known, **{"torch.mps_built": Known(False, torch.lines, "derived")})
     conda, machine = known.get("interpreter.conda"), known.get("interpreter.machine")
@@ -131,7 +130,7 @@ def about_the_layer(match: Match, lines: Sequence[Line]) -> bool:
 def catalogue_evidence(match: Match, number: int) -> Evidence:
     """A catalogue match as evidence against its layer."""
     error = match.error
-    return Evidence((error.layer,), "%s (%s)" % (first_sentence(error.cause), error.id), one_line(match.text),
+    return Evidence((error.layer,), "%s (%s)" % (first_sentence(error.cause), error.id), stripped_line(match.text),
                     error.cause + (" Fix: " + error.fix if error.fix else ""), error.commands, error.link, number,
                     error.id, devices=error.devices)
 
@@ -142,7 +141,7 @@ UNSAFE = re.compile("[!$&*<>?@\\[\\]^`{|}\x00-\x1f\x7f-\x9f\u2028\u2029]")
 HIDDEN = ("Cf", "Cs", "Co")
 
 
-def one_line(text: str, limit: int = 300) -> str:
+def stripped_line(text: str, limit: int = 300) -> str:
     """Pasted TEXT as one line of at most LIMIT characters, without the ASCII characters that mean something to a
     shell, Markdown or HTML (` $ < > @ | * [ ] ! & \\) and without invisible ones; other scripts' letters and
     punctuation (，：…) are the user's words and stay."""
@@ -165,10 +164,10 @@ def assemble(findings: Sequence[Finding]) -> Dict[str, Known]:
         by_path.setdefault(finding.path, []).append(finding)
     for path, group in by_path.items():
         if path in ("message", "nvidia_smi.gpu"):
-            values = tuple(dict.fromkeys(one_line(f.value, 300) for f in group))
+            values = tuple(dict.fromkeys(stripped_line(f.value, 300) for f in group))
             known[path] = Known(values, tuple(sorted({f.line for f in group})), group[0].parser)
             continue
-        group = [Finding(f.path, one_line(f.value, 160), f.line, f.parser) if isinstance(f.value, str) else f for f in group]
+        group = [Finding(f.path, stripped_line(f.value, 160), f.line, f.parser) if isinstance(f.value, str) else f for f in group]
         best = min(group, key=lambda f: (rank.get(f.parser, len(rank)), f.line))
         lines = tuple(sorted({f.line for f in group if f.value == best.value}))
         known[path] = Known(best.value, lines, best.parser)
@@ -325,11 +324,11 @@ def with_lines(outcome: Outcome, check_id: str, paste: Paste) -> Outcome:
 def known_error_result(match: Match, is_root: bool, number: int, paste: Paste) -> CheckResult:
     """A matched catalogue entry as a result: the root cause when no layer fails, else supporting evidence."""
     error = match.error
-    remedy = Remedy(one_line(match.text), error.cause + (" Fix: " + error.fix if error.fix else ""),
+    remedy = Remedy(stripped_line(match.text), error.cause + (" Fix: " + error.fix if error.fix else ""),
                     actions_for(error.commands, paste), error.link, key="known-error")
     return CheckResult(error.id, "Known message: %s" % first_sentence(error.cause), None,
                        Status.FAIL if is_root else Status.WARN, "%s (pasted line %d)" % (first_sentence(error.cause), number),
-                       ("pasted line %d: %s" % (number, one_line(match.text)),), remedy,
+                       ("pasted line %d: %s" % (number, stripped_line(match.text)),), remedy,
                        "known_errors.json: " + ", ".join(error.sources[:2]))
 
 
@@ -346,20 +345,19 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
     device = infer_device(paste) if device == "auto" else device
     facts = build_facts(paste, device)
     layers = layers_for(device, facts.host.system)
-    options = Options(device=device, requested_device=device)
-    report = run_checks(facts, options, evaluate=Evaluator(paste, layers))
-    results = list(report.results)
+    options, checked, _ = check_results(facts, Options(device=device, requested_device=device),
+                                        evaluate=Evaluator(paste, layers))
+    results = list(checked)
     root = next((r for r in results if r.layer is not None and r.status == Status.FAIL), None)
     for index, match in enumerate(paste.matches):
         number = paste.lines[match.line - 1].number
         results.append(known_error_result(match, root is None and index == 0, number, paste))
     root_id = root.id if root is not None else (paste.matches[0].error.id if paste.matches else None)
     error = unexplained_error(paste) if root_id is None else None
-    verdict = triage_verdict(results, device, root_id, error)
-    created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
-    source = dict(source_of(paste, device), **({"unexplained_error": {"line": error.number, "text": one_line(error.text)}}
+    source = dict(source_of(paste, device), **({"unexplained_error": {"line": error.number, "text": stripped_line(error.text)}}
                                                if error is not None else {}))
-    return replace(report, results=tuple(results), verdict=verdict, created=created, source=source)
+    return Report(facts, options, tuple(results), triage_verdict(results, device, root_id, error), created=created_now(),
+                  source=source)
 
 
 # A line that reports an error: a Python exception ("RuntimeError: ...", "torch.cuda.OutOfMemoryError: ..."), pip's
@@ -415,7 +413,7 @@ def source_of(paste: Paste, device: str) -> Dict[str, Any]:
         "device_from": "the paste",
         "facts": [{"fact": path, "value": list(k.value) if isinstance(k.value, tuple) else k.value, "lines": list(k.lines),
                    "parser": k.parser} for path, k in sorted(paste.known.items(), key=lambda item: item[1].lines)],
-        "known_errors": [{"id": m.error.id, "line": paste.lines[m.line - 1].number, "text": one_line(m.text),
+        "known_errors": [{"id": m.error.id, "line": paste.lines[m.line - 1].number, "text": stripped_line(m.text),
                           "layer": m.error.layer, "sources": list(m.error.sources)} for m in paste.matches],
     }
 
@@ -425,4 +423,4 @@ def read_text(path: Optional[str], stdin) -> str:
     return read_input(path, stdin).decode("utf-8", errors="replace")
 
 
-__all__ = ["triage", "read_paste", "exit_code", "read_text", "NOT_IN_PASTE", "load_catalogue"]
+__all__ = ["triage", "read_paste", "exit_code", "read_text", "NOT_IN_PASTE"]

@@ -163,6 +163,11 @@ def test_redaction_never_cuts_inside_a_path_component():
     assert redact(text, "/Users/al", "al") == "~/proj /Users/alice-shared/data ~"
 
 
+def test_check_redacts_user_names_as_triage_does_also_after_a_url_encoded_slash():
+    text = "file:///x?path=%2FUsers%2Falex%2Fproj and alex"
+    assert redact(text, "/opt/home", "alex") == "file:///x?path=%2FUsers%2F<user>%2Fproj and <user>"
+
+
 def test_the_user_name_is_redacted_when_user_is_unset(cli, tmp_path):
     doc = put(BASES["m2-native-torch213"], ("facts", "host", "user"), None)
     doc = put(doc, ("facts", "target", "python"), "/Users/alex/proj/.venv/bin/python alex")

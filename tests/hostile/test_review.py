@@ -10,7 +10,7 @@ import unicodedata
 
 import pytest
 
-from mps_doctor.remedies.model import run
+from mps_doctor.checking.model import run
 from mps_doctor.render.safe import UNSAFE, UNSAFE_IN_LINE, visible
 from mps_doctor.render.script import quote, spell
 from tests.hostile.attack import BASES, TALLY, put

@@ -6,7 +6,7 @@ import pytest
 
 from mps_doctor.render.markdown import json_block
 from mps_doctor.render.md import code, fence, prose
-from mps_doctor.render.safe import displayable, one_line, visible
+from mps_doctor.render.safe import displayable, escaped_line, visible
 from mps_doctor.render.script import comment, fish_quote, posix_quote
 from tests.hostile.attack import ESCAPE_BYTES, PAYLOADS
 
@@ -14,12 +14,12 @@ from tests.hostile.attack import ESCAPE_BYTES, PAYLOADS
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_visible_and_one_line_emit_no_control_character(payload):
     assert ESCAPE_BYTES.search(visible(payload)) is None
-    assert ESCAPE_BYTES.search(one_line(payload)) is None and "\n" not in one_line(payload)
+    assert ESCAPE_BYTES.search(escaped_line(payload)) is None and "\n" not in escaped_line(payload)
 
 
 def test_escapes_are_visible_and_ordinary_text_is_untouched():
     assert visible("a\x1b[2Jb\x07\u202e\n\tc") == "a\\x1b[2Jb\\x07\\u202e\n\tc"
-    assert one_line("a\nb\tc") == "a\\nb\\tc"
+    assert escaped_line("a\nb\tc") == "a\\nb\\tc"
     assert visible("Apple M2 Pro · jöhn 日本") == "Apple M2 Pro · jöhn 日本"
 
 

@@ -7,6 +7,7 @@ from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import GET_STARTED, Result, python_version
 from mps_doctor.triage.text import Line, matching
 from mps_doctor.versions import load_releases, version_tuple
+from mps_doctor.versions import version_tuple as vt
 
 # The last torch with macOS x86_64 wheels (PyTorch 2.2 release notes, pytorch#114602; the release table): an index that
 # offers nothing newer to this Python is answering an x86_64 macOS interpreter.
@@ -24,11 +25,6 @@ INTEL_OR_ROSETTA = Evidence(
     "the Python runs under Rosetta: install a native arm64 Python." % LAST_INTEL_MAC,
     ("sysctl -n hw.optional.arm64", "python3 -c 'import platform; print(platform.machine())'"),
     "https://github.com/pytorch/pytorch/issues/114602", source="pip", devices=("mps",), kind="x86_64-python-on-mac")
-
-
-def vt(version: str) -> Tuple[int, ...]:
-    """A version's leading numbers."""
-    return tuple(int(x) for x in re.findall(r"\d+", version.split("+")[0])[:3])
 
 
 INSTALL_LINE = re.compile(r"Could not find a version that satisfies the requirement|torch-|You require CPython|"
