@@ -72,6 +72,8 @@ FACTS: Tuple[Fact, ...] = (
          (PROBE, "collect_env")),
     Fact("interpreter.conda_subdir", "text", "the conda platform", "target.interpreter.conda_subdir",
          (PROBE, "conda-info", "conda-plan", "derived")),
+    Fact("interpreter.free_threaded", "flag", "whether the Python is a free-threaded build", "target.interpreter.free_threaded",
+         (PROBE, "collect_env", "session")),
     Fact("interpreter.conda", "flag", "a conda Python", None, ("collect_env",),
          "a conda-built Python (`| packaged by conda-forge |`); with an x86_64 machine on macOS it derives the subdir"),
     Fact("torch.installed", "flag", "whether torch imports", "target.torch.installed", (PROBE,) + COLLECT_ENV + ("session",)),

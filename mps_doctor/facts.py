@@ -48,6 +48,7 @@ class Interpreter:
     platform: Optional[str] = None
     libc: Optional[str] = None
     cpu_model: Optional[str] = None
+    free_threaded: Optional[bool] = None
 
 
 @dataclass(frozen=True)

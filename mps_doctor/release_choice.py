@@ -8,7 +8,7 @@ from typing import List, Optional, Tuple
 from mps_doctor.checking.model import NewEnvironment, Options
 from mps_doctor.facts import Facts, Host, Interpreter, TorchInfo
 from mps_doctor.known_errors import DRIVER_TOO_OLD, captured
-from mps_doctor.versions import Release, ReleaseTable, admits, at_least, version_tuple
+from mps_doctor.versions import Release, ReleaseTable, admits, at_least, version_tuple, wheel_platform
 
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 WHEEL_INDEX = "https://download.pytorch.org/whl/"
@@ -79,7 +79,21 @@ class ReleaseChoice:
             return (self.releases.row_for(self.releases.last_intel_torch)[0],)
         macos = self.macos() if self.is_mac and self.device == "mps" else None
         return tuple(r for r in self.releases.releases if (py is None or r.supports_python(py)) and (
-            (r.macos_min_mps is not None and at_least(macos, r.macos_min_mps)) if macos else r.confidence != "unknown"))
+            (r.macos_min_mps is not None and at_least(macos, r.macos_min_mps)) if macos else r.confidence != "unknown")
+            and (python is not None or self.has_free_threaded_wheel(r)))
+
+    def free_threaded_platform(self) -> Optional[str]:
+        """The wheel platform of a free-threaded target Python (`versions.wheel_platform`), else None."""
+        if not (self.interp and self.interp.free_threaded):
+            return None
+        return wheel_platform(self.host.system, self.interp.machine)
+
+    def has_free_threaded_wheel(self, release: Release) -> bool:
+        """Whether RELEASE has a wheel for the target Python: always for a regular build; for a free-threaded one, when
+        the row lists its `cp3XYt` tag for this platform (or does not say)."""
+        platform = self.free_threaded_platform()
+        pythons = release.free_threaded_pythons(platform) if platform and self.python_version else None
+        return pythons is None or "%d.%d" % self.python_version[:2] in pythons
 
     def allowed_release(self, python: Optional[Tuple[int, ...]] = None) -> Optional[Release]:
         """The newest release this machine can install (with PYTHON) that the team's policy allows; None if none."""

@@ -17,6 +17,8 @@ DATA_FILE = Path(__file__).resolve().parent / "data" / "torch_releases.json"
 # The platforms of a row's free_threaded field, named after their wheel tags (macosx_*_arm64, manylinux_*_x86_64,
 # manylinux_*_aarch64, win_amd64).
 FREE_THREADED_PLATFORMS = ("macos_arm64", "linux_x86_64", "linux_aarch64", "windows_amd64")
+PLATFORM_WORDS = {"macos_arm64": "macOS arm64", "linux_x86_64": "Linux x86_64", "linux_aarch64": "Linux aarch64",
+                  "windows_amd64": "Windows amd64"}
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,12 @@
 from typing import Optional
 
 from mps_doctor.checking.context import Context, timeout_outcome, unknown_release
-from mps_doctor.checking.model import InstallPackages, Outcome, Remedy, failed, passed, run, skipped, warned
+from mps_doctor.checking.model import InstallPackages, InstallTorch, Outcome, Remedy, failed, passed, run, skipped, warned
 from mps_doctor.checking.pasted import installed_torch_version
 from mps_doctor.checking.registry import check
 from mps_doctor.facts import describe_failure
 from mps_doctor.release_choice import new_environment
+from mps_doctor.versions import PLATFORM_WORDS
 
 
 def needs_interpreter(ctx: Context) -> Optional[Outcome]:
@@ -107,6 +108,72 @@ def python_version(ctx: Context) -> Outcome:
         "Python %s is not supported by %s (%s): pip will find no wheel" % (label, ctx.current_words(current), current.python),
         python_remedy(ctx, "%s supports Python %s." % (capitalized(ctx.current_words(current)), current.python)),
         rule=current.label,
+    )
+
+
+@check("python.free-threaded", "A free-threaded Python has torch wheels",
+       layer=55, devices=("mps", "cuda", "cpu"), facts=("interpreter.free_threaded",))
+def python_free_threaded(ctx: Context) -> Outcome:
+    """a free-threaded CPython (3.13t, 3.14t: `Py_GIL_DISABLED`, PEP 703) installs only torch releases that publish
+    its `cp3XYt` wheels for this platform, read from the wheel tags on PyPI (the rows' `free_threaded`); pip skips
+    the others silently, or finds no torch at all. Without torch, a free-threaded Python that only older releases
+    serve warns (the plan pins the newest that has its wheels); one that no allowed release serves fails.
+    """
+    interp = ctx.interp
+    if interp is None or not interp.free_threaded:
+        return passed(regular_build_words(ctx))
+    label = "%d.%dt" % ctx.python_version[:2]
+    platform = PLATFORM_WORDS.get(ctx.free_threaded_platform())
+    if ctx.torch_imported():
+        return passed("torch %s imports in free-threaded Python %s" % (ctx.torch_version(), label))
+    if platform is None:
+        return skipped("Python %s runs on a platform without torch wheels of any kind" % label)
+    newest, served = ctx.newest_for_platform(), ctx.allowed_release()
+    if served is None:
+        return failed(
+            "no torch release %shas wheels for free-threaded Python %s on %s" % (
+                "that the team's policy allows " if ctx.limits_torch() else "", label, platform),
+            free_threaded_remedy(ctx, label, platform), rule=newest.label)
+    if served.torch != newest.torch:
+        return warned("free-threaded Python %s gets torch up to %s: torch %s has no %s wheels for %s" % (
+            label, served.torch, newest.torch, wheel_tag(label), platform),
+            Remedy("pip passes over the releases without %s wheels: it installs torch %s here, or finds no torch when a "
+                   "newer one is pinned." % (wheel_tag(label), served.torch),
+                   "Install torch %s, the newest with %s wheels for %s, or use a regular build of Python %s for torch %s."
+                   % (served.torch, wheel_tag(label), platform, ctx.new_python(), newest.torch),
+                   (InstallTorch(),), FREE_THREADING_DOCS, key="install-torch"),
+            rule=served.label)
+    return passed("torch %s has %s wheels for %s" % (served.torch, wheel_tag(label), platform), rule=served.label)
+
+
+FREE_THREADING_DOCS = "https://docs.python.org/3/howto/free-threading-python.html"
+
+
+def regular_build_words(ctx: Context) -> str:
+    """Why the target Python is not free-threaded: too old for such builds (3.13 brought them, PEP 703), a regular
+    build, or a probe that did not record it."""
+    if ctx.python_version and ctx.python_version[:2] < (3, 13):
+        return "Python %d.%d has no free-threaded build" % ctx.python_version[:2]
+    if ctx.interp is not None and ctx.interp.free_threaded is False:
+        return "a regular (GIL) build"
+    return "not recorded as a free-threaded build"
+
+
+def wheel_tag(label: str) -> str:
+    """The wheel tag of free-threaded Python LABEL ('3.14t' -> 'cp314t')."""
+    return "cp" + label.replace(".", "")
+
+
+def free_threaded_remedy(ctx: Context, label: str, platform: str) -> Remedy:
+    """An environment with a regular (GIL) build of a supported Python, beside the free-threaded one."""
+    return Remedy(
+        "%s is a free-threaded build (%s), and torch publishes %s wheels for %s only in some releases." % (
+            ctx.python_label(), label, wheel_tag(label), platform),
+        "A regular build of Python %s gets every release that supports it; the free-threaded environment is kept."
+        % ctx.new_python(),
+        (new_environment(ctx, arm64=ctx.is_mac and bool(ctx.host.hw_arm64)),),
+        FREE_THREADING_DOCS, key="regular-python",
+        title="Create an environment with a regular Python %s beside the current one" % ctx.new_python(),
     )
 
 

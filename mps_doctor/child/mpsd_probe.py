@@ -7,6 +7,7 @@ import os
 import platform
 import struct
 import sys
+import sysconfig
 import time
 import traceback
 import warnings
@@ -33,6 +34,8 @@ def interpreter_facts():
         "conda_meta": os.path.isdir(os.path.join(sys.prefix, "conda-meta")),
         "conda_subdir": conda_subdir(sys.prefix),
         "externally_managed": externally_managed(),
+        # A free-threaded CPython (3.13t and later) is built with Py_GIL_DISABLED (PEP 703); older ones lack the variable.
+        "free_threaded": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
     }
     facts.update(system_facts())
     return facts

@@ -353,6 +353,23 @@ machine(
      "skipped_layers": []},
 )
 machine(
+    "m4-python313t-no-torch", "M4 on macOS 15.5 with a uv venv on free-threaded Python 3.13.5 (3.13t) and no torch: "
+    "torch 2.12 and later publish no cp313t wheels, so the newest torch pip can install there is 2.11.",
+    ["torch_releases.json free_threaded: cp313t macOS arm64 wheels in 2.7-2.11 only, cp314t from 2.9 (read from the "
+     "wheel tags on PyPI by tools.refresh)",
+     "CPython Python/getversion.c and sysconfig Py_GIL_DISABLED (PEP 703): how a free-threaded build shows itself"],
+    mac_host("15.5", "24F74", brand="Apple M4", memsize=16 * GIB, tools={"uv": "/opt/homebrew/bin/uv"}),
+    target(PY, frames(dict(interp(version=(3, 13, 5), uv=True, mac_ver="15.5",
+                                  real="/Users/alex/.local/share/uv/python/cpython-3.13.5+freethreaded-macos-aarch64-none/"
+                                       "bin/python3.13t"), free_threaded=True),
+                      {"installed": False, "packages": {"torch": None, "torchvision": None, "torchaudio": None,
+                                                        "numpy": None}})),
+    {"device": "mps", "state": "not-ready", "root_cause": "torch.import", "exit_code": 1,
+     "remedy_command": "torch==2.11.*",
+     "warnings": ["python.free-threaded"],
+     "skipped_layers": []},
+)
+machine(
     "m4-tahoe-python-sees-16", "M4 on macOS 26.1 (Tahoe); a Python built with an older SDK reports macOS 16.0.",
     ["mps-facts.md 3 (cpython#135675: platform.mac_ver() returns 16.0 instead of 26.0 on Tahoe)"],
     mac_host("26.1", "25B78", brand="Apple M4", memsize=16 * GIB, kernel="25.1.0"),

@@ -6,6 +6,7 @@ from typing import Dict, Iterable, List, Optional, Sequence
 from mps_doctor.triage.model import Finding
 from mps_doctor.triage.parsers.common import Result, boolean, python_version
 from mps_doctor.triage.parsers.platform import platform_facts
+from mps_doctor.triage.parsers.session import FREE_THREADING
 from mps_doctor.triage.text import Line, matching
 
 # torch/utils/collect_env.py, env_info_fmt, per release (read from each release's wheel):
@@ -34,6 +35,8 @@ BLOCK_END = re.compile(r"^(?:$|(?:%s):|Versions of relevant)" % KEYS, re.M)
 PACKAGE_LINE = re.compile(r"^\[(pip3?|conda|uv|poetry)\]\s+(\S+?)(?:==|\s+)(\S+)")
 UNKNOWN = ("N/A", "Could not collect", "No CUDA", "None", "")
 
+
+FREE_THREADED = re.compile(FREE_THREADING)
 
 def collect_env_format(keys: Iterable[str]) -> Optional[str]:
     """The first torch release whose collect_env prints these keys (a lower bound), or None."""
@@ -104,6 +107,8 @@ def collect_env_field(key: str, value: str, number: int) -> List[Finding]:
         # conda-forge |".
         if re.search(r"\| packaged by (?:Anaconda|conda-forge)", value):
             out.append(Finding("interpreter.conda", True, number, p))
+        if version:
+            out.append(Finding("interpreter.free_threaded", bool(FREE_THREADED.search(value)), number, p))
         if "32-bit runtime" in value:
             out.append(Finding("interpreter.pointer_bits", 32, number, p))
         return out

@@ -30,7 +30,10 @@ SESSION_CALLS = (
 
 SESSION_LINE = re.compile(r"^Python 3\.|mps|CUDA_VISIBLE_DEVICES|torch\.|platform\.|^python3?(?:\.\d+)? (?:--version|-V)$|"
                           r"^uname -m$|^arch$", re.I | re.M)
-BANNER = re.compile(r"Python (3\.\d+\.\d+)\S* \([^)]*\d{4}, [\d:]+\)(.*)$")
+# sys.version of a free-threaded build puts "experimental free-threading build" (3.13) or "free-threading build"
+# (3.14 on) before the build info (CPython's Python/getversion.c).
+FREE_THREADING = r"(?:experimental )?free-threading build"
+BANNER = re.compile(r"Python (3\.\d+\.\d+)\S* (%s )?\([^)]*\d{4}, [\d:]+\)(.*)$" % FREE_THREADING)
 # Printed checks: "Is MPS (Metal Performance Shader) built? True", "mps_available False" (read without trailing space).
 PRINTED = re.compile(r"\bMPS\b[^?:=]{0,40}?\b(built|available)\b\W{0,3}(True|False)$", re.I)
 
@@ -75,7 +78,8 @@ def parse_session(lines: Sequence[Line]) -> Result:
         if banner:
             # The REPL banner: 'Python 3.11.9 (main, Apr  4 2024, 05:10:52) [Clang 14.0.3 ] on darwin'.
             out.append(Finding("interpreter.version", python_version(banner.group(1)), line.number, "session"))
-            rest = banner.group(2) + " " + (lines[index + 1].text if index + 1 < len(lines) else "")
+            out.append(Finding("interpreter.free_threaded", bool(banner.group(2)), line.number, "session"))
+            rest = banner.group(3) + " " + (lines[index + 1].text if index + 1 < len(lines) else "")
             system = re.search(r"\bon (darwin|linux|win32)\b", rest)
             if system:
                 out.append(Finding("host.system", {"darwin": "Darwin", "linux": "Linux", "win32": "Windows"}[system.group(1)],

@@ -1,6 +1,6 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /home/dev/proj/.venv/bin/python
-# not ready: torch 2.13.0+cpu is a CPU-only build; 1 failure, 0 warnings, 9 passed
+# not ready: torch 2.13.0+cpu is a CPU-only build; 1 failure, 0 warnings, 10 passed
 # setup: a venv, Python from system, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.
 

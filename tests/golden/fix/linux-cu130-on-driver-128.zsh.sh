@@ -1,7 +1,7 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /home/dev/proj/.venv/bin/python
 # not ready: the driver supports CUDA 12.8, but torch was built for CUDA 13.0; 1 failure, 0
-# warnings, 10 passed
+# warnings, 11 passed
 # setup: a venv, Python from system, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env fish
 # mps-doctor <version> fix plan for /home/dev/proj/.venv/bin/python
-# not ready: CUDA_VISIBLE_DEVICES='' hides every GPU; 1 failure, 0 warnings, 11 passed
+# not ready: CUDA_VISIBLE_DEVICES='' hides every GPU; 1 failure, 0 warnings, 12 passed
 # setup: a venv, Python from system, pip, fish. Review before running: nothing here uses sudo or
 # deletes an environment.
 

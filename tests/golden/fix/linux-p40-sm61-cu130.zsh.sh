@@ -1,7 +1,7 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /home/dev/proj/.venv/bin/python
 # not ready: no kernels for GPU0 Tesla P40 (6.1) in this wheel (built for sm_75 sm_80 sm_86 sm_90
-# sm_100 sm_120); 1 failure, 0 warnings, 13 passed
+# sm_100 sm_120); 1 failure, 0 warnings, 14 passed
 # setup: a venv, Python from system, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /home/dev/proj/.venv/bin/python
-# ready to train on cpu; 0 failures, 0 warnings, 9 passed
+# ready to train on cpu; 0 failures, 0 warnings, 10 passed
 # setup: a venv, Python from system, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.
 # nothing to fix

@@ -1,6 +1,6 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /Users/runner/work/proj/proj/.venv/bin/python
-# not ready: an operation gives wrong results on mps: matmul-batch16; 1 failure, 3 warnings, 14
+# not ready: an operation gives wrong results on mps: matmul-batch16; 1 failure, 3 warnings, 15
 # passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.

@@ -1,6 +1,6 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
-# ready to train on mps; 0 failures, 1 warning, 18 passed
+# ready to train on mps; 0 failures, 1 warning, 19 passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
 # not ready: this torch was built without MPS (a git4c1d5e2 build, not the macOS arm64 wheel from
-# PyPI); 1 failure, 0 warnings, 14 passed
+# PyPI); 1 failure, 0 warnings, 15 passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /opt/homebrew/bin/python3
-# not ready: torch is not installed in /opt/homebrew/bin/python3; 1 failure, 0 warnings, 11 passed
+# not ready: torch is not installed in /opt/homebrew/bin/python3; 1 failure, 0 warnings, 12 passed
 # setup: no virtual environment, Python from homebrew, pip, zsh. Review before running: nothing here
 # uses sudo or deletes an environment.
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
 # not ready: `import torch` fails: a shared library of torch is missing or broken; 1 failure, 1
-# warning, 12 passed
+# warning, 13 passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.
 

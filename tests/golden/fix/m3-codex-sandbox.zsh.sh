@@ -1,7 +1,7 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
 # not ready: MPS is not available inside a sandbox (CODEX_SANDBOX=seatbelt); 1 failure, 0 warnings,
-# 15 passed
+# 16 passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.
 

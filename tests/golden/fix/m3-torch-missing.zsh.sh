@@ -1,6 +1,6 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
-# not ready: torch is not installed in /Users/alex/proj/.venv/bin/python; 1 failure, 0 warnings, 11
+# not ready: torch is not installed in /Users/alex/proj/.venv/bin/python; 1 failure, 0 warnings, 12
 # passed
 # setup: a uv venv, Python from homebrew, uv, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.

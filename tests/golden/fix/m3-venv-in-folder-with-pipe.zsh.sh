@@ -1,7 +1,7 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /Users/alex/Thesis | ML/.venv/bin/python
 # not ready: torch is not installed in /Users/alex/Thesis | ML/.venv/bin/python; 1 failure, 0
-# warnings, 11 passed
+# warnings, 12 passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.
 

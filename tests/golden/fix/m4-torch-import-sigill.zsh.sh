@@ -1,6 +1,6 @@
 #!/usr/bin/env zsh
 # mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
-# not ready: `import torch` crashed with SIGILL (Illegal instruction); 1 failure, 0 warnings, 11
+# not ready: `import torch` crashed with SIGILL (Illegal instruction); 1 failure, 0 warnings, 12
 # passed
 # setup: a venv, Python from homebrew, pip, zsh. Review before running: nothing here uses sudo or
 # deletes an environment.

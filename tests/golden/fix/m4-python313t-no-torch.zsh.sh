@@ -1,0 +1,15 @@
+#!/usr/bin/env zsh
+# mps-doctor <version> fix plan for /Users/alex/proj/.venv/bin/python
+# not ready: torch is not installed in /Users/alex/proj/.venv/bin/python; 1 failure, 1 warning, 11
+# passed
+# setup: a uv venv, Python from uv, uv, zsh. Review before running: nothing here uses sudo or
+# deletes an environment.
+
+# 1/2 Install torch and torchvision, pinned together
+#   There is no torch in this environment. torch and torchvision from different releases fail at
+#   import, so both are installed, pinned to one release.
+uv pip install --python /Users/alex/proj/.venv/bin/python 'torch==2.11.*' 'torchvision==0.26.*'
+
+# 2/2 Check again
+#   Confirms the fix and shows the next problem, if any.
+mps-doctor check --python /Users/alex/proj/.venv/bin/python
