@@ -505,6 +505,28 @@ def triage_command(ctx, file, device, fmt, output, verbose, no_color, no_redact)
     sys.exit(exit_code(report))
 
 
+@main.command(context_settings=CONTEXT, epilog=exit_codes.summarize_help_text())
+@click.argument("paths", nargs=-1, required=True, metavar="REPORT.json...|DIR")
+@click.option("--format", "fmt", type=click.Choice(("text", "markdown", "json")), default="text", show_default=True,
+              help="markdown: for a ticket (each machine's home folder and user name redacted).")
+@click.option("--output", "-o", metavar="FILE", help=OUTPUT_HELP)
+def summarize(paths, fmt, output):
+    """Summarize many machines' JSON reports (check --format json): verdicts, root causes, versions, the team policy,
+    and the fix each group of machines needs. A DIR is searched for *.json files."""
+    from mps_doctor.fleet.collect import read_reports
+    from mps_doctor.fleet.summarize import summarize as summary_of
+    from mps_doctor.render import summary_json, summary_markdown, summary_text
+
+    renderers = {"text": summary_text.render_summary_text, "markdown": summary_markdown.render_summary_markdown,
+                 "json": summary_json.render_summary_json}
+    try:
+        summary = summary_of(read_reports(paths))
+        write_output(renderers[fmt](summary), output)
+    except DoctorError as error:
+        fail(error)
+    sys.exit(summary.exit_code())
+
+
 @main.group(context_settings=CONTEXT)
 def policy():
     """The team policy in [tool.mps-doctor] of the project's pyproject.toml (docs/policy.md)."""
