@@ -219,8 +219,12 @@ def main() -> None:
 @click.option("--python", "python", metavar="PATH", help="Diagnose this interpreter (e.g. .venv/bin/python). "
               "Default: the active venv or conda env, a .venv here or above, else the Python running mps-doctor "
               "(python3 on PATH when that is pipx's or uv's private one).")
-@click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown", "junit", "prometheus")), default="text",
+              show_default=True, help="junit: a JUnit XML test report for CI; prometheus: gauges for node_exporter's "
+              "textfile collector (docs/report-format.md).")
 @click.option("--output", "-o", metavar="FILE", help=OUTPUT_HELP)
+@click.option("--no-github", is_flag=True, help="In GitHub Actions, write no step summary and no ::error/::warning "
+              "annotations (written there by default).")
 @click.option("--from", "from_report", metavar="REPORT.json|FILE|-", help="Re-run every check on a saved JSON report's "
               "facts, without probing this machine; or diagnose pasted text as `triage` does (- for stdin).")
 @click.option("--quick", is_flag=True, help="Skip the training smoke step (the last layer).")
@@ -232,8 +236,8 @@ def main() -> None:
 @click.option("--no-redact", is_flag=True, help="Keep the home folder and user name in --format markdown.")
 @policy_options
 @click.pass_context
-def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout, verbose, no_color, no_redact, config,
-          select_ids, skip_ids, required):
+def check(ctx, device, python, fmt, output, no_github, from_report, quick, strict, timeout, verbose, no_color, no_redact,
+          config, select_ids, skip_ids, required):
     """Check whether PyTorch can train on the device from this Python, layer by layer."""
     from mps_doctor.diagnosis import diagnose
     from mps_doctor.render.progress import status_line
@@ -243,6 +247,9 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
         pasted, data = read_from(from_report, python, device)
         if pasted is not None:
             from mps_doctor.render.triage import render_triage
+
+            if fmt in ("junit", "prometheus"):
+                raise UsageError("--format %s needs a probe or a saved JSON report, not pasted text" % fmt)
 
             fix = fix_command(pasted, local_doctor(), from_report, given(ctx, ("device",)))
             write_output(render_triage(pasted, fmt, verbose, to_stdout(output) and use_color(no_color),
@@ -256,6 +263,10 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
                                                 strict=strict, on_frame=progress))
         fix = fix_command(report, local_doctor(), extra=given(ctx, ("timeout",)))
         write_output(render(report, fmt, verbose, to_stdout(output) and use_color(no_color), not no_redact, fix), output)
+        if not no_github:
+            from mps_doctor.render.github import publish
+
+            publish(report, os.environ, sys.stderr)
     except DoctorError as error:
         fail(error)
     sys.exit(report.exit_code())
@@ -282,6 +293,10 @@ def render(report, fmt: str, verbose: bool, color: bool, redacted: bool, fix: st
         from mps_doctor.render.markdown import render_markdown
 
         return render_markdown(report, redacted=redacted)
+    if fmt in ("junit", "prometheus"):
+        from mps_doctor.render import junit, prometheus
+
+        return junit.render_junit(report) if fmt == "junit" else prometheus.render_prometheus(report)
     from mps_doctor.render.text import render_text
 
     return render_text(report, verbose=verbose, color=color, unicode=stdout_is_unicode(), fix=fix)
