@@ -11,12 +11,12 @@ from mps_doctor.inputs import MAX_INPUT, embedded_report, read_input
 
 def report_paths(arguments: Iterable[str]) -> List[Tuple[str, str]]:
     """(name, path) of every file to read: a file as given, and each *.json file under a folder (links to folders not
-    followed), named by its path under that folder, in sorted order. A missing argument, or no file at all, is a
+    followed), named by its path under that folder, in the order of their path components. A missing argument, or no file at all, is a
     UsageError."""
     found: List[Tuple[str, str]] = []
     for argument in arguments:
         if os.path.isdir(argument):
-            found += sorted(folder_reports(argument))
+            found += sorted(folder_reports(argument), key=lambda item: item[0].split(os.sep))
         elif os.path.exists(argument):
             found.append((argument, argument))
         else:

@@ -1,0 +1,34 @@
+"""The recorded machines' reports, as `check` makes them, for the tests of the team outputs (summarize, JUnit,
+Prometheus, GitHub Actions)."""
+
+import json
+
+from mps_doctor.checks.model import Options, Policy
+from mps_doctor.render.commands import report_document
+from mps_doctor.report import run_checks
+from tests.machines import load_machine, machine_names, replay_facts
+
+
+def machine_report(name, policy=Policy(), strict=False, evaluate=None):
+    """The Report of `check` on the recorded machine NAME, with POLICY and STRICT (EVALUATE replaces how a check
+    runs, as report.run_checks allows)."""
+    machine = load_machine(name)
+    device = machine["expect"].get("requested", "auto")
+    options = Options(device=device, requested_device=device, policy=policy, strict=strict)
+    facts = replay_facts(machine)
+    return run_checks(facts, options) if evaluate is None else run_checks(facts, options, evaluate)
+
+
+def machine_document(name, **options):
+    """The JSON report (`check --format json`) of the recorded machine NAME, as parsed JSON."""
+    return json.loads(json.dumps(report_document(machine_report(name, **options))))
+
+
+def write_reports(folder, names=None):
+    """The JSON report of each recorded machine (or of NAMES) as FOLDER/NAME.json; the expectations by file name."""
+    folder.mkdir(parents=True, exist_ok=True)
+    expected = {}
+    for name in names or machine_names():
+        (folder / (name + ".json")).write_text(json.dumps(machine_document(name), indent=1))
+        expected[name + ".json"] = load_machine(name)["expect"]
+    return expected
