@@ -9,12 +9,12 @@ from mps_doctor.report import run_checks
 from tests.machines import load_machine, machine_names, replay_facts
 
 
-def machine_report(name, policy=Policy(), strict=False, evaluate=None):
+def machine_report(name, policy=None, strict=False, evaluate=None):
     """The Report of `check` on the recorded machine NAME, with POLICY and STRICT (EVALUATE replaces how a check
     runs, as report.run_checks allows)."""
     machine = load_machine(name)
     device = machine["expect"].get("requested", "auto")
-    options = Options(device=device, requested_device=device, policy=policy, strict=strict)
+    options = Options(device=device, requested_device=device, policy=policy or Policy(), strict=strict)
     facts = replay_facts(machine)
     return run_checks(facts, options) if evaluate is None else run_checks(facts, options, evaluate)
 
