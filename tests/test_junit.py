@@ -54,6 +54,10 @@ def test_every_machine_validates_and_its_counts_agree_with_its_cases(name):
     assert (suites.tests, suites.failures, suites.errors) == (suite.tests, suite.failures, suite.errors)
     assert (suite.failures + suite.errors > 0) == (report.exit_code() != 0) == (load_machine(name)["expect"]["exit_code"] != 0)
     assert suite.timestamp == report.created
+    torch = report.facts.target.torch
+    imported = report.result("torch.import")
+    seconds = torch.import_seconds if imported and imported.status != Status.SKIP and torch and torch.import_seconds else 0
+    assert {c.name: c.time for c in cases if c.time} == ({"torch.import": round(seconds, 3)} if seconds else {})
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if load_machine(n)["expect"]["root_cause"]])
