@@ -22,6 +22,8 @@
 #   --strict          warnings fail too
 #   --json FILE       keep the JSON report in FILE, in a folder that exists (checked first; default:
 #                     DIR/mps-doctor-report.json in the environment)
+#   --junit FILE      also write the verdict as a JUnit XML test report to FILE, for a CI system's test
+#                     report (checked first, like --json)
 #   --dry-run         print every command it would run (shell-quoted), and run none
 #   --yes             accepted for scripts; this script never prompts
 #   -h, --help        this help
@@ -36,6 +38,7 @@ index_url=""
 device="auto"
 strict=""
 json_file=""
+junit_file=""
 dry_run=0
 
 say() { printf '%s\n' "preflight: $*" >&2; }
@@ -89,6 +92,7 @@ while [ "$#" -gt 0 ]; do
     --device) need_value "$@"; device=$2; shift 2 ;;
     --strict) strict="--strict"; shift ;;
     --json) need_value "$@"; json_file=$2; shift 2 ;;
+    --junit) need_value "$@"; junit_file=$2; shift 2 ;;
     --dry-run) dry_run=1; shift ;;
     --yes|-y) shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -125,22 +129,25 @@ case "$doctor_from" in
     doctor_from=$(cd "$doctor_from" && pwd) ;;
 esac
 [ -z "$vision_version" ] || [ -n "$torch_version" ] || usage_error "--torchvision needs --torch (they are pinned together)"
-# --json FILE is checked before any work: a setup that ran for nothing and then could not keep its verdict is worse
-# than a usage error now. Its folder must exist and be writable, and FILE must not be a folder (or a link to nothing).
-if [ -n "$json_file" ]; then
-  json_dir=$(dirname "$json_file")
-  if [ -d "$json_file" ]; then
-    usage_error "--json $json_file: is a folder; name a file"
-  elif [ -L "$json_file" ] && [ ! -e "$json_file" ]; then
-    usage_error "--json $json_file: a link to nothing; name a file"
-  elif [ ! -d "$json_dir" ]; then
-    usage_error "--json $json_file: the folder $json_dir does not exist"
-  elif [ ! -w "$json_dir" ] || [ ! -x "$json_dir" ]; then
-    usage_error "--json $json_file: the folder $json_dir is not writable"
-  elif [ -e "$json_file" ] && [ ! -w "$json_file" ]; then
-    usage_error "--json $json_file: not writable"
+# --json FILE and --junit FILE are checked before any work: a setup that ran for nothing and then could not keep its
+# verdict is worse than a usage error now. The folder must exist and be writable, and FILE must not be a folder (or a
+# link to nothing).
+writable_file() {
+  file_dir=$(dirname "$2")
+  if [ -d "$2" ]; then
+    usage_error "$1 $2: is a folder; name a file"
+  elif [ -L "$2" ] && [ ! -e "$2" ]; then
+    usage_error "$1 $2: a link to nothing; name a file"
+  elif [ ! -d "$file_dir" ]; then
+    usage_error "$1 $2: the folder $file_dir does not exist"
+  elif [ ! -w "$file_dir" ] || [ ! -x "$file_dir" ]; then
+    usage_error "$1 $2: the folder $file_dir is not writable"
+  elif [ -e "$2" ] && [ ! -w "$2" ]; then
+    usage_error "$1 $2: not writable"
   fi
-fi
+}
+[ -z "$json_file" ] || writable_file --json "$json_file"
+[ -z "$junit_file" ] || writable_file --junit "$junit_file"
 
 # run CMD...: print it (shell-quoted), and run it unless --dry-run.
 run() {
@@ -248,7 +255,8 @@ if [ "$dry_run" -eq 1 ]; then
   report="${TMPDIR:-/tmp}/mps-doctor-report.XXXXXX"
   run "$venv_dir/bin/mps-doctor" check --python "$env_python" --device "$device" $strict --format json --output "$report"
   run cp "$report" "$kept"
-  run "$venv_dir/bin/mps-doctor" check --from "$kept" $strict
+  run env GITHUB_ACTIONS='' "$venv_dir/bin/mps-doctor" check --from "$kept" $strict
+  [ -z "$junit_file" ] || run "$venv_dir/bin/mps-doctor" check --from "$kept" $strict --no-github --format junit --output "$junit_file"
   report=""
   exit 0
 fi
@@ -277,7 +285,12 @@ else
   kept=$report
   report=""
 fi
-NO_COLOR=1 "$doctor" check --from "$kept" $strict
+# In GitHub Actions the probe above wrote the step summary and annotations; the replays of its report add none.
+GITHUB_ACTIONS='' NO_COLOR=1 "$doctor" check --from "$kept" $strict
+if [ -n "$junit_file" ]; then
+  "$doctor" check --from "$kept" $strict --no-github --format junit --output "$junit_file"
+  [ "$?" -le 1 ] || say "cannot write the JUnit report $junit_file"
+fi
 if [ "$code" -eq 1 ]; then
   # The plan comes from the environment itself, not from the report: a plan for a report is for whichever machine
   # wrote it and starts mps-doctor by name, which is not on PATH here until the environment is active.

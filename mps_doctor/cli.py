@@ -13,6 +13,7 @@ from mps_doctor.commands.fix import fix
 from mps_doctor.commands.list_checks import list_checks
 from mps_doctor.commands.options import CONTEXT
 from mps_doctor.commands.policy import policy
+from mps_doctor.commands.summarize import summarize
 from mps_doctor.commands.triage import triage
 from mps_doctor.output import discard_stdout
 from mps_doctor.render.safe import escaped_line
@@ -46,7 +47,7 @@ def main() -> None:
     """Diagnose PyTorch on Apple Silicon (MPS), CUDA and the CPU, and print the exact fix."""
 
 
-for command in (check, list_checks, bench, fix, triage, policy):
+for command in (check, list_checks, bench, fix, triage, summarize, policy):
     main.add_command(command)
 
 # click 8.2+ raises this for a group called without a command; older versions print the help themselves.

@@ -30,6 +30,15 @@ BENCH_TABLE = (
     (DOCTOR_FAILED, "the doctor failed"),
 )
 
+# `summarize`: the same numbers, read for many machines' reports.
+SUMMARIZE_TABLE = (
+    (READY, "every file was a report (a duplicate aside) and every machine is ready"),
+    (NOT_READY, "a machine is not ready (or timed out, or a check crashed there), or a file was left out as not a "
+                "readable check report"),
+    (USAGE, "usage error (a path that does not exist, a folder without a .json file, an unwritable --output)"),
+    (DOCTOR_FAILED, "the doctor itself failed"),
+)
+
 # A reader that closes the pipe early (`mps-doctor list-checks | head -1`) is not a failure: the code stays the
 # verdict's (0 for commands without one).
 CLOSED_PIPE_NOTE = "A closed pipe (| head) does not change the code."
@@ -43,3 +52,8 @@ def help_text():
 def bench_help_text():
     """bench's exit codes as one sentence for its --help."""
     return "\b\nExit codes: " + ", ".join("%d %s" % row for row in BENCH_TABLE) + "."
+
+
+def summarize_help_text():
+    """summarize's exit codes as plain lines for its --help."""
+    return "\b\nExit codes:\n" + "\n".join("  %d  %s" % row for row in SUMMARIZE_TABLE)

@@ -31,6 +31,9 @@ def isolation(monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     # Without --python the doctor diagnoses the active environment: make that the target interpreter's own.
     monkeypatch.delenv("CONDA_PREFIX", raising=False)
+    # In a GitHub Actions job, `check` would write the job's step summary and annotations (render/github.py).
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     if TARGET_PYTHON != sys.executable or sys.prefix != getattr(sys, "base_prefix", sys.prefix):
         monkeypatch.setenv("VIRTUAL_ENV", TARGET_PREFIX)
     else:

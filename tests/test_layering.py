@@ -53,6 +53,8 @@ PLACEMENT = {
     "mps_doctor.triage.engine": "report",
     "mps_doctor.triage": "report",
     "mps_doctor.diagnosis": "report",
+    # Many reports into one summary (summarize): reports in, a Summary value out.
+    "mps_doctor.fleet": "report",
     "mps_doctor.remedies": "remedies",
     "mps_doctor.render": "render",
     "mps_doctor.policy_init": "render",

@@ -296,7 +296,7 @@ def test_a_policy_skipping_some_layers_is_ready_when_the_work_on_the_device_pass
     assert code == 0, out + err
     assert re.search(r"macos\.version +skipped by policy: not needed here", out)
     assert out.rstrip().splitlines()[-1] == (
-        "ready to train on mps; 0 failures, 0 warnings, 16 passed; skipped by the policy in %s: macos.version, "
+        "ready to train on mps; 0 failures, 0 warnings, 17 passed; skipped by the policy in %s: macos.version, "
         "torch.mps-available, host.memory" % policy)
 
 

@@ -61,9 +61,9 @@ def test_a_slow_import_is_a_timeout_with_what_was_running_and_how_to_raise_it(sl
     assert code == 1, err
     lines = out.splitlines()
     assert "[⏱] Timed out: stopped after the --timeout of 1 s while importing torch" in lines
-    assert any(re.match(r"  \[⏱\]  2 torch\.import +stopped after the --timeout of 1 s while importing torch$", line)
+    assert any(re.match(r"  \[⏱\] +\d+ torch\.import +stopped after the --timeout of 1 s while importing torch$", line)
                for line in lines), out
-    assert "  [-]  3 device.parity       skipped: torch.import timed out" in lines
+    assert any(re.match(r"  \[-\] +\d+ device\.parity +skipped: torch\.import timed out$", line) for line in lines), out
     assert "--timeout 61" in out
     assert lines[-1].startswith("timed out, so not shown ready: stopped after the --timeout of 1 s while importing "
                                 "torch; 0 failures, 0 warnings, ")

@@ -117,11 +117,14 @@ def policy_options(fn):
                      help="Insist on this device (repeatable): on a hosted CI runner MPS is otherwise skipped."))(fn)
 
 
-def report_options(format_help=None):
-    """How a report is shown (check and triage): --format text|json|markdown (FORMAT_HELP: what it means for this
-    command), --output, --verbose, --no-color and --no-redact."""
+REPORT_FORMATS = ("text", "json", "markdown")
+
+
+def report_options(format_help=None, formats=REPORT_FORMATS):
+    """How a report is shown (check and triage): --format FORMATS (FORMAT_HELP: what it means for this command),
+    --output, --verbose, --no-color and --no-redact."""
     return together(
-        format_option("text", "json", "markdown", help=format_help), output_option(),
+        format_option(*formats, help=format_help), output_option(),
         click.option("-v", "--verbose", is_flag=True, help="Show details, reasons and the data rows used."),
         click.option("--no-color", is_flag=True, help=COLOR_HELP),
         click.option("--no-redact", is_flag=True, help="Keep home folders and user names in --format markdown."))

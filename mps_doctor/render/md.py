@@ -148,5 +148,5 @@ def fence(body: str, info: str = "") -> List[str]:
 def table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> List[str]:
     """A GFM table: HEADER (the doctor's words) and ROWS of cells already built with code() or prose(table=True)."""
     header = list(header)
-    return ["| %s |" % " | ".join(header), "|%s" % " --- |" * len(header)] + \
+    return ["| %s |" % " | ".join(header), "|" + " --- |" * len(header)] + \
         ["| %s |" % " | ".join(row) for row in rows]
