@@ -219,7 +219,8 @@ def main() -> None:
 @click.option("--python", "python", metavar="PATH", help="Diagnose this interpreter (e.g. .venv/bin/python). "
               "Default: the active venv or conda env, a .venv here or above, else the Python running mps-doctor "
               "(python3 on PATH when that is pipx's or uv's private one).")
-@click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("text", "json", "markdown", "plist")), default="text", show_default=True,
+              help="plist: a flat status for osquery's plist table and the MDM scripts (install/mdm).")
 @click.option("--output", "-o", metavar="FILE", help=OUTPUT_HELP)
 @click.option("--from", "from_report", metavar="REPORT.json|FILE|-", help="Re-run every check on a saved JSON report's "
               "facts, without probing this machine; or diagnose pasted text as `triage` does (- for stdin).")
@@ -282,6 +283,11 @@ def render(report, fmt: str, verbose: bool, color: bool, redacted: bool, fix: st
         from mps_doctor.render.markdown import render_markdown
 
         return render_markdown(report, redacted=redacted)
+    if fmt == "plist":
+        from mps_doctor.render.commands import report_document
+        from mps_doctor.render.status import status_plist
+
+        return status_plist(report_document(report), report.exit_code())
     from mps_doctor.render.text import render_text
 
     return render_text(report, verbose=verbose, color=color, unicode=stdout_is_unicode(), fix=fix)
