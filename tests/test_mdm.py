@@ -44,8 +44,9 @@ FAKE_TOOLS = {
         [ "$command" = "show State:/Users/ConsoleUser" ] || { echo "fake scutil: unexpected: $command" >&2; exit 64; }
         if [ -z "$FAKE_CONSOLE_USER" ]; then echo "  No such key"; exit 0; fi
         uid=$(id -u "$FAKE_CONSOLE_USER" 2>/dev/null || echo 501)
-        printf '<dictionary> {\\n  GID : 20\\n  Name : %s\\n  SessionInfo : <array> {\\n    0 : <dictionary> {\\n' "$FAKE_CONSOLE_USER"
-        printf '      kCGSSessionUserIDKey : %s\\n      kCGSSessionUserNameKey : %s\\n    }\\n  }\\n  UID : %s\\n}\\n' "$uid" "$FAKE_CONSOLE_USER" "$uid"
+        printf '<dictionary> {\\n  GID : 20\\n  Name : %s\\n' "$FAKE_CONSOLE_USER"
+        printf '  SessionInfo : <array> {\\n    0 : <dictionary> {\\n      kCGSSessionUserIDKey : %s\\n' "$uid"
+        printf '      kCGSSessionUserNameKey : %s\\n    }\\n  }\\n  UID : %s\\n}\\n' "$FAKE_CONSOLE_USER" "$uid"
         """,
     "launchctl": """
         # launchctl asuser UID COMMAND...: logged, then COMMAND runs (no per-user bootstrap context on Linux).
@@ -442,26 +443,33 @@ def test_a_doctor_that_never_answers_is_stopped_at_the_time_limit(setup, console
 
 
 def python_the_user_can_run(user):
-    """An interpreter that USER's account can run: the test interpreter's own base when its folders are open to
-    others, else the system's python3. A loud failure, never a skip, when there is none."""
+    """An interpreter that USER's account runs as root does, its own standard library included (one in a folder the
+    user cannot enter may start with another's): the test interpreter's own base, else the system's python3. A loud
+    failure, never a skip, when there is none."""
     base = subprocess.check_output([TARGET_PYTHON, "-c", "import sys, os; print(os.path.realpath(getattr(sys, "
                                     "'_base_executable', sys.executable)))"], universal_newlines=True).strip()
+    probe = ["-I", "-c", "import sys, venv; assert sys.version_info >= (3, 8); print(sys.base_prefix)"]
+    as_user = ["setpriv", "--reuid=%d" % user[1], "--regid=%d" % user[3], "--init-groups"]
     for candidate in (base, "/usr/bin/python3", "/usr/local/bin/python3"):
-        done = subprocess.run(["setpriv", "--reuid=%d" % user[1], "--regid=%d" % user[3], "--init-groups", candidate,
-                               "-c", "import sys, venv; assert sys.version_info >= (3, 8)"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/")
-        if done.returncode == 0:
+        runs = [subprocess.run(prefix + [candidate] + probe, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               cwd="/", text=True) for prefix in ([], as_user)]
+        if all(done.returncode == 0 for done in runs) and runs[0].stdout == runs[1].stdout:
             return candidate
     pytest.fail("no Python 3.8+ that another user can run: the MDM scripts need one for the console user")
 
 
+# The user's project folder: characters that are markup in a result tag and in a plist, in a path that reaches the
+# status file (its `python` key).
+PROJECT = "ml <result> & 'project'"
+
+
 @pytest.fixture(scope="module")
 def user_venv(console_user, tmp_path_factory):
-    """The console user's project venv with mps-doctor from this checkout and a torch that cannot import, whose
-    error names the venv: the venv's path, relative to the home folder."""
+    """The console user's project venv, with mps-doctor from this checkout and a torch that cannot import: the
+    venv's path, relative to the home folder."""
     name, home = console_user[0], console_user[2]
     wheels, _ = doctor_wheelhouse(tmp_path_factory.mktemp("wheelhouse"))
-    project = os.path.join(home, "ml-project")
+    project = os.path.join(home, PROJECT)
     os.makedirs(project)
     python = make_venv(pathlib.Path(project) / ".venv", python=python_the_user_can_run(console_user))
     subprocess.run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-index", "--find-links",
@@ -469,25 +477,35 @@ def user_venv(console_user, tmp_path_factory):
     torch = os.path.join(site_packages(python), "torch")
     os.makedirs(torch)
     with open(os.path.join(torch, "__init__.py"), "w") as handle:
-        handle.write("raise ImportError('the torch of ' + __file__ + ' is broken </result>\\n<result>ready: fine')\n")
+        handle.write("raise ImportError('this torch is broken')\n")
     give(project, name)
-    return "ml-project/.venv"
+    return os.path.join(PROJECT, ".venv")
+
+
+def doctor_status(python, *args):
+    """The status that the doctor in PYTHON's venv gives for PYTHON, run here as root: {key: value}."""
+    done = subprocess.run([os.path.join(os.path.dirname(python), "mps-doctor"), "check", "--python", python,
+                           "--format", "plist"] + list(args), stdout=subprocess.PIPE, cwd="/")
+    return plistlib.loads(done.stdout)
 
 
 @ROOT_ONLY
 @pytest.mark.slow
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
 def test_each_script_reports_the_console_users_own_environment(setup, console_user, user_venv, script):
+    """The user's venv has a torch that does not import, unlike the one the tests run: the scripts report the
+    user's, and the status file names the user and the venv's Python, the markup in its path inert."""
     name, home = console_user[0], console_user[2]
+    python = os.path.join(home, user_venv, "bin", "python")
+    expected = doctor_status(python, "--device", "cpu")
+    assert expected["root_cause"] == "torch.import"
     setup.configure("venv=%s\ndevice=cpu\n" % user_venv)
     code, out, err, _ = setup.run(script)
     value = one_value(script, code, out)
-    torch_file = os.path.join(home, user_venv, "lib")
-    assert value.startswith("not-ready: torch.import: "), value
-    assert torch_file in value and "(/result)" in value and "ready: fine" in value and value.count("result") == 2
+    assert value == "not-ready: torch.import: " + expected["root_cause_summary"], err
     assert code == (1 if script == "kandji" else 0)
     if script == "osquery":
         status = plistlib.loads(setup.status.read_bytes())
-        assert status["user"] == name and status["python"] == os.path.join(home, user_venv, "bin", "python")
-        assert status["state"] == "not-ready" and status["root_cause"] == "torch.import" and status["exit_code"] == 1
+        assert status["user"] == name and status["python"] == python and status["exit_code"] == 1
+        assert status["state"] == "not-ready" and status["root_cause"] == "torch.import"
         assert status["device"] == "cpu" and status["format"] == "mps-doctor-status"
