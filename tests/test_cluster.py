@@ -236,6 +236,8 @@ def test_the_slurm_and_nhc_examples_name_the_shipped_scripts_and_leave_room_for_
                    if line and not line.startswith("#"))
     assert set(example) == {"doctor", "python", "device", "quick", "time_limit", "max_length"}
     assert int(example["time_limit"]) == TIME_LIMIT
+    documented = set(re.findall(r"^(?:# )?([a-z_]+)=", open(os.path.join(CLUSTER, "health.conf.example")).read(), re.M))
+    assert documented == set(re.findall(r'config_value ([a-z_]+) "', open(HEALTH).read()))
 
 
 def test_hardware_diagnostics_are_left_to_dcgm_and_the_gpu_operator():

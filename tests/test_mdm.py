@@ -509,3 +509,14 @@ def test_each_script_reports_the_console_users_own_environment(setup, console_us
         assert status["user"] == name and status["python"] == python and status["exit_code"] == 1
         assert status["state"] == "not-ready" and status["root_cause"] == "torch.import"
         assert status["device"] == "cpu" and status["format"] == "mps-doctor-status"
+
+
+def test_the_example_configuration_documents_every_setting_the_scripts_read():
+    example = open(os.path.join(MDM, "mdm.conf.example")).read()
+    documented = set(re.findall(r"^(?:# )?([a-z_]+)=", example, re.M))
+    read = {key for path in shipped() for key in re.findall(r'config_value ([a-z_]+) "', open(path).read())}
+    assert read == documented == {"venv", "doctor", "device", "time_limit", "quick"}
+    assert re.findall(r"^[a-z_]+=", example, re.M) == ["venv="]
+    limits = "Defaults: Jamf %d, Kandji and Intune %d, osquery-status %d." % (
+        limit_of("jamf"), limit_of("kandji"), limit_of("osquery"))
+    assert limits in example and limit_of("kandji") == limit_of("intune")
