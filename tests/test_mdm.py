@@ -27,6 +27,7 @@ import sys
 import textwrap
 import time
 
+import psutil
 import pytest
 
 from tests.helpers import ROOT, TARGET_PYTHON, doctor_wheelhouse, make_venv, site_packages
@@ -35,6 +36,8 @@ MDM = os.path.join(ROOT, "install", "mdm")
 SCRIPTS = {"jamf": "jamf-extension-attribute.sh", "kandji": "kandji-audit.sh",
            "intune": "intune-custom-attribute.sh", "osquery": "osquery-status.sh"}
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="the MDM scripts run as root and switch to the console user")
+# The scripts and their harness are the same subprocesses whichever Python runs pytest.
+pytestmark = pytest.mark.independent_of_test_python
 STATES = ("ready", "not-ready", "timed-out", "doctor-failed", "not-checked")
 FAKE_TOOLS = {
     "scutil": """
@@ -83,8 +86,14 @@ def console_user():
     if os.geteuid() != 0:
         pytest.skip("only root can make the console user's account")
     name = "mpsd%d" % (os.getpid() % 100000)
-    subprocess.run(["useradd", "--create-home", "--home-dir", "/home/" + name, "--shell", "/bin/sh", name],
-                   check=True)
+    # useradd refuses while another process holds the password database's lock: a few tries.
+    for attempt in range(10):
+        if subprocess.run(["useradd", "--create-home", "--home-dir", "/home/" + name, "--shell", "/bin/sh",
+                           name]).returncode == 0:
+            break
+        time.sleep(1 + attempt)
+    else:
+        pytest.fail("useradd could not make the console user's account %s" % name)
     try:
         entry = pwd.getpwnam(name)
         yield name, entry.pw_uid, entry.pw_dir, entry.pw_gid
@@ -436,7 +445,7 @@ def test_a_doctor_that_never_answers_is_stopped_at_the_time_limit(setup, console
     assert one_value(script, code, out) == "timed-out: mps-doctor did not finish within the time limit of 30 s"
     assert 30 <= seconds < 45
     assert code == (1 if script == "kandji" else 0)
-    assert subprocess.run(["pgrep", "-u", name, "sleep"], stdout=subprocess.DEVNULL).returncode == 1
+    assert not [p for p in psutil.process_iter(["username", "name"]) if p.info["username"] == name]
 
 
 # --- slow: a real venv with mps-doctor from this checkout -------------------------------------------------------

@@ -8,6 +8,7 @@ import json
 import os
 import plistlib
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -33,13 +34,14 @@ def check(cli, monkeypatch, tmp_path, name, fmt):
 
 
 def read_by_the_scripts(answer, code):
-    """(STATE, DETAIL) as the install/ scripts read ANSWER from a doctor that exited with CODE (dash runs the common
-    status block of the Jamf script, then its read_status with a 120 s limit)."""
+    """(STATE, DETAIL) as the install/ scripts read ANSWER from a doctor that exited with CODE (dash, Debian's /bin/sh,
+    runs the common status block of the Jamf script, then its read_status with a 120 s limit)."""
     text = open(READER).read()
     block = re.search(r"(?ms)^# --- common: status .*?^# --- end of common: status ---$", text).group(0)
     program = block + '\nANSWER=$(cat)\nANSWER_CODE=%d\nANSWER_SECONDS=1\nread_status 120\n' \
                       'printf "%%s\\n%%s\\n" "$STATE" "$(clean "$DETAIL")"\n' % code
-    done = subprocess.run(["dash", "-c", program], input=answer, stdout=subprocess.PIPE, text=True, check=True)
+    done = subprocess.run([shutil.which("dash") or "sh", "-c", program], input=answer, stdout=subprocess.PIPE,
+                          text=True, check=True)
     state, detail = done.stdout.split("\n")[:2]
     return state, detail
 
