@@ -20,9 +20,19 @@ PREFLIGHT = os.path.join(ROOT, "install", "preflight.sh")
 SHELL_SCRIPTS = [PREFLIGHT, os.path.join(ROOT, ".ci", "run")]
 
 
+# The POSIX sh scripts of install/mdm (Jamf, Kandji, Intune, osquery) and install/cluster (Slurm, NPD), and NHC's
+# bash function file.
+POSIX_SCRIPTS = [PREFLIGHT] + sorted(glob.glob(os.path.join(ROOT, "install", "mdm", "*.sh")) +
+                                     glob.glob(os.path.join(ROOT, "install", "cluster", "*.sh")))
+BASH_SCRIPTS = sorted(glob.glob(os.path.join(ROOT, "install", "cluster", "nhc", "*.nhc")))
+
+
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is installed by .ci/run")
 def test_shellcheck_every_shipped_script():
-    done = subprocess.run(["shellcheck", "-s", "sh", PREFLIGHT], stdout=subprocess.PIPE, text=True)
+    assert len(POSIX_SCRIPTS) >= 7 and BASH_SCRIPTS
+    done = subprocess.run(["shellcheck", "-s", "sh"] + POSIX_SCRIPTS, stdout=subprocess.PIPE, text=True)
+    assert done.returncode == 0, done.stdout
+    done = subprocess.run(["shellcheck", "-s", "bash"] + BASH_SCRIPTS, stdout=subprocess.PIPE, text=True)
     assert done.returncode == 0, done.stdout
     done = subprocess.run(["shellcheck", os.path.join(ROOT, ".ci", "run")], stdout=subprocess.PIPE, text=True)
     assert done.returncode == 0, done.stdout

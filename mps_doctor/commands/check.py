@@ -13,13 +13,14 @@ from mps_doctor.errors import DoctorError, UsageError
 from mps_doctor.output import stdout_is_unicode, to_stdout, use_color, write_output
 
 # Formats for other programs (CI test reports, metrics), from a probe or a saved report only.
-MACHINE_FORMATS = ("junit", "prometheus")
+MACHINE_FORMATS = ("junit", "prometheus", "plist")
 
 
 @click.command("check", context_settings=CONTEXT, epilog=exit_codes.help_text())
 @diagnosis_options(strict_help="Warnings make the exit code 1 too.")
 @report_options(formats=REPORT_FORMATS + MACHINE_FORMATS, format_help="junit: a JUnit XML test report for CI; prometheus: "
-                "gauges for node_exporter's textfile collector (docs/report-format.md).")
+                "gauges for node_exporter's textfile collector; plist: a flat status for osquery's plist table and the "
+                "MDM scripts (install/mdm). docs/report-format.md.")
 @click.option("--no-github", is_flag=True, help="In GitHub Actions, write no step summary and no ::error/::warning "
               "annotations (written there by default).")
 @click.pass_context
@@ -35,7 +36,7 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
         if pasted is not None:
             from mps_doctor.render.triage import render_triage
 
-            if fmt in MACHINE_FORMATS:
+            if fmt in ("junit", "prometheus"):
                 raise UsageError("--format %s needs a probe or a saved JSON report, not pasted text" % fmt)
             fix = fix_command(pasted, local_doctor(), from_report, given(ctx, ("device",)))
             write_output(render_triage(pasted, fmt, verbose, to_stdout(output) and use_color(no_color),
@@ -69,8 +70,12 @@ def render(report, fmt: str, verbose: bool, color: bool, redacted: bool, fix: st
 
         return render_markdown(report, redacted=redacted)
     if fmt in MACHINE_FORMATS:
-        from mps_doctor.render import junit, prometheus
+        from mps_doctor.render import junit, prometheus, status
 
+        if fmt == "plist":
+            from mps_doctor.render.commands import report_document
+
+            return status.status_plist(report_document(report), report.exit_code())
         return junit.render_junit(report) if fmt == "junit" else prometheus.render_prometheus(report)
     from mps_doctor.render.text import render_text
 

@@ -57,6 +57,10 @@ def render_triage(report: Report, fmt: str, verbose: bool = False, color: bool =
     report = map_strings(report, scrub)
     if fmt == "json":
         return json.dumps(report_document(report), indent=2) + "\n"
+    if fmt == "plist":
+        from mps_doctor.render.status import status_plist
+
+        return status_plist(report_document(report), report.exit_code())
     if fmt == "markdown":
         if redacted:
             names = list((report.source or {}).get("home_users", [])) + home_user_names(
