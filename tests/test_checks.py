@@ -453,3 +453,25 @@ def test_wrong_results_on_cuda_never_advise_a_macos_upgrade():
     assert outcome.status == Status.FAIL and "macOS" not in outcome.remedy.why
     assert "the NVIDIA driver" in outcome.remedy.why
     assert outcome.remedy.link == "https://docs.pytorch.org/docs/stable/notes/cuda.html"
+
+
+def with_torch_and_vision(torch, vision):
+    """GOOD with torch TORCH and torchvision VISION installed."""
+    facts = replay_facts(GOOD)
+    info = facts.target.torch
+    info = dataclasses.replace(info, version=torch, packages=dict(info.packages, torch=torch, torchvision=vision))
+    return dataclasses.replace(facts, target=dataclasses.replace(facts.target, torch=info))
+
+
+@pytest.mark.parametrize(("torch", "vision", "status"), [
+    ("2.15.0", "0.29.0", Status.WARN),   # 0.29.0 requires torch==2.14.0 (its METADATA)
+    ("2.15.0", "0.29.2", Status.PASS),   # 0.29.2 requires torch>=2.14.0
+    ("2.14.1", "0.29.0", Status.WARN),
+    ("2.14.0", "0.29.0", Status.PASS),
+    ("2.14.1", "0.29.1", Status.PASS),
+])
+def test_torchvision_029_pairs_by_its_exact_requirement(torch, vision, status):
+    outcome = result(with_torch_and_vision(torch, vision), "torch.companions")
+    assert outcome.status == status, outcome.summary
+    if status == Status.WARN:
+        assert "requires torch==2.14.0" in outcome.summary
