@@ -86,6 +86,8 @@ class ReleaseTable:
     new_environment_python: str = ""
     features_gated: Tuple[str, str] = ("", "")
     features_macos: str = ""
+    # torchvision versions whose Requires-Dist on torch is narrower than their minor's pairing: (version, specifier).
+    torchvision_requires: Tuple[Tuple[str, str], ...] = ()
 
     def row_for(self, torch_version: str) -> Tuple[Optional[Release], bool]:
         """(row, exact) for TORCH_VERSION: the newest row when it is newer than the table (exact False)."""
@@ -99,6 +101,15 @@ class ReleaseTable:
         if key > minor_of(newest.torch):
             return newest, False
         return None, False
+
+    def torchvision_refuses(self, torchvision: str, torch: str) -> Optional[str]:
+        """The Requires-Dist specifier of TORCHVISION on torch when it excludes TORCH (local labels such as +cpu
+        ignored), else None."""
+        spec = dict(self.torchvision_requires).get(torchvision.split("+")[0])
+        try:
+            return spec if spec and Version(torch.split("+")[0]) not in SpecifierSet(spec) else None
+        except InvalidVersion:
+            return None
 
     @property
     def first_mps(self) -> str:
@@ -299,4 +310,5 @@ def load_releases(path: str = str(DATA_FILE)) -> ReleaseTable:
         last_intel_torchvision=doc["last_intel_mac_torch"]["torchvision"], updated=doc.get("updated", "?"),
         new_environment_python=doc["new_environment_python"]["python"],
         features_gated=tuple(doc["mps_features_gated"]["torch"]), features_macos=doc["mps_features_gated"]["macos"],
+        torchvision_requires=tuple(sorted(doc.get("torchvision_requires_torch", {}).get("versions", {}).items())),
     )

@@ -489,3 +489,24 @@ def test_tensor_work_errors_are_read_through_the_catalogue(message, key):
     target = dataclasses.replace(facts.target, parity=Parity("mps", error=ErrorInfo("RuntimeError", message)))
     outcome = result(dataclasses.replace(facts, target=target), "device.parity", device="mps")
     assert outcome.status == Status.FAIL and outcome.remedy.key == key
+
+def with_torch_and_vision(torch, vision):
+    """GOOD with torch TORCH and torchvision VISION installed."""
+    facts = replay_facts(GOOD)
+    info = facts.target.torch
+    info = dataclasses.replace(info, version=torch, packages=dict(info.packages, torch=torch, torchvision=vision))
+    return dataclasses.replace(facts, target=dataclasses.replace(facts.target, torch=info))
+
+
+@pytest.mark.parametrize(("torch", "vision", "status"), [
+    ("2.15.0", "0.29.0", Status.WARN),   # 0.29.0 requires torch==2.14.0 (its METADATA)
+    ("2.15.0", "0.29.2", Status.PASS),   # 0.29.2 requires torch>=2.14.0
+    ("2.14.1", "0.29.0", Status.WARN),
+    ("2.14.0", "0.29.0", Status.PASS),
+    ("2.14.1", "0.29.1", Status.PASS),
+])
+def test_torchvision_029_pairs_by_its_exact_requirement(torch, vision, status):
+    outcome = result(with_torch_and_vision(torch, vision), "torch.companions")
+    assert outcome.status == status, outcome.summary
+    if status == Status.WARN:
+        assert "requires torch==2.14.0" in outcome.summary

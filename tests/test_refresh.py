@@ -114,6 +114,41 @@ def test_the_oldest_probed_selector_is_the_gate_newer_ones_are_feature_checks():
     assert both.gate == (GATE_13.decode(), "13.0")
 
 
+def macho_with_text(*words):
+    """tiny_macho with no selector loads, and WORDS at the start of __text."""
+    data = bytearray(tiny_macho(loads=()))
+    struct.pack_into("<%dI" % len(words), data, TEXT, *words)
+    return bytes(data)
+
+
+def test_a_load_whose_base_was_overwritten_after_the_adrp_is_no_probe():
+    """torch 2.15.0's libtorch_cpu: `adrp x8, <selrefs page>; ldr x27, [x8, #..]; ldr x8, [x27]; ldr x8, [x8, #16]`
+    (a vtable call in FunctionSchema::cloneWithRealTypes) is not a load of the slot at page + 16."""
+    slot = SELREFS + 8  # GATE_14's slot
+    overwritten = macho_with_text(adrp(TEXT, slot, 8), 0xF9400368, ldr(slot, 8, 8))  # ldr x8, [x27] in between
+    assert macho.mps_binary_facts(overwritten).gate is None
+    stored = macho_with_text(adrp(TEXT, slot, 8), 0xF90003E8, ldr(slot, 8, 2))  # str x8, [sp] keeps x8
+    assert macho.mps_binary_facts(stored).gate == (GATE_14.decode(), "14.0")
+    moved = macho_with_text(adrp(TEXT, slot, 8), 0xAA1303E8, ldr(slot, 8, 2))  # mov x8, x19 replaces it
+    assert macho.mps_binary_facts(moved).gate is None
+
+
+@pytest.mark.parametrize("word, register, writes", [
+    (0xF9400368, 8, True),    # ldr x8, [x27]
+    (0xF90003E8, 8, False),   # str x8, [sp]
+    (0xA94153E8, 20, True),   # ldp x8, x20, [sp, #16]: Rt2
+    (0xA90153E8, 20, False),  # stp x8, x20, [sp, #16]
+    (0x91000508, 8, True),    # add x8, x8, #1
+    (0xAA1303E8, 8, True),    # mov x8, x19
+    (0x94000010, 8, True),    # bl: x8 is caller-saved
+    (0x94000010, 19, False),  # bl: x19 is callee-saved
+    (0xB4000068, 8, False),   # cbz x8: reads it
+    (0x3DC00100, 0, False),   # ldr q0, [x8]: a vector register
+])
+def test_which_instructions_change_a_register(word, register, writes):
+    assert macho.writes_register(word, register) is writes
+
+
 def test_adrp_decodes_negative_and_positive_pages():
     assert macho.adrp_page(adrp(0x5000, 0x3008, 1), 0x5000) == 0x3000
     assert macho.adrp_page(adrp(0x1000, 0x7FF000, 1), 0x1000) == 0x7FF000

@@ -420,3 +420,24 @@ def test_the_reply_keeps_its_fix_block_closed_whatever_the_commands_hold(monkeyp
     fix = text.split("**Fix:**\n\n", 1)[1].split("\n")
     assert fix[0] == "````sh" and fix[2] == "````"
     assert fix[1] == hostile[0]
+
+
+@pytest.mark.parametrize(("torch", "message"), [
+    ("2.9.1", "RuntimeError: torch.int32 is only supported on MacOS15+"),
+    ("2.13.0", "RuntimeError: scatter_reduce(amin/amax) on int64 requires macOS 15 or newer"),
+    ("2.15.0", "RuntimeError: linalg.matrix_exp on MPS requires macOS 15.0 or newer"),
+])
+def test_an_operation_gated_on_macos_15_is_named_not_the_mps_minimum(torch, message):
+    """Messages read from the macOS wheels of torch 2.7-2.15: one operation needs macOS 15, MPS itself works on 14."""
+    report = triage("OS: macOS 14.5 (arm64)\nPyTorch version: %s\n%s\n" % (torch, message))
+    assert report.verdict.root_cause == "mps.op-needs-macos15"
+    assert report.result("macos.version").status == Status.PASS
+
+
+def test_a_python_whose_version_is_not_pasted_is_never_shown_as_a_question_mark():
+    """Item 10 of issue 20: values never measured are not shown ('Python ? (arm64)' from a paste without a version)."""
+    report = triage("OS: macOS 14.5 (arm64)\nPyTorch version: 2.5.1\n"
+                    "RuntimeError: MPS backend out of memory (MPS allocated: 17.07 GB, other allocations: 1.45 GB, "
+                    "max allowed: 18.13 GB). Tried to allocate 256.00 MB on private pool.\n")
+    summary = report.result("python.rosetta").summary
+    assert summary == "the Python (arm64), not translated" and "?" not in summary

@@ -23,10 +23,13 @@ class Context(ReleaseChoice):
         return self.facts.target
 
     def python_label(self) -> str:
-        """'Python 3.11.7 (arm64)' or 'the target Python' when unknown."""
+        """'Python 3.11.7 (arm64)', leaving out what is unknown ('the Python (arm64)' from a paste without the version),
+        or 'the target Python'."""
         if not self.interp:
             return "the target Python"
-        return "Python %s (%s)" % (".".join(map(str, self.interp.version)) or "?", self.interp.machine or "?")
+        version, machine = ".".join(map(str, self.interp.version)), self.interp.machine
+        named = "Python %s" % version if version else "the Python"
+        return named + (" (%s)" % machine if machine else "") if version or machine else "the target Python"
 
     def torch_imported(self) -> bool:
         return bool(self.torch and self.torch.installed and self.torch.import_error is None and self.torch.version)

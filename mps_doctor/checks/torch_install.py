@@ -180,7 +180,8 @@ def torch_cuda_built(ctx: Context) -> Outcome:
 @check("torch.companions", "torchvision and torchaudio match torch", advisory=20)
 def torch_companions(ctx: Context) -> Outcome:
     """torchvision's `Requires-Dist` on torch, read from the wheels: minor + 15 for 2.0-2.14, and 0.29 (0.29.1/0.29.2,
-    `torch>=2.14.0`) for 2.15; torchaudio by minor, 2.11+ stable ABI serves later torch.
+    `torch>=2.14.0`) for 2.15, where 0.29.0 (`torch==2.14.0`) pairs with 2.14.0 only; torchaudio by minor, 2.11+
+    stable ABI serves later torch.
     """
     info = ctx.torch
     if info is None or not info.installed:
@@ -191,8 +192,11 @@ def torch_companions(ctx: Context) -> Outcome:
         return skipped("torch %s is not in the release table" % torch_version)
     mismatched = []
     vision = info.packages.get("torchvision")
+    refused = ctx.releases.torchvision_refuses(vision, torch_version) if vision else None
     if vision and minor_of(vision) != minor_of(release.torchvision):
         mismatched.append("torchvision %s (torch %s needs %s.x)" % (vision, release.torch, release.torchvision))
+    elif refused:
+        mismatched.append("torchvision %s (it requires torch%s)" % (vision, refused))
     audio = info.packages.get("torchaudio")
     if audio and not audio_matches(audio, release, ctx.releases.torchaudio_stable_abi_from):
         mismatched.append("torchaudio %s (torch %s needs %s.x)" % (audio, release.torch, release.torchaudio))

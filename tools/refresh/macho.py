@@ -152,6 +152,27 @@ def adrp_page(word: int, pc: int) -> Optional[int]:
     return (pc & ~0xFFF) + (immediate << 12)
 
 
+def writes_register(word: int, register: int) -> bool:
+    """Whether the ARM64 instruction WORD may change general register REGISTER (x0-x30): after it, an earlier ADRP of
+    that register no longer gives its value (Arm ARM, "A64 instruction set encoding": op0 = bits 28-25)."""
+    if word & 0x1C000000 == 0x14000000:  # branches: BL and BLR may clobber the caller-saved x0-x18 and set x30
+        calls = word & 0xFC000000 == 0x94000000 or word & 0xFFFFFC1F == 0xD63F0000
+        return calls and (register <= 18 or register == 30)
+    if word & 0x0A000000 == 0x08000000:  # loads and stores
+        if word & 0x04000000:  # SIMD&FP: Rt is a vector register
+            return False
+        if word & 0x38000000 == 0x38000000:  # load/store register: a load unless opc (bits 23-22) is 00
+            return (word >> 22) & 3 != 0 and word & 31 == register
+        if word & 0x38000000 == 0x28000000:  # load/store pair: L is bit 22, Rt2 in bits 14-10
+            return bool(word & (1 << 22)) and register in (word & 31, (word >> 10) & 31)
+        if word & 0x3B000000 == 0x18000000:  # load (literal)
+            return word & 31 == register
+        return register in (word & 31, (word >> 16) & 31)  # exclusives and atomics: Rt or the status register Rs
+    if word & 0x1C000000 == 0x10000000 or word & 0x0E000000 == 0x0A000000:  # data processing: Rd in bits 4-0
+        return word & 31 == register
+    return False
+
+
 def code_loads_of(image: MachO, slot: int) -> List[Tuple[int, int]]:
     """(address, destination register) of each ADRP+LDR pair in __text that loads the 8-byte SLOT."""
     if "__text" not in image.sections:
@@ -178,6 +199,8 @@ def code_loads_of(image: MachO, slot: int) -> List[Tuple[int, int]]:
             if earlier & 0x9F000000 == 0x90000000 and earlier & 31 == base_register:
                 if adrp_page(earlier, text_addr + previous - offset) == slot & ~0xFFF:
                     loads.append((text_addr + at - offset, destination))
+                break
+            if writes_register(earlier, base_register):  # an ADRP before this no longer holds the base
                 break
     return loads
 
