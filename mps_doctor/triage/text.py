@@ -13,6 +13,8 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 FENCE = re.compile(r"^\s*(?:```|~~~)")
+# A fence's info string as Markdown writers use it: a language name, perhaps with attributes ("```python {.x}").
+LANGUAGE = re.compile(r"[\w+#.-]{1,30}(?:\s+\{[^}]*\}|\s+title=\S+)?")
 TAGS = re.compile(r"</?(?:details|summary|pre|code|br|p|b|i|kbd|sub|sup)\b[^>]*>", re.I)
 QUOTE = re.compile(r"^(?:\s*>(?!>))+ ?")
 BOLD = re.compile(r"\*\*([^*\n]+?)\*\*")
@@ -75,6 +77,9 @@ class Lines(abc.Sequence):
 def clean_line(raw: str) -> Tuple[str, str]:
     """(text, prompt kind) of one raw line."""
     text = raw[:MAX_LINE]
+    if "\uff1a" in text:
+        # A full-width colon ("GPU 0：", "Python版本：3.10.11") is the colon of the programs people paste from.
+        text = text.replace("\uff1a", ": ")
     if "&" in text:
         # Entities first, so that an escaped tag (&lt;pre&gt;) is a tag like any other, never one cleaning revives.
         text = html.unescape(text)
@@ -87,7 +92,13 @@ def clean_line(raw: str) -> Tuple[str, str]:
     if not text.isprintable():
         text = CONTROL.sub("", text)
     if ("```" in text or "~~~" in text) and FENCE.match(text):
-        return "", ""
+        # A fence's info string is a language; anything else on its line is pasted text ("```NVIDIA GeForce RTX 5090").
+        info = FENCE.sub("", text, 1).strip().strip("`~").strip()
+        if not info or LANGUAGE.fullmatch(info):
+            return "", ""
+        text = info
+    if text.endswith("```"):
+        text = text[:-3]
     if "<" in text:
         # Up to the last '>' only: a tag that is never closed costs one scan, not one per '<'.
         head, close, tail = text.rpartition(">")

@@ -27,8 +27,10 @@ COLLECT_ENV_KEYS = (
     "Is XNNPACK available", "Caching allocator config",
 )
 KEYS = "|".join(re.escape(k) for k in COLLECT_ENV_KEYS)
-KEY_LINE = re.compile(r"^(%s):\s*(.*)$" % KEYS)
-COLLECT_ENV_LINE = re.compile(r"^(?:CPU|%s):|^\[(?:pip3?|conda|uv|poetry)\]" % KEYS, re.M)
+# Older releases spell some labels otherwise ("Os:" for "OS:"): a label is read whatever its case.
+KEY_LINE = re.compile(r"^(%s):\s*(.*)$" % KEYS, re.I)
+CANONICAL = {key.lower(): key for key in COLLECT_ENV_KEYS}
+COLLECT_ENV_LINE = re.compile(r"^(?:CPU|(?i:%s)):|^\[(?:pip3?|conda|uv|poetry)\]" % KEYS, re.M)
 # What ends a CPU: or GPU models block: an empty line, the next key, or the package listing.
 BLOCK_END = re.compile(r"^(?:$|(?:%s):|Versions of relevant)" % KEYS, re.M)
 PACKAGE_LINE = re.compile(r"^\[(pip3?|conda|uv|poetry)\]\s+(\S+?)(?:==|\s+)(\S+)")
@@ -63,8 +65,9 @@ def parse_collect_env(lines: Sequence[Line]) -> Result:
             continue
         match = KEY_LINE.match(line.text)
         if match:
-            seen[match.group(1)] = line.number
-            out += collect_env_field(match.group(1), match.group(2).strip(), line.number)
+            key = CANONICAL[match.group(1).lower()]
+            seen[key] = line.number
+            out += collect_env_field(key, match.group(2).strip(), line.number)
             continue
         package = PACKAGE_LINE.match(line.text)
         if package:

@@ -36,5 +36,5 @@ def parse_windows(lines: Sequence[Line]) -> Result:
                 "torch's DLLs need the Microsoft Visual C++ runtime (msvcp140.dll, vcruntime140.dll); when it is missing, "
                 "or the install is partial, import torch fails with this message. Install the latest Visual C++ "
                 "Redistributable, then reinstall torch in a fresh virtual environment if it persists.",
-                ("python -m pip install --force-reinstall torch",), VC_REDIST, line.number, "windows", devices=()))
+                (), VC_REDIST, line.number, "windows", devices=()))
     return out, evidence
