@@ -99,7 +99,7 @@ FACTS: Tuple[Fact, ...] = (
          (PROBE,) + COLLECT_ENV + ("conda-plan", "pip", "uv", "wheel", "session", "prose", "template", "build")),
     Fact("message", "texts", "a message torch printed", "target.torch.warnings", (PROBE, "catalogue"),
          "the lines of the paste that a catalogue entry matches"),
-    Fact("request.cuda_build", "text", "the CUDA build asked for", None, ("pip", "conda-plan"),
+    Fact("request.cuda_build", "text", "the CUDA build asked for", None, ("pip", "conda-plan", "prose"),
          "a `+cuXYZ` or `pytorch-cuda` that an install asked for: the paste is about CUDA"),
     Fact("collect_env.format", "text", "the collect_env format", None, ("collect_env",),
          "the torch release whose `collect_env.py` prints the labels found"),

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mps_doctor.triage.parsers.people import template_fields
+from mps_doctor.triage.parsers.windows import WINDOWS_DRIVER
 from mps_doctor.triage.text import Line
 
 DEVICES = ("cuda", "mps", "cpu")
@@ -156,8 +157,14 @@ VERSION_TEXT = re.compile(r"\d+\.\d+(?:\.\d+)*")
 
 def derive_build(known: Dict[str, Any], make) -> Dict[str, Any]:
     """KNOWN with the build facts a version's label decides (torch.cuda_version None for +cpu, 12.1 for +cu121), and
-    without a CUDA or driver version that is not a version (an empty template line read as one); MAKE(value, lines,
+    with a driver in Windows' numbering as NVIDIA numbers it (31.0.15.3623 = 536.23), and without a CUDA or driver
+    version that is not a version (an empty template line read as one); MAKE(value, lines,
     parser) builds an entry."""
+    driver = known.get("nvidia_smi.driver_version")
+    windows = WINDOWS_DRIVER.fullmatch(str(driver.value)) if driver is not None else None
+    if windows:
+        digits = windows.group(1) + windows.group(2)
+        known = dict(known, **{"nvidia_smi.driver_version": make("%s.%s" % (digits[:3], digits[3:]), driver.lines, "derived")})
     known = {path: entry for path, entry in known.items()
              if path not in ("torch.cuda_version", "nvidia_smi.driver_version", "nvidia_smi.cuda_version")
              or entry.value is None or VERSION_TEXT.fullmatch(str(entry.value))}

@@ -125,6 +125,9 @@ def collect_env_field(key: str, value: str, number: int) -> List[Finding]:
             return out
         if re.search(r"Windows", value):
             return [Finding("host.system", "Windows", number, p)]
+        if re.search(r"\bmac ?os|\bos ?x\b|\bdarwin\b", value, re.I):
+            # A person's "OS: Mac OS Sonoma 14.5" (prose reads its version), not a Linux.
+            return [Finding("host.system", "Darwin", number, p)]
         if value not in UNKNOWN:
             return [Finding("host.system", "Linux", number, p), Finding("host.distro", value, number, p)]
     return []

@@ -61,7 +61,9 @@ PYTHON = re.compile(r"\bPython ?(?:version|版本)? ?[:：=] ?(3\.\d{1,2}(?:\.\d
 # A user who writes from a Mac: "on my Mac", "is mac actually supported?", "from a MacBook".
 ON_A_MAC = re.compile(r"\b(?:on|using|from|with|my) (?:my |an? )?mac(?:book\w*)?\b|\bis mac (?:actually |really )?supported\b",
                       re.I)
-PEOPLE_LINE = re.compile(r"mac|osx|os x|darwin|sonoma|ventura|sequoia|monterey|big sur|tahoe|catalina|windows|win\d|"
+# A CUDA build people name ("no .whl packages for torch 1.12.1+cu113"): the build they want.
+CUDA_BUILD = re.compile(r"\b(?:torch|pytorch)[ =]=?v?(\d+\.\d+(?:\.\d+)?\+cu\d{2,3})\b", re.I)
+PEOPLE_LINE = re.compile(r"torch|mac|osx|os x|darwin|sonoma|ventura|sequoia|monterey|big sur|tahoe|catalina|windows|win\d|"
                          r"linux|ubuntu|debian|centos|fedora|rhel|rocky|alma|suse|manjaro|wsl|python", re.I)
 
 
@@ -105,6 +107,9 @@ def parse_people(lines: Sequence[Line]) -> Result:
             out += system_facts(line.text, line.number, "prose")
         elif ON_A_MAC.search(line.text):
             out.append(Finding("host.system", "Darwin", line.number, "prose"))
+        build = CUDA_BUILD.search(line.text)
+        if build:
+            out.append(Finding("request.cuda_build", build.group(1), line.number, "prose"))
         python = PYTHON.search(line.text)
         if python:
             version = python_version(python.group(1) or python.group(2) or python.group(3))
