@@ -31,10 +31,10 @@ def parse_windows(lines: Sequence[Line]) -> Result:
         if dll:
             out.append(Finding("host.system", "Windows", line.number, "windows"))
             evidence.append(Evidence(
-                ("torch.import",), "Windows cannot load torch's %s.dll or a DLL it needs: import torch fails" % dll.group(1),
+                (), "Windows cannot load torch's %s.dll or a DLL it needs: import torch fails" % dll.group(1),
                 "Windows could not load %s.dll from torch's lib folder, or one of the DLLs it depends on." % dll.group(1),
                 "torch's DLLs need the Microsoft Visual C++ runtime (msvcp140.dll, vcruntime140.dll); when it is missing, "
                 "or the install is partial, import torch fails with this message. Install the latest Visual C++ "
                 "Redistributable, then reinstall torch in a fresh virtual environment if it persists.",
-                (), VC_REDIST, line.number, "windows", devices=()))
+                (), VC_REDIST, line.number, "windows", kind="torch-dll-not-loaded"))
     return out, evidence
