@@ -158,9 +158,10 @@ def test_issue_form_and_template_fields():
 
 
 def test_text_on_a_fence_line_and_full_width_colons_are_read():
-    lines = clean("```NVIDIA GeForce RTX 5090 with CUDA capability sm_120\n```python\nGPU 0：NVIDIA A100\nx```")
-    assert [line.text for line in lines] == ["NVIDIA GeForce RTX 5090 with CUDA capability sm_120", "",
-                                             "GPU 0: NVIDIA A100", "x"]
+    lines = clean("```NVIDIA GeForce RTX 5090 with CUDA capability sm_120\n```python\nx```")
+    assert [line.text for line in lines] == ["NVIDIA GeForce RTX 5090 with CUDA capability sm_120", "", "x"]
+    old_collect_env = "PyTorch version：1.5.0\nGPU models and configuration：\nGPU 0：NVIDIA A100\n"
+    assert (known(old_collect_env, "torch.version"), known(old_collect_env, "nvidia_smi.gpu")) == ("1.5.0", ("NVIDIA A100",))
 
 
 def test_an_old_collect_env_label_in_another_case():

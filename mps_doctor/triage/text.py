@@ -77,9 +77,6 @@ class Lines(abc.Sequence):
 def clean_line(raw: str) -> Tuple[str, str]:
     """(text, prompt kind) of one raw line."""
     text = raw[:MAX_LINE]
-    if "\uff1a" in text:
-        # A full-width colon ("GPU 0：", "Python版本：3.10.11") is the colon of the programs people paste from.
-        text = text.replace("\uff1a", ": ")
     if "&" in text:
         # Entities first, so that an escaped tag (&lt;pre&gt;) is a tag like any other, never one cleaning revives.
         text = html.unescape(text)

@@ -27,10 +27,11 @@ COLLECT_ENV_KEYS = (
     "Is XNNPACK available", "Caching allocator config",
 )
 KEYS = "|".join(re.escape(k) for k in COLLECT_ENV_KEYS)
-# Older releases spell some labels otherwise ("Os:" for "OS:"): a label is read whatever its case.
-KEY_LINE = re.compile(r"^(%s):\s*(.*)$" % KEYS, re.I)
+# Older releases spell some labels otherwise ("Os:" for "OS:"), and pastes through some editors have full-width
+# colons ("GPU 0："): a label is read whatever its case and colon.
+KEY_LINE = re.compile(r"^(%s)[:：]\s*(.*)$" % KEYS, re.I)
 CANONICAL = {key.lower(): key for key in COLLECT_ENV_KEYS}
-COLLECT_ENV_LINE = re.compile(r"^(?:CPU|(?i:%s)):|^\[(?:pip3?|conda|uv|poetry)\]" % KEYS, re.M)
+COLLECT_ENV_LINE = re.compile(r"^(?:CPU|(?i:%s))[:：]|^\[(?:pip3?|conda|uv|poetry)\]" % KEYS, re.M)
 # What ends a CPU: or GPU models block: an empty line, the next key, or the package listing.
 BLOCK_END = re.compile(r"^(?:$|(?:%s):|Versions of relevant)" % KEYS, re.M)
 PACKAGE_LINE = re.compile(r"^\[(pip3?|conda|uv|poetry)\]\s+(\S+?)(?:==|\s+)(\S+)")
@@ -56,7 +57,7 @@ def parse_collect_env(lines: Sequence[Line]) -> Result:
     for index, line in matching(lines, COLLECT_ENV_LINE):
         if index < block_end:
             continue
-        if line.text in ("CPU:", "GPU models and configuration:"):
+        if line.text.replace("：", ":") in ("CPU:", "GPU models and configuration:"):
             key = line.text[:-1]
             seen[key] = line.number
             block_end = next(matching(lines, BLOCK_END, index + 1), (len(lines), None))[0]
@@ -137,7 +138,7 @@ CPU_LINE = re.compile(r"^(?:Architecture:|Model name:|Apple M\d|Intel\(R\)|AMD )
 GPU_LINE = re.compile(r"^GPU \d", re.M)
 CPU_ARCH = re.compile(r"Architecture:\s*(\S+)")
 CPU_MODEL = re.compile(r"(?:Model name:\s*)?(Apple M\d.*|Intel\(R\).*|AMD .*)$")
-GPU_LISTED = re.compile(r"GPU \d+:\s*(\S.*)$")
+GPU_LISTED = re.compile(r"GPU \d+[:：]\s*(\S.*)$")
 
 
 def cpu_block(block: Sequence[Line]) -> List[Finding]:
