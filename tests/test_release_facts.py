@@ -49,10 +49,9 @@ HISTORIC = "historic: what a past release did, which no newer row changes"
 # (entry id, number) -> why it may stay in the catalogue's cause or fix (the current table's facts are placeholders).
 ALLOWED_IN_CATALOGUE = {
     ("mps.macos-too-old", "2.5"): HISTORIC + " (2.5 said 12.3+ while needing 13.0)",
-    ("mps.macos-too-old", "2.9"): HISTORIC + " (2.9 said 13.0+ while needing 14.0)",
     ("mps.macos-too-old", "12.3"): HISTORIC + " (2.5 said 12.3+ while needing 13.0)",
     ("mps.macos-too-old", "13.0"): HISTORIC + " (the stale minimums torch's messages name)",
-    ("mps.macos-too-old", "14.0"): HISTORIC + " (2.9 said 13.0+ while needing 14.0)",
+    ("mps.macos-too-old", "14.0"): HISTORIC + " (2.10 nightlies said 13.0+ while needing 14.0)",
     ("mps.macos-too-old", "10.16"): COMPAT,
     ("mps.macos-too-old", "2.10"): HISTORIC + " (2.10 nightlies said 13.0+ while needing 14.0)",
     ("mps.macos-too-old", "2.15"): HISTORIC + " (what 2.15's own message says, read from its libtorch_cpu.dylib)",

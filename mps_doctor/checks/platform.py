@@ -63,7 +63,7 @@ def os_linux(ctx: Context) -> Outcome:
 
 
 @check("hardware.apple-silicon", "Mac has Apple Silicon",
-       layer=20, devices=("mps",), facts=("host.hw_arm64",), evidence=("x86_64-python-on-mac",))
+       layer=20, devices=("mps",), facts=("host.hw_arm64",))
 def hardware_apple_silicon(ctx: Context) -> Outcome:
     """`sysctl -n hw.optional.arm64` (1 on Apple Silicon, also to an x86_64 process; missing on Intel). Intel-Mac
     wheels stopped at 2.2.2 (PyTorch 2.2 release notes, pytorch#114602; `last_intel_mac_torch` of the release table).

@@ -77,7 +77,9 @@ def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool
     source = report.source or {}
     count = source.get("lines", 0)
     read = "%d pasted line%s" % (count, "" if count == 1 else "s") if source else "the mps-doctor report in the paste"
-    lines = ["mps-doctor %s triage: %s, device %s" % (report.tool_version, read, report.options.device), ""]
+    lines = ["mps-doctor %s triage: %s, device %s" % (report.tool_version, read, report.options.device)]
+    lines += ["Device from: %s" % escaped_line(source["device_from"])] if source.get("device_from") else []
+    lines.append("")
     rows = [tuple(escaped_line(cell) for cell in row) for row in fact_rows(report)]
     if rows:
         lines.append("Read from the paste:")
@@ -97,6 +99,9 @@ def render_reply(report: Report) -> str:
     verdict = report.verdict
     root = report.result(verdict.root_cause) if verdict.root_cause else None
     head = ["**mps-doctor triage** (%s): %s" % (md.code(report.options.device), md.marked_prose(verdict.summary)), ""]
+    device_from = (report.source or {}).get("device_from")
+    if device_from:
+        head += ["Why %s: %s." % (md.code(report.options.device), md.prose(device_from)), ""]
     if root is not None:
         head.append("**Cause** (%s): %s" % (md.code(root.id), md.marked_prose(root.summary)))
         if root.remedy is not None:

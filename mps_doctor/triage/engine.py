@@ -22,6 +22,7 @@ from mps_doctor.known_errors import KnownError, Match, find_all
 from mps_doctor.report import Report, Verdict, check_results, created_now, guarded
 from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.commands import pasted_actions
+from mps_doctor.triage.device import Choice, choose, derive_build, fact_votes, line_votes, message_votes
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.parsers.install import NO_WHEEL
@@ -68,7 +69,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     matches = tuple(sorted(find_all(joined(lines), catalogue), key=lambda m: m.line))
     for match in matches:
         findings.append(Finding("message", stripped_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
-    known = derive(assemble(findings))
+    known = derive_build(derive(assemble(findings)), Known)
     # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
     system = known["host.system"].value if "host.system" in known else None
     matches = tuple(replace(match, error=match.error.on(system)) for match in matches)
@@ -211,26 +212,15 @@ def build_facts(paste: Paste, device: str) -> Facts:
 
 
 def infer_device(paste: Paste) -> str:
-    """The device the paste is about: as `check --device auto` on the paste's OS, else the device its messages name."""
-    system = value(paste, "host.system")
-    named = {devices[0] for devices in [e.devices for e in paste.evidence] + [m.error.devices for m in paste.matches]
-             if len(devices) == 1}
-    if value(paste, "request.cuda_build"):
-        return "cuda"
-    mps_facts = any(k.startswith("torch.mps_") for k in paste.known)
-    cuda_facts = any(k.startswith("nvidia_smi.") or k in ("torch.wheel_cuda",) for k in paste.known) or \
-        bool(value(paste, "torch.cuda_version")) or bool(value(paste, "torch.cuda_available"))
-    if system == "Darwin":
-        return "mps"
-    if system in ("Linux", "Windows"):
-        if cuda_facts or "cuda" in named:
-            return "cuda"
-        return "mps" if mps_facts or "mps" in named else "cpu"
-    if mps_facts or "mps" in named:
-        return "mps"
-    if cuda_facts or "cuda" in named:
-        return "cuda"
-    return "cpu"
+    """The device the paste is about (device_choice)."""
+    return device_choice(paste).device
+
+
+def device_choice(paste: Paste) -> Choice:
+    """The device the paste is about, from all of its evidence with weights (triage/device.py)."""
+    at = [(e.devices, e.line) for e in paste.evidence] + [(m.error.devices, m.line) for m in paste.matches]
+    read = {n for k in paste.known.values() for n in k.lines} | {line for _, line in at}
+    return choose(fact_votes(paste.known) + message_votes(at) + line_votes(paste.lines, read, value(paste, "host.system")))
 
 
 class Evaluator:
@@ -342,7 +332,8 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
     if not paste.recognized:
         raise UsageError("nothing recognizable in the pasted text (no collect_env, environment dump, install log, "
                          "platform string or known error message)")
-    device = infer_device(paste) if device == "auto" else device
+    choice = device_choice(paste) if device == "auto" else None
+    device = choice.device if choice is not None else device
     facts = build_facts(paste, device)
     layers = layers_for(device, facts.host.system)
     options, checked, _ = check_results(facts, Options(device=device, requested_device=device),
@@ -354,7 +345,8 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         results.append(known_error_result(match, root is None and index == 0, number, paste))
     root_id = root.id if root is not None else (paste.matches[0].error.id if paste.matches else None)
     error = unexplained_error(paste) if root_id is None else None
-    source = dict(source_of(paste, device), **({"unexplained_error": {"line": error.number, "text": stripped_line(error.text)}}
+    device_from = choice.reason if choice is not None else "--device %s" % device
+    source = dict(source_of(paste, device_from), **({"unexplained_error": {"line": error.number, "text": stripped_line(error.text)}}
                                                if error is not None else {}))
     return Report(facts, options, tuple(results), triage_verdict(results, device, root_id, error), created=created_now(),
                   source=source)
@@ -403,14 +395,14 @@ def exit_code(report: Report) -> int:
     return exit_codes.NOT_READY if report.verdict.root_cause else exit_codes.READY
 
 
-def source_of(paste: Paste, device: str) -> Dict[str, Any]:
+def source_of(paste: Paste, device_from: str) -> Dict[str, Any]:
     """The report's "source": what was read from the paste, with line numbers."""
     return {
         "kind": "pasted",
         "lines": len(paste.lines),
         # Whose home folders the paste shows: the names that a redacted reply removes wherever they appear.
         "home_users": home_user_names("\n".join(line.text for line in paste.lines)),
-        "device_from": "the paste",
+        "device_from": device_from,
         "facts": [{"fact": path, "value": list(k.value) if isinstance(k.value, tuple) else k.value, "lines": list(k.lines),
                    "parser": k.parser} for path, k in sorted(paste.known.items(), key=lambda item: item[1].lines)],
         "known_errors": [{"id": m.error.id, "line": paste.lines[m.line - 1].number, "text": stripped_line(m.text),

@@ -13,6 +13,8 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 FENCE = re.compile(r"^\s*(?:```|~~~)")
+# A fence's info string as Markdown writers use it: a language name, perhaps with attributes ("```python {.x}").
+LANGUAGE = re.compile(r"[\w+#.-]{1,30}(?:\s+\{[^}]*\}|\s+title=\S+)?")
 TAGS = re.compile(r"</?(?:details|summary|pre|code|br|p|b|i|kbd|sub|sup)\b[^>]*>", re.I)
 QUOTE = re.compile(r"^(?:\s*>(?!>))+ ?")
 BOLD = re.compile(r"\*\*([^*\n]+?)\*\*")
@@ -87,7 +89,13 @@ def clean_line(raw: str) -> Tuple[str, str]:
     if not text.isprintable():
         text = CONTROL.sub("", text)
     if ("```" in text or "~~~" in text) and FENCE.match(text):
-        return "", ""
+        # A fence's info string is a language; anything else on its line is pasted text ("```NVIDIA GeForce RTX 5090").
+        info = FENCE.sub("", text, 1).strip().strip("`~").strip()
+        if not info or LANGUAGE.fullmatch(info):
+            return "", ""
+        text = info
+    if text.endswith("```"):
+        text = text[:-3]
     if "<" in text:
         # Up to the last '>' only: a tag that is never closed costs one scan, not one per '<'.
         head, close, tail = text.rpartition(">")

@@ -28,8 +28,11 @@ COLLECT_ENV_KEYS = (
     "Is XNNPACK available", "Caching allocator config",
 )
 KEYS = "|".join(re.escape(k) for k in COLLECT_ENV_KEYS)
-KEY_LINE = re.compile(r"^(%s):\s*(.*)$" % KEYS)
-COLLECT_ENV_LINE = re.compile(r"^(?:CPU|%s):|^\[(?:pip3?|conda|uv|poetry)\]" % KEYS, re.M)
+# Older releases spell some labels otherwise ("Os:" for "OS:"), and pastes through some editors have full-width
+# colons ("GPU 0："): a label is read whatever its case and colon.
+KEY_LINE = re.compile(r"^(%s)[:：]\s*(.*)$" % KEYS, re.I)
+CANONICAL = {key.lower(): key for key in COLLECT_ENV_KEYS}
+COLLECT_ENV_LINE = re.compile(r"^(?:CPU|(?i:%s))[:：]|^\[(?:pip3?|conda|uv|poetry)\]" % KEYS, re.M)
 # What ends a CPU: or GPU models block: an empty line, the next key, or the package listing.
 BLOCK_END = re.compile(r"^(?:$|(?:%s):|Versions of relevant)" % KEYS, re.M)
 PACKAGE_LINE = re.compile(r"^\[(pip3?|conda|uv|poetry)\]\s+(\S+?)(?:==|\s+)(\S+)")
@@ -57,7 +60,7 @@ def parse_collect_env(lines: Sequence[Line]) -> Result:
     for index, line in matching(lines, COLLECT_ENV_LINE):
         if index < block_end:
             continue
-        if line.text in ("CPU:", "GPU models and configuration:"):
+        if line.text.replace("：", ":") in ("CPU:", "GPU models and configuration:"):
             key = line.text[:-1]
             seen[key] = line.number
             block_end = next(matching(lines, BLOCK_END, index + 1), (len(lines), None))[0]
@@ -66,8 +69,9 @@ def parse_collect_env(lines: Sequence[Line]) -> Result:
             continue
         match = KEY_LINE.match(line.text)
         if match:
-            seen[match.group(1)] = line.number
-            out += collect_env_field(match.group(1), match.group(2).strip(), line.number)
+            key = CANONICAL[match.group(1).lower()]
+            seen[key] = line.number
+            out += collect_env_field(key, match.group(2).strip(), line.number)
             continue
         package = PACKAGE_LINE.match(line.text)
         if package:
@@ -127,6 +131,9 @@ def collect_env_field(key: str, value: str, number: int) -> List[Finding]:
             return out
         if re.search(r"Windows", value):
             return [Finding("host.system", "Windows", number, p)]
+        if re.search(r"\bmac ?os|\bos ?x\b|\bdarwin\b", value, re.I):
+            # A person's "OS: Mac OS Sonoma 14.5" (prose reads its version), not a Linux.
+            return [Finding("host.system", "Darwin", number, p)]
         if value not in UNKNOWN:
             return [Finding("host.system", "Linux", number, p), Finding("host.distro", value, number, p)]
     return []
@@ -136,7 +143,7 @@ CPU_LINE = re.compile(r"^(?:Architecture:|Model name:|Apple M\d|Intel\(R\)|AMD )
 GPU_LINE = re.compile(r"^GPU \d", re.M)
 CPU_ARCH = re.compile(r"Architecture:\s*(\S+)")
 CPU_MODEL = re.compile(r"(?:Model name:\s*)?(Apple M\d.*|Intel\(R\).*|AMD .*)$")
-GPU_LISTED = re.compile(r"GPU \d+:\s*(\S.*)$")
+GPU_LISTED = re.compile(r"GPU \d+[:：]\s*(\S.*)$")
 
 
 def cpu_block(block: Sequence[Line]) -> List[Finding]:

@@ -1,6 +1,7 @@
 """Install logs: pip's and uv's resolution errors and torch wheel file names."""
 
 import re
+from dataclasses import replace
 from typing import List, Optional, Sequence, Tuple
 
 from mps_doctor.triage.model import Evidence, Finding
@@ -82,22 +83,50 @@ def parse_install(lines: Sequence[Line]) -> Result:
             evidence.append(no_wheel_evidence(line.number, "pip"))
         for wheel in re.finditer(r"\btorch-(\d[\w.+]*)-cp(\d)(\d+)-(?:cp\d+|none|abi3)-(\w+)\.whl", text):
             out += wheel_findings(wheel, line.number)
+            # The wheel pip chose is one for this interpreter's platform: a macOS x86_64 one means an x86_64 Python.
+            evidence += [replace(item, summary="pip installs torch's macOS x86_64 wheel: an x86_64 Python on macOS (an "
+                                               "Intel Mac, or Rosetta on Apple Silicon)")
+                         for item in platform_tag_facts(wheel.group(4), line.number, "wheel")[1]]
         uv_abi = re.search(r"You require CPython (3\.\d+) \(`?cp3\d+`?\), but we only found wheels for `?torch`? \(v([\w.+]+)\)", text)
         if uv_abi:
             out += [Finding("interpreter.version", python_version(uv_abi.group(1)), line.number, "uv"),
                     Finding("packages.torch", uv_abi.group(2), line.number, "uv")]
-        uv_platform = re.search(r"You're on macOS \(`?(macosx_[\d_]+_(x86_64|arm64))`?\)", text)
+        uv_platform = UV_PLATFORM.search(text)
         if uv_platform:
-            out += [Finding("host.system", "Darwin", line.number, "uv"),
-                    Finding("interpreter.machine", uv_platform.group(2), line.number, "uv")]
-            if uv_platform.group(2) == "x86_64":
-                evidence.append(Evidence(**dict(
-                    INTEL_OR_ROSETTA.__dict__, line=line.number, source="uv",
-                    summary="uv runs an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
-                    problem="uv reports the platform tag of an x86_64 interpreter (%s)." % uv_platform.group(1))))
-        if not uv_platform and uv_no_wheel(text):
+            found, implicated = platform_tag_facts(uv_platform.group(1), line.number, "uv")
+            out += found
+            evidence += [replace(item, summary="uv runs an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple "
+                                               "Silicon)") for item in implicated]
+        if not (uv_platform and uv_platform.group(1).startswith("macosx")) and uv_no_wheel(text):
             evidence.append(no_wheel_evidence(line.number, "uv"))
     return out, evidence
+
+
+# The platform tag uv resolves for, named in its errors: "You're on macOS (`macosx_15_0_x86_64`)" and "has no wheels
+# with a matching platform tag (e.g., `macosx_26_0_x86_64`)" (uv's resolver messages, astral-sh/uv
+# crates/uv-resolver/src/pubgrub/report.rs). Its platform is the interpreter's (PEP 425).
+UV_PLATFORM = re.compile(r"(?:You're on macOS \(|matching platform tag \(e\.g\., )`?((?:macosx|manylinux|musllinux|win)_\w+?)`?\)")
+
+
+def platform_tag_facts(tag: str, number: int, source: str) -> Tuple[List[Finding], List[Evidence]]:
+    """The system and machine of the interpreter that a PEP 425 platform tag names (macosx_15_0_x86_64, win_amd64,
+    manylinux_2_28_x86_64), and, for an x86_64 one on macOS, the evidence of an Intel Mac or Rosetta."""
+    mac = re.fullmatch(r"macosx_\d+_\d+_(x86_64|intel|arm64|universal2)", tag)
+    if mac:
+        machine = {"intel": "x86_64", "universal2": None}.get(mac.group(1), mac.group(1))
+        out = [Finding("host.system", "Darwin", number, source)]
+        out += [Finding("interpreter.machine", machine, number, source)] if machine else []
+        if machine != "x86_64":
+            return out, []
+        return out, [Evidence(**dict(INTEL_OR_ROSETTA.__dict__, line=number, source=source,
+                                     summary="an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
+                                     problem="The install is for the platform tag of an x86_64 interpreter on macOS "
+                                             "(%s)." % tag))]
+    if tag.startswith("win"):
+        return [Finding("host.system", "Windows", number, source)], []
+    if tag.startswith(("manylinux", "musllinux")):
+        return [Finding("host.system", "Linux", number, source)], []
+    return [], []
 
 
 def cuda_build_evidence(requested: str, number: int) -> Evidence:

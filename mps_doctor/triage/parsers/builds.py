@@ -1,0 +1,54 @@
+"""Which build of torch a paste shows: conda's build strings, the index a pip install used, and the torch another
+library reports ("you have 2.1.0+cpu")."""
+
+import re
+from typing import List, Sequence
+
+from mps_doctor.triage.model import Finding
+from mps_doctor.triage.parsers.collect_env import package_finding
+from mps_doctor.triage.parsers.common import Result
+from mps_doctor.triage.text import Line, matching
+
+# `conda list` rows: Anaconda's `_pytorch_select 0.1 cpu_0` (or gpu_0) picks the variant; pytorch's own build string
+# names it ("cpu_py37h...", "py3.7_cpu_0", "py3.10_cuda11.8_cudnn8.7.0_0", conda-forge's "cuda118_py310h...").
+CONDA_ROW = re.compile(r"^(_pytorch_select|pytorch|torch)\s+(\d[\w.]*)\s+(\S+)")
+CONDA_CUDA = re.compile(r"cuda(\d{2})\.?(\d)")
+# PyTorch's indexes, one per build: https://download.pytorch.org/whl/cpu, .../whl/cu121 (pytorch.org/get-started).
+INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(cpu|cu(\d{2,3}))\b")
+# xFormers' warning: "xFormers was built for: PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cpu)".
+YOU_HAVE = re.compile(r"\bPyTorch \S+ with CUDA \d+ \(you have (\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\)")
+BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch)\s|download\.pytorch\.org/whl/|\(you have ", re.M)
+
+
+def cuda_of_label(digits: str) -> str:
+    """'12.1' from the digits of cu121 or cuda121 (the last digit is the minor)."""
+    return "%s.%s" % (digits[:-1], digits[-1])
+
+
+def parse_builds(lines: Sequence[Line]) -> Result:
+    """The torch build that conda lists, that a pip install's index gives, or that a library says is installed."""
+    out: List[Finding] = []
+    p = "build"
+    for _, line in matching(lines, BUILD_LINE):
+        text = line.text
+        row = CONDA_ROW.match(text)
+        # Anaconda's `_pytorch_select` row names a variant but no torch version, which a fix would need: a pytorch row
+        # says both.
+        if row and not line.prompt and row.group(1) != "_pytorch_select":
+            out += package_finding("torch", row.group(2), line.number, p)
+            cuda = CONDA_CUDA.search(row.group(3))
+            if cuda:
+                out.append(Finding("torch.cuda_version", "%s.%s" % (cuda.group(1), cuda.group(2)), line.number, p))
+            elif re.search(r"(?:^|_)cpu(?:_|$)", row.group(3)):
+                out.append(Finding("torch.cuda_version", None, line.number, p))
+        index = INDEX.search(text)
+        if index and re.search(r"\binstall\b", text):
+            out.append(Finding("torch.cuda_version", None if index.group(1) == "cpu" else cuda_of_label(index.group(2)),
+                               line.number, p))
+            pinned = re.search(r"\btorch==(\d+\.\d+(?:\.\d+)?)(?![\w.+])", text)
+            out += package_finding("torch", pinned.group(1), line.number, p) if pinned else []
+        have = YOU_HAVE.search(text)
+        if have:
+            out += [Finding("torch.version", have.group(1), line.number, p),
+                    Finding("torch.installed", True, line.number, p)]
+    return out, []

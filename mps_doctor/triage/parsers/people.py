@@ -1,0 +1,117 @@
+"""Facts as people write them: issue-template fields ("### OS" then "Windows", "- OS (e.g., Linux): Windows 10"),
+and versions in their own words ("macOS 14.6.1", "Mac OS Sonoma 14.5", "Macosx M1 14.6.1 (23G93)", "Python 3.10.11",
+"Windows 11", "CentOS 7")."""
+
+import re
+from typing import Iterator, List, Optional, Sequence, Tuple
+
+from mps_doctor.triage.model import Finding
+from mps_doctor.triage.parsers.collect_env import package_finding
+from mps_doctor.triage.parsers.common import Result, python_version
+from mps_doctor.triage.text import Line, matching
+
+# The fields of the issue templates of PyTorch (`- OS (e.g., Linux):`, bug-report.yml), InvokeAI, ComfyUI,
+# LLaMA-Factory and others (GitHub issue forms print each field as `### Label`, a blank line, then the answer).
+FIELD_KINDS = (
+    ("os", re.compile(r"(?:OS|Operating system|Platform|OS version|System)(?: and version| version)?", re.I)),
+    ("python", re.compile(r"Python(?: version)?", re.I)),
+    ("torch", re.compile(r"(?:PyTorch|torch)(?: version)?", re.I)),
+    ("gpu", re.compile(r"GPU(?: vendor| type| models and configuration)?|Device|Accelerator|CUDA/cuDNN version", re.I)),
+)
+HEADING = re.compile(r"^#{2,4} +([^\n#]{1,60}?)\s*$", re.M)
+# "- OS (e.g., Linux): Windows 10 2004": the key, an example in parentheses the template gives, the answer.
+BULLET = re.compile(r"^[-*] +([A-Za-z][\w /]{0,40}?)(?: *\([^)\n]{0,40}\))? *: *(\S[^\n]*)$", re.M)
+
+
+def field_kind(label: str) -> Optional[str]:
+    """Which field a template LABEL is (os, python, torch, gpu), or None."""
+    return next((kind for kind, pattern in FIELD_KINDS if pattern.fullmatch(label.strip())), None)
+
+
+def template_fields(lines: Sequence[Line]) -> Iterator[Tuple[str, str, Line]]:
+    """(kind, answer, line) of every template field the paste fills: an issue form's heading and the first line under
+    it, and a bullet `- Key (e.g., ...): answer`."""
+    for index, line in matching(lines, HEADING):
+        kind = field_kind(HEADING.match(line.text).group(1))
+        answer = next((later for later in lines[index + 1:index + 4] if later.text), None) if kind else None
+        if answer is not None and not answer.text.startswith("#"):
+            yield kind, answer.text, answer
+    for _, line in matching(lines, BULLET):
+        bullet = BULLET.match(line.text)
+        kind = field_kind(bullet.group(1)) if bullet else None
+        if kind:
+            yield kind, bullet.group(2).strip(), line
+
+
+MAC_NAMES = r"mac ?os ?x?|osx|os x|darwin|sonoma|ventura|sequoia|monterey|big sur|tahoe|catalina"
+MAC_WORD = re.compile(r"\b(?:%s)\b" % MAC_NAMES, re.I)
+# "macOS 14.6.1", "Mac OS Sonoma 14.5", "Macosx M1 14.6.1", "macOS: 15.1": up to three words between the name and the
+# version. macOS numbers its releases 10.x to 15.x, then 26 (Apple, macOS Tahoe 26).
+MAC_VERSION = re.compile(r"\b(?:%s)\b(?:[ ,]+[^\W\d]\w*){0,3}?[ :：,]*v?(1[0-5]|26)\.(\d{1,2})(?:\.(\d{1,2}))?\b(?![.\d]*\+)"
+                         % MAC_NAMES, re.I)
+# A requirement (torch's "supported on MacOS 13.0+", "requires macOS 14 or later"), not the user's macOS.
+REQUIREMENT = re.compile(r"\+|\bor (?:newer|later|above|higher)\b|\brequires?\b|\bsupported on\b|\bonly\b", re.I)
+WINDOWS = re.compile(r"\bWindows(?: (?:1[01]|7|8(?:\.1)?|Server)\b|\b)|\bwin(?:10|11|32|64)\b", re.I)
+LINUX = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky Linux|AlmaLinux|openSUSE|Manjaro|WSL2?)", re.I)
+# "Python 3.10.11", "Python版本：3.10.11", "Python version: 3.11", "I have Python 3.11": a bare "Python 3.11" in a
+# sentence may be any Python, so two numbers need a label or a verb of having.
+PYTHON = re.compile(r"\bPython ?(?:version|版本)? ?[:：=] ?(3\.\d{1,2}(?:\.\d{1,2})?)\b|"
+                    r"\b(?:using|have|with|running|on|use) Python ?(3\.\d{1,2}(?:\.\d{1,2})?)\b|"
+                    r"\bPython +(3\.\d{1,2}\.\d{1,2})\b", re.I)
+# A user who writes from a Mac: "on my Mac", "is mac actually supported?", "from a MacBook".
+ON_A_MAC = re.compile(r"\b(?:on|using|from|with|my) (?:my |an? )?mac(?:book\w*)?\b|\bis mac (?:actually |really )?supported\b",
+                      re.I)
+# A CUDA build people name ("no .whl packages for torch 1.12.1+cu113"): the build they want.
+CUDA_BUILD = re.compile(r"\b(?:torch|pytorch)[ =]=?v?(\d+\.\d+(?:\.\d+)?\+cu\d{2,3})\b", re.I)
+PEOPLE_LINE = re.compile(r"torch|mac|osx|os x|darwin|sonoma|ventura|sequoia|monterey|big sur|tahoe|catalina|windows|win\d|"
+                         r"linux|ubuntu|debian|centos|fedora|rhel|rocky|alma|suse|manjaro|wsl|python", re.I)
+
+
+def system_facts(text: str, number: int, parser: str) -> List[Finding]:
+    """The operating system (and macOS version) that TEXT names, as the user's own: nothing for a requirement."""
+    mac = MAC_VERSION.search(text)
+    if mac and not REQUIREMENT.search(text, mac.start()):
+        version = ".".join(group for group in mac.groups() if group is not None)
+        return [Finding("host.system", "Darwin", number, parser), Finding("host.macos_version", version, number, parser)]
+    if parser == "template" and MAC_WORD.search(text):
+        return [Finding("host.system", "Darwin", number, parser)]
+    if WINDOWS.search(text) and not MAC_WORD.search(text):
+        return [Finding("host.system", "Windows", number, parser)]
+    if LINUX.search(text) and not MAC_WORD.search(text) and not REQUIREMENT.search(text):
+        return [Finding("host.system", "Linux", number, parser)]
+    return []
+
+
+def parse_people(lines: Sequence[Line]) -> Result:
+    """Template fields and what people write about their system and Python."""
+    out: List[Finding] = []
+    for kind, answer, line in template_fields(lines):
+        if kind == "os":
+            out += system_facts(answer, line.number, "template")
+        elif kind == "python":
+            version = python_version(re.sub(r"^(?:Python|CPython)\s*", "", answer, flags=re.I))
+            out += [Finding("interpreter.version", version, line.number, "template")] if version else []
+        elif kind == "torch":
+            found = re.match(r"v?(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\b", answer)
+            out += package_finding("torch", found.group(1), line.number, "template") if found else []
+    for _, line in matching(lines, PEOPLE_LINE):
+        if line.prompt or line.text.startswith(("File ", "Traceback")):
+            continue
+        # Windows and Linux named in passing ("wheels for win_amd64 and Linux") are not the user's: only a macOS
+        # with its version, or a sentence about the user's own machine, is read from prose.
+        mac = MAC_VERSION.search(line.text)
+        if mac and not REQUIREMENT.search(line.text, mac.start()):
+            out += system_facts(line.text, line.number, "prose")
+        elif re.search(r"\b(?:on|using|running|with|my|have)\s+(?:a\s+|an\s+)?(?:%s|%s)" % (WINDOWS.pattern, LINUX.pattern),
+                       line.text, re.I) and not REQUIREMENT.search(line.text):
+            out += system_facts(line.text, line.number, "prose")
+        elif ON_A_MAC.search(line.text):
+            out.append(Finding("host.system", "Darwin", line.number, "prose"))
+        build = CUDA_BUILD.search(line.text)
+        if build:
+            out.append(Finding("request.cuda_build", build.group(1), line.number, "prose"))
+        python = PYTHON.search(line.text)
+        if python:
+            version = python_version(python.group(1) or python.group(2) or python.group(3))
+            out += [Finding("interpreter.version", version, line.number, "prose")] if version else []
+    return out, []

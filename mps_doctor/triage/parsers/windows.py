@@ -1,0 +1,40 @@
+"""What only Windows prints: its numbering of NVIDIA's driver, and a torch DLL it cannot load."""
+
+import re
+from typing import List, Sequence
+
+from mps_doctor.triage.model import Evidence, Finding
+from mps_doctor.triage.parsers.common import Result
+from mps_doctor.triage.text import Line, matching
+
+# Windows numbers NVIDIA's driver 31.0.15.3623 (Device Manager, dxdiag, wmic): its last five digits are the release
+# NVIDIA publishes, 536.23 (NVIDIA's driver release notes name both).
+WINDOWS_DRIVER = re.compile(r"\b(?:2\d|3\d)\.0\.1(\d)\.(\d{4})\b")
+# ctypes on Windows (Python 3.8+): "Could not find module '...\torch\lib\c10.dll' (or one of its dependencies)";
+# torch's own DLLs, as its wheel's torch\lib holds them.
+TORCH_DLL = re.compile(r"Could not find module '[^'\n]*\\(c10|c10_cuda|torch\w*|fbgemm|asmjit|shm|libiomp5md)\.dll'")
+WINDOWS_LINE = re.compile(r"(?i:driver)|\.dll'")
+VC_REDIST = "https://learn.microsoft.com/en-us/cpp/windows/latest-supported-vc-redist"
+
+
+def parse_windows(lines: Sequence[Line]) -> Result:
+    """Windows' NVIDIA driver numbering beside the word driver, and torch's DLLs that Windows cannot load."""
+    out: List[Finding] = []
+    evidence: List[Evidence] = []
+    for _, line in matching(lines, WINDOWS_LINE):
+        driver = WINDOWS_DRIVER.search(line.text) if re.search(r"(?i)nvidia|geforce|driver version", line.text) else None
+        if driver:
+            digits = driver.group(1) + driver.group(2)
+            out += [Finding("nvidia_smi.driver_version", "%s.%s" % (digits[:3], digits[3:]), line.number, "windows"),
+                    Finding("host.system", "Windows", line.number, "windows")]
+        dll = TORCH_DLL.search(line.text)
+        if dll:
+            out.append(Finding("host.system", "Windows", line.number, "windows"))
+            evidence.append(Evidence(
+                (), "Windows cannot load torch's %s.dll or a DLL it needs: import torch fails" % dll.group(1),
+                "Windows could not load %s.dll from torch's lib folder, or one of the DLLs it depends on." % dll.group(1),
+                "torch's DLLs need the Microsoft Visual C++ runtime (msvcp140.dll, vcruntime140.dll); when it is missing, "
+                "or the install is partial, import torch fails with this message. Install the latest Visual C++ "
+                "Redistributable, then reinstall torch in a fresh virtual environment if it persists.",
+                (), VC_REDIST, line.number, "windows", kind="torch-dll-not-loaded"))
+    return out, evidence
