@@ -23,9 +23,11 @@ from mps_doctor.known_errors import KnownError, Match, find_all, load_catalogue
 from mps_doctor.report import Report, Verdict, guarded, run_checks
 from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.commands import pasted_actions
+from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_from
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.parsers.install import NO_WHEEL
+from mps_doctor.triage.suspected import suspect
 from mps_doctor.triage.text import Line, clean, joined
 from mps_doctor.versions import load_releases, minor_of
 from mps_doctor.words import shorten
@@ -73,7 +75,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
     system = known["host.system"].value if "host.system" in known else None
     matches = tuple(replace(match, error=match.error.on(system)) for match in matches)
-    evidence = [item for item in evidence if not advises_own_python(item, known)]
+    evidence = [item for item in evidence if not advises_own_python(item, known)] + capability_evidence(known)
     for match in matches:
         if match.error.layer in REGISTRY and about_the_layer(match, lines):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
@@ -100,7 +102,7 @@ def derive(known: Dict[str, Known]) -> Dict[str, Known]:
         # subdirs, docs.conda.io "Managing packages for different platforms").
         known = dict(known, **{"interpreter.conda_subdir": Known("osx-64", tuple(sorted(set(conda.lines + machine.lines))),
                                                                   "derived")})
-    return known
+    return derive_cuda(known, Known)
 
 
 def value_of(known: Dict[str, Known], path: str) -> Any:
@@ -204,8 +206,7 @@ def build_facts(paste: Paste, device: str) -> Facts:
             installed=bool(get("torch.installed")) or failed_import,
             import_error=ErrorInfo("ImportError", "torch could not be imported (collect_env printed N/A)") if failed_import else None,
             cuda_version=get("torch.cuda_version", get("torch.wheel_cuda")),
-            cuda_devices=tuple(CudaDevice(i, name, ()) for i, name in enumerate(get("nvidia_smi.gpu", ())))
-            if get("torch.cuda_available") else (),
+            cuda_devices=devices_from(paste.known, CudaDevice),
             packages=packages, warnings=tuple(get("message", ()))))
     target = Target(python=python_of(paste), device=device, interpreter=interpreter, torch=torch)
     return Facts(host=host, target=target)
@@ -220,7 +221,8 @@ def infer_device(paste: Paste) -> str:
         return "cuda"
     mps_facts = any(k.startswith("torch.mps_") for k in paste.known)
     cuda_facts = any(k.startswith("nvidia_smi.") or k in ("torch.wheel_cuda",) for k in paste.known) or \
-        bool(value(paste, "torch.cuda_version")) or bool(value(paste, "torch.cuda_available"))
+        bool(value(paste, "torch.cuda_version")) or bool(value(paste, "torch.cuda_available")) or \
+        (paste.known["torch.cuda_available"].parser == "session" if "torch.cuda_available" in paste.known else False)
     if system == "Darwin":
         return "mps"
     if system in ("Linux", "Windows"):
@@ -242,6 +244,7 @@ class Evaluator:
     def __init__(self, paste: Paste, layers: Sequence[str]):
         self.paste, self.layers = paste, tuple(layers)
         self.undecided: List[str] = []
+        self.suspected: List[str] = []
 
     def has(self, requirement: str) -> bool:
         return any(option in self.paste.known for option in requirement.split("|"))
@@ -284,6 +287,10 @@ class Evaluator:
                 return from_evidence(evidence, self.paste)
         if evidence is not None:
             return from_evidence(evidence, self.paste)
+        suspicion = suspect(spec.id, self.paste.known)
+        if suspicion is not None:
+            self.suspected.append(spec.id)
+            return suspicion
         self.undecided.append(spec.id)
         return Outcome(Status.SKIP, "%s: %s" % (NOT_IN_PASTE, ", ".join(missing) or "facts this check needs"))
 
@@ -347,7 +354,8 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
     facts = build_facts(paste, device)
     layers = layers_for(device, facts.host.system)
     options = Options(device=device, requested_device=device)
-    report = run_checks(facts, options, evaluate=Evaluator(paste, layers))
+    evaluator = Evaluator(paste, layers)
+    report = run_checks(facts, options, evaluate=evaluator)
     results = list(report.results)
     root = next((r for r in results if r.layer is not None and r.status == Status.FAIL), None)
     for index, match in enumerate(paste.matches):
@@ -355,7 +363,7 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         results.append(known_error_result(match, root is None and index == 0, number, paste))
     root_id = root.id if root is not None else (paste.matches[0].error.id if paste.matches else None)
     error = unexplained_error(paste) if root_id is None else None
-    verdict = triage_verdict(results, device, root_id, error)
+    verdict = replace(triage_verdict(results, device, root_id, error), suspected=root_id in evaluator.suspected)
     created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
     source = dict(source_of(paste, device), **({"unexplained_error": {"line": error.number, "text": one_line(error.text)}}
                                                if error is not None else {}))

@@ -7,6 +7,7 @@ finds in one scan of the paste, and every pattern runs in time linear in the lin
 
 
 from mps_doctor.triage.parsers.collect_env import parse_collect_env
+from mps_doctor.triage.parsers.cuda import parse_cuda_messages
 from mps_doctor.triage.parsers.env_dumps import parse_conda_info, parse_hf_env, parse_lightning
 from mps_doctor.triage.parsers.install import parse_install
 from mps_doctor.triage.parsers.platform import parse_nvidia_smi, parse_platform, parse_sw_vers
@@ -14,7 +15,7 @@ from mps_doctor.triage.parsers.prose import parse_prose
 from mps_doctor.triage.parsers.session import parse_session
 
 PARSERS = (parse_collect_env, parse_lightning, parse_hf_env, parse_conda_info, parse_sw_vers, parse_platform,
-           parse_nvidia_smi, parse_install, parse_session, parse_prose)
+           parse_nvidia_smi, parse_install, parse_session, parse_prose, parse_cuda_messages)
 # Which parser wins when two disagree on a fact: the dumps printed by a program first, prose last.
 PRIORITY = ("collect_env", "session", "shell", "sw_vers", "uname", "conda-info", "conda-plan", "hf-env", "lightning", "platform",
-            "nvidia-smi", "wheel", "uv", "pip", "catalogue", "prose")
+            "nvidia-smi", "cuda-message", "wheel", "uv", "pip", "catalogue", "prose")
