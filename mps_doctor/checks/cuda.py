@@ -20,6 +20,7 @@ from mps_doctor.checking.model import (
     unset,
     warned,
 )
+from mps_doctor.checking.pasted import cuda_available_as_pasted, driver_as_pasted
 from mps_doctor.checking.registry import check
 from mps_doctor.release_choice import arch_covers
 from mps_doctor.versions import is_number, version_tuple
@@ -149,7 +150,7 @@ def cuda_reinstall_title(ctx: Context) -> str:
 
 
 @check("cuda.driver", "NVIDIA driver is installed",
-       layer=45, devices=("cuda",), facts=("nvidia_smi.driver_version|nvidia_smi.gpu",))
+       layer=45, devices=("cuda",), facts=("nvidia_smi.driver_version|nvidia_smi.gpu",), pasted=driver_as_pasted)
 def cuda_driver(ctx: Context) -> Outcome:
     """`nvidia-smi` (driver version, supported CUDA version) and `nvidia-smi -L` (GPUs), with a timeout. Without it,
     `/dev/nvidia*` and the PCI devices of vendor 0x10de tell a machine without an NVIDIA GPU (check on the CPU) from
@@ -304,7 +305,7 @@ def cuda_visible_devices(ctx: Context) -> Outcome:
 
 
 @check("cuda.available", "torch sees a CUDA GPU",
-       layer=85, devices=("cuda",), facts=("torch.cuda_available",))
+       layer=85, devices=("cuda",), facts=("torch.cuda_available",), pasted=cuda_available_as_pasted)
 def cuda_available(ctx: Context) -> Outcome:
     """`torch.cuda.is_available()`, with torch's CUDA initialization warning as the reason."""
     if ctx.torch.cuda_available and ctx.torch.cuda_devices:
