@@ -27,6 +27,7 @@ from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.parsers.install import NO_WHEEL
+from mps_doctor.triage.stale import reconcile
 from mps_doctor.triage.suspected import suspect
 from mps_doctor.triage.text import Line, clean, joined
 from mps_doctor.versions import load_releases, minor_of
@@ -79,6 +80,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     for match in matches:
         if match.error.layer in REGISTRY and about_the_layer(match, lines):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
+    evidence = reconcile(evidence, matches, known, lambda match: lines[match.line - 1].number)
     return Paste(lines, known, tuple(evidence), matches)
 
 
