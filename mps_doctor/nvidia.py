@@ -120,3 +120,8 @@ def source_of(table: str) -> str:
     """The page a table of data/nvidia.json was copied from."""
     part = tables()[table]
     return part.get("source") or part.get("current_source", "")
+
+
+def minor_compatible(cuda: str) -> bool:
+    """Whether a wheel built with CUDA runs on a driver of an older minor of its major (CUDA 11 and later)."""
+    return version_tuple(cuda) >= version_tuple(tables()["minor_version_compatibility"]["from"])

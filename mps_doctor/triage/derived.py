@@ -12,6 +12,8 @@ from mps_doctor.triage.model import Evidence
 from mps_doctor.versions import load_releases, version_tuple
 
 DERIVED = "derived"
+# The kind of evidence a GPU below its CUDA's capability floor gives (checks/cuda.py registers its layer).
+BELOW_CUDA_FLOOR = "gpu-below-cuda-floor"
 CAPABILITY_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility"
 
 
@@ -92,14 +94,14 @@ def capability_evidence(known: Dict[str, Any]) -> List[Evidence]:
             whose = "torch's CUDA %s (%s)" % (cuda, how) if cuda else \
                 "CUDA %s, the oldest that any torch release since 1.0 is built with" % oldest
             out.append(Evidence(
-                ("cuda.capability",), "%s is compute capability %s, older than %s builds for (%s and newer)" % (
+                (), "%s is compute capability %s, older than %s builds for (%s and newer)" % (
                     name, capability, whose, floor),
                 "%s has compute capability %s (NVIDIA's table of CUDA GPUs); %s has no code for it." % (
                     name, capability, whose),
                 "NVIDIA's CUDA toolkits stop building for old GPUs (from CUDA %s, capability %s and newer), so no "
                 "kernel of this torch can run on it. Use a newer NVIDIA GPU, or the CPU." % (toolkit, floor),
                 (), CAPABILITY_DOCS, lines_of(known, "nvidia_smi.gpu")[0], "nvidia-capability", overrides=True,
-                devices=("cuda",)))
+                devices=("cuda",), kind=BELOW_CUDA_FLOOR))
     return out
 
 

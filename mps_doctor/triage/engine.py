@@ -289,7 +289,7 @@ class Evaluator:
                 return from_evidence(evidence, self.paste)
         if evidence is not None:
             return from_evidence(evidence, self.paste)
-        suspicion = suspect(spec.id, self.paste.known)
+        suspicion = suspect(spec.facts, self.paste.known)
         if suspicion is not None:
             self.suspected.append(spec.id)
             return suspicion

@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any, Dict, List, Optional, Sequence
 
+from mps_doctor.checking.registry import REGISTRY
 from mps_doctor.known_errors import DATA_FILE as CATALOGUE_FILE
 from mps_doctor.known_errors import Match
 from mps_doctor.triage.model import Evidence
@@ -14,7 +15,8 @@ from mps_doctor.versions import load_releases, version_tuple
 
 # How torch's messages write a macOS version: 'MacOS 13.0+', 'macOS 15.0+', 'MacOS15+', 'MacOS_14_0', 'MacOS 14.0 or newer'.
 STATED = re.compile(r"[Mm]ac ?OS(?: X)?[ _]?(\d{2})(?:[._](\d{1,2}))?")
-MACOS_LAYER = "macos.version"
+# The fact of the layer that a message naming a macOS version blames.
+MACOS_FACT = "host.macos_version"
 
 
 @functools.lru_cache(maxsize=None)
@@ -41,13 +43,16 @@ def pasted_macos(known: Dict[str, Any]) -> Optional[str]:
 
 
 def torch_minimum(known: Dict[str, Any]) -> Optional[str]:
-    """The macOS on which the paste's torch runs MPS, from the release table (read from its wheels)."""
+    """The macOS on which the paste's torch runs MPS, from the release table (read from its wheels); without its
+    version, the highest minimum of any release in the table."""
+    table = load_releases()
     for path in ("torch.version", "packages.torch"):
         if path in known:
-            release, exact = load_releases().row_for(str(known[path].value))
+            release, exact = table.row_for(str(known[path].value))
             if release is not None and exact:
                 return release.macos_min_mps
-    return None
+    minimums = [release.macos_min_mps for release in table.releases if release.macos_min_mps]
+    return max(minimums, key=version_tuple) if minimums else None
 
 
 def met(match: Match, known: Dict[str, Any]) -> Optional[str]:
@@ -64,7 +69,8 @@ def reconcile(evidence: Sequence[Evidence], matches: Sequence[Match], known: Dic
     the macOS version dropped, and the catalogue's reading of it added. NUMBER_OF(match) is its pasted line."""
     out = list(evidence)
     for match in matches:
-        if match.error.layer != MACOS_LAYER:
+        spec = REGISTRY.get(match.error.layer or "")
+        if spec is None or not any(MACOS_FACT in requirement.split("|") for requirement in spec.facts):
             continue
         macos = met(match, known)
         if macos is None:

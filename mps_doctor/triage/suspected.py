@@ -2,7 +2,7 @@
 and the one command that settles it. A suspicion fails its layer (never passes it) and is marked `suspected` in the
 verdict."""
 
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Sequence
 
 from mps_doctor import nvidia
 from mps_doctor.checking.model import Outcome, Remedy, Status, run
@@ -39,13 +39,22 @@ def old_driver(known: Dict[str, Any]) -> Optional[Outcome]:
     )
 
 
-# The layer each suspicion stands in for, when the paste lacks the facts that layer needs.
+# The decisive fact each suspicion stands in for: it speaks for a layer that needs that fact when the paste lacks it.
 SUSPICIONS: Dict[str, Callable[[Dict[str, Any]], Optional[Outcome]]] = {
-    "cuda.driver-version": old_driver,
+    "nvidia_smi.cuda_version": old_driver,
 }
 
 
-def suspect(check_id: str, known: Dict[str, Any]) -> Optional[Outcome]:
-    """The suspected cause at layer CHECK_ID from the paste's facts KNOWN, or None."""
-    rule = SUSPICIONS.get(check_id)
-    return rule(known) if rule is not None else None
+def suspect(requirements: Sequence[str], known: Dict[str, Any]) -> Optional[Outcome]:
+    """The suspected cause for a layer that needs REQUIREMENTS ('a|b': either), from the paste's facts KNOWN: the
+    rule of a decisive fact it needs and the paste lacks; None when there is none."""
+    for requirement in requirements:
+        options = requirement.split("|")
+        if any(option in known for option in options):
+            continue
+        for option in options:
+            rule = SUSPICIONS.get(option)
+            outcome = rule(known) if rule is not None else None
+            if outcome is not None:
+                return outcome
+    return None

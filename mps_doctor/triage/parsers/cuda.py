@@ -31,6 +31,9 @@ TRITON_NUMBERS = re.compile(r"Capability >= (\d+)\.(\d+), but your device is of 
 # `pip install torch==1.3.0`, `pip3 install torch===1.3.0 ...`, `uv pip install "torch==2.5.1"`.
 INSTALL = re.compile(r"\b(?:pip3?|uv pip|-m pip) install\b[^\n]{0,300}?[\s\"']torch={2,3}(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)")
 LOOKAHEAD = 3
+# The kinds of evidence these messages give (checks/cuda.py registers the layer they implicate).
+TOO_OLD_FOR_TORCH = "gpu-too-old-for-torch"
+TOO_OLD_FOR_TRITON = "gpu-too-old-for-triton"
 
 
 def parse_cuda_messages(lines: Sequence[Line]) -> Result:
@@ -84,24 +87,22 @@ def too_old_for_torch(name: str, capability: str, minimum, number: int) -> Evide
     """Evidence from torch's 'no longer supports this GPU because it is too old'."""
     oldest = oldest_wheel_capability()
     return Evidence(
-        ("cuda.capability",),
-        "%s is compute capability %s, below the %s this torch has kernels for" % (name, capability, minimum or "minimum"),
+        (), "%s is compute capability %s, below the %s this torch has kernels for" % (name, capability, minimum or "minimum"),
         "torch says that %s (compute capability %s) is too old for it%s." % (
             name, capability, ", whose oldest kernels are for %s" % minimum if minimum else ""),
         "Every CUDA kernel of this torch is compiled for newer GPUs, so none runs here. The CUDA builds of current "
         "torch releases start at compute capability %s (mps-doctor's release table); for %s, use a newer GPU, the "
         "CPU, or build torch from source with TORCH_CUDA_ARCH_LIST=%s." % (oldest, capability, capability),
-        (), CAPABILITY_DOCS, number, "torch-capability", overrides=True, devices=("cuda",))
+        (), CAPABILITY_DOCS, number, "torch-capability", overrides=True, devices=("cuda",), kind=TOO_OLD_FOR_TORCH)
 
 
 def too_old_for_triton(name: str, capability: str, minimum: str, number: int) -> Evidence:
     """Evidence from Triton's 'too old to be supported by the triton GPU compiler'."""
     return Evidence(
-        ("cuda.capability",),
-        "%s is compute capability %s; Triton compiles only for %s and newer" % (name, capability, minimum),
+        (), "%s is compute capability %s; Triton compiles only for %s and newer" % (name, capability, minimum),
         "Triton, which torch.compile and vLLM use to generate GPU kernels, refuses %s (compute capability %s)." % (
             name, capability),
         "Triton supports devices of compute capability %s and newer. On this GPU, run without torch.compile (eager "
         "mode) or with a backend that does not use Triton; otherwise use a GPU of capability %s or newer." % (
             minimum, minimum),
-        (), TRITON_DOCS, number, "triton-capability", overrides=True, devices=("cuda",))
+        (), TRITON_DOCS, number, "triton-capability", overrides=True, devices=("cuda",), kind=TOO_OLD_FOR_TRITON)
