@@ -229,7 +229,8 @@ def arch_covers(arch_list, capability) -> bool:
 
 
 def best_build(release: Optional[Release], capabilities: List[Tuple[int, int]], driver: Optional[str]) -> Optional[str]:
-    """The newest CUDA build of RELEASE that the driver runs and whose kernels cover every GPU."""
+    """The newest CUDA build of RELEASE that the driver runs and whose kernels cover every GPU; with the driver
+    unknown, the oldest build that covers them (it asks the least of the driver: NVIDIA's table)."""
     if release is None:
         return None
     choices = []
@@ -241,4 +242,6 @@ def best_build(release: Optional[Release], capabilities: List[Tuple[int, int]], 
         arch = ["sm_%s" % cc.replace(".", "") for cc in ccs]
         if all(arch_covers(arch, cap) for cap in capabilities):
             choices.append(cuda)
-    return choices[-1] if choices else None
+    if not choices:
+        return None
+    return choices[-1] if driver else choices[0]

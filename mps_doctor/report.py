@@ -44,6 +44,7 @@ class Verdict:
     root_cause: Optional[str]
     summary: str
     counts: Dict[str, int]
+    suspected: bool = False  # triage: the root cause is suspected, the paste lacks the fact that decides it
 
 
 @dataclass(frozen=True)
@@ -286,6 +287,14 @@ def result_to_dict(result: CheckResult, commands: Tuple[str, ...]) -> Dict[str, 
     return document
 
 
+def verdict_to_dict(report: Report) -> Dict[str, Any]:
+    """The verdict's JSON; `suspected` only in a triage report, where a root cause can be suspected."""
+    verdict = to_jsonable(report.verdict)
+    if not (report.source or {}).get("kind") == "pasted":
+        verdict.pop("suspected", None)
+    return verdict
+
+
 def report_to_dict(report: Report, commands: Optional[Dict[str, Tuple[str, ...]]] = None) -> Dict[str, Any]:
     """The versioned JSON document (docs/report-format.md); COMMANDS gives each result's remedy commands (spelled by
     render/, from the fix plan)."""
@@ -299,7 +308,7 @@ def report_to_dict(report: Report, commands: Optional[Dict[str, Tuple[str, ...]]
                     "quick": report.options.quick, "select": list(report.options.select),
                     "required": list(report.options.required), "strict": report.options.strict,
                     "policy": policy_to_dict(report.options.policy)},
-        "verdict": to_jsonable(report.verdict),
+        "verdict": verdict_to_dict(report),
         "results": [
             result_to_dict(r, commands.get(r.id, ())) for r in report.results
         ],

@@ -31,6 +31,7 @@ ALLOWED_IN_CODE = {
     ("mps_doctor/checks/mps.py", "14.0"): "torch's own message, quoted as libtorch_cpu.dylib writes it",
     ("mps_doctor/checks/platform.py", "10.16"): COMPAT,
     ("mps_doctor/release_choice.py", "10.16"): COMPAT,
+    ("mps_doctor/triage/stale.py", "10.16"): COMPAT,
     ("mps_doctor/checks/python.py", "3.7"): "the probe child's own oldest Python (child/__main__.py), not torch's",
     ("mps_doctor/policy.py", "2.9"): "an example of a specifier's form in an error message",
     ("mps_doctor/policy.py", "2.15"): "an example of a specifier's form in an error message",

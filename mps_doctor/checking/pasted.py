@@ -74,3 +74,26 @@ def mps_unavailable_versions_unknown(outcome: Outcome, ctx, paste) -> Outcome:
                          "torch versions tell (collect_env prints both). " + outcome.remedy.why)
     return replace(outcome, summary="MPS is not available (the macOS and torch versions that would tell why are not in "
                                     "the pasted text)", remedy=remedy)
+
+
+def cuda_available_as_pasted(outcome: Outcome, ctx, paste) -> Outcome:
+    """`torch.cuda.is_available()` as the paste states it: True passes even when no GPU name was read, and a pass names
+    only what was read (no memory size the paste never showed)."""
+    if paste.value("torch.cuda_available") is not True:
+        return outcome
+    names = paste.value("nvidia_smi.gpu") or ()
+    return Outcome(Status.PASS, "torch.cuda.is_available() is True" + (": %s" % ", ".join(names) if names else ""))
+
+
+def driver_as_pasted(outcome: Outcome, ctx, paste) -> Outcome:
+    """A pass that says only what the paste shows of the driver: its version and the CUDA it runs (NVIDIA's table,
+    when derived), else the GPUs listed."""
+    if outcome.status != Status.PASS:
+        return outcome
+    driver, cuda = paste.value("nvidia_smi.driver_version"), paste.value("nvidia_smi.cuda_version")
+    names = ", ".join(paste.value("nvidia_smi.gpu") or ()) or "no GPU listed"
+    if not driver:
+        return replace(outcome, summary="an NVIDIA GPU is listed (%s); the driver's version is not in the pasted text" % names)
+    runs = "" if not cuda else ", runs CUDA up to %s%s" % (
+        cuda, " (NVIDIA's table for this driver)" if paste.parser("nvidia_smi.cuda_version") == "derived" else "")
+    return replace(outcome, summary="driver %s%s; %s" % (driver, runs, names))

@@ -20,7 +20,9 @@ from mps_doctor.checking.model import (
     unset,
     warned,
 )
+from mps_doctor.checking.pasted import cuda_available_as_pasted, driver_as_pasted
 from mps_doctor.checking.registry import check
+from mps_doctor.nvidia import minor_compatible
 from mps_doctor.release_choice import arch_covers
 from mps_doctor.versions import is_number, version_tuple
 from mps_doctor.words import shorten
@@ -149,7 +151,7 @@ def cuda_reinstall_title(ctx: Context) -> str:
 
 
 @check("cuda.driver", "NVIDIA driver is installed",
-       layer=45, devices=("cuda",), facts=("nvidia_smi.driver_version|nvidia_smi.gpu",))
+       layer=45, devices=("cuda",), facts=("nvidia_smi.driver_version|nvidia_smi.gpu",), pasted=driver_as_pasted)
 def cuda_driver(ctx: Context) -> Outcome:
     """`nvidia-smi` (driver version, supported CUDA version) and `nvidia-smi -L` (GPUs), with a timeout. Without it,
     `/dev/nvidia*` and the PCI devices of vendor 0x10de tell a machine without an NVIDIA GPU (check on the CPU) from
@@ -216,7 +218,8 @@ def no_nvidia_gpu(host) -> bool:
        layer=76, devices=("cuda",), facts=("torch.cuda_version", "nvidia_smi.cuda_version|message"))
 def cuda_driver_version(ctx: Context) -> Outcome:
     """nvidia-smi's CUDA version (or torch's 'driver too old (found version N)') against the wheel's: another major
-    fails, an older minor warns (NVIDIA CUDA compatibility guide). When the installed torch is the plain PyPI wheel
+    fails, an older minor warns from CUDA 11 on (minor-version compatibility) and fails before it (NVIDIA CUDA
+    compatibility guide). When the installed torch is the plain PyPI wheel
     (no local label), the remedy says that PyPI's Linux x86_64 wheel is one CUDA build per release
     (`pypi_linux_cuda`: 12.8 up to 2.10, 13.0 for 2.11-2.14, 13.2 for 2.15; CUDA 13 needs driver >= 580) and names
     the cuXYZ index the driver runs.
@@ -228,7 +231,9 @@ def cuda_driver_version(ctx: Context) -> Outcome:
             Remedy("nvidia-smi did not report a CUDA version.", "The driver must support the wheel's CUDA %s." % wheel,
                    (run("nvidia-smi"),), COMPAT_DOCS, key="read-driver"),
         )
-    if version_tuple(driver)[:1] < version_tuple(wheel)[:1]:
+    # Before CUDA 11 there is no minor-version compatibility: an older minor fails too (data/nvidia.json).
+    if version_tuple(driver)[:1] < version_tuple(wheel)[:1] or (
+            version_tuple(driver) < version_tuple(wheel) and not minor_compatible(wheel)):
         needed = DRIVER_FOR_CUDA_MAJOR.get(version_tuple(wheel)[0])
         return failed(
             "the driver supports CUDA %s, but torch was built for CUDA %s" % (driver, wheel),
@@ -304,7 +309,7 @@ def cuda_visible_devices(ctx: Context) -> Outcome:
 
 
 @check("cuda.available", "torch sees a CUDA GPU",
-       layer=85, devices=("cuda",), facts=("torch.cuda_available",))
+       layer=85, devices=("cuda",), facts=("torch.cuda_available",), pasted=cuda_available_as_pasted)
 def cuda_available(ctx: Context) -> Outcome:
     """`torch.cuda.is_available()`, with torch's CUDA initialization warning as the reason."""
     if ctx.torch.cuda_available and ctx.torch.cuda_devices:
@@ -322,7 +327,8 @@ def cuda_available(ctx: Context) -> Outcome:
 
 
 @check("cuda.capability", "The wheel has kernels for every visible GPU",
-       layer=87, devices=("cuda",), facts=("torch.cuda_arch_list", "torch.cuda_devices"))
+       layer=87, devices=("cuda",), facts=("torch.cuda_arch_list", "torch.cuda_devices"),
+       evidence=("gpu-too-old-for-torch", "gpu-too-old-for-triton", "gpu-below-cuda-floor"))
 def cuda_capability(ctx: Context) -> Outcome:
     """each GPU's compute capability against `torch.cuda.get_arch_list()` (sm_XY runs on X.Z with Z >= Y; compute_XY
     PTX on anything newer). The fix picks the CUDA build from the release table (PYTORCH_RELEASES_CODE_CC in the

@@ -103,7 +103,8 @@ def render_reply(report: Report) -> str:
     if device_from:
         head += ["Why %s: %s." % (md.code(report.options.device), md.prose(device_from)), ""]
     if root is not None:
-        head.append("**Cause** (%s): %s" % (md.code(root.id), md.marked_prose(root.summary)))
+        head.append("**%s** (%s): %s" % ("Suspected cause" if verdict.suspected else "Cause", md.code(root.id),
+                                          md.marked_prose(root.summary)))
         if root.remedy is not None:
             head += ["", md.marked_prose(root.remedy.why, line_start=True)]
             # The shell of the pasted platform: PowerShell on Windows, else a POSIX shell.

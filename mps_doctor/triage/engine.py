@@ -22,10 +22,13 @@ from mps_doctor.known_errors import KnownError, Match, find_all
 from mps_doctor.report import Report, Verdict, check_results, created_now, guarded
 from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.commands import pasted_actions
+from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_from
 from mps_doctor.triage.device import Choice, choose, derive_build, fact_votes, line_votes, message_votes
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.parsers.install import NO_WHEEL
+from mps_doctor.triage.stale import reconcile
+from mps_doctor.triage.suspected import suspect
 from mps_doctor.triage.text import Line, clean, joined
 from mps_doctor.versions import load_releases, minor_of, version_tuple
 from mps_doctor.words import shorten
@@ -73,10 +76,11 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
     system = known["host.system"].value if "host.system" in known else None
     matches = tuple(replace(match, error=match.error.on(system)) for match in matches)
-    evidence = [item for item in evidence if not advises_own_python(item, known)]
+    evidence = [item for item in evidence if not advises_own_python(item, known)] + capability_evidence(known)
     for match in matches:
         if match.error.layer in REGISTRY and about_the_layer(match, lines):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
+    evidence = reconcile(evidence, matches, known, lambda match: lines[match.line - 1].number)
     return Paste(lines, known, tuple(evidence), matches)
 
 
@@ -100,7 +104,7 @@ def derive(known: Dict[str, Known]) -> Dict[str, Known]:
         # subdirs, docs.conda.io "Managing packages for different platforms").
         known = dict(known, **{"interpreter.conda_subdir": Known("osx-64", tuple(sorted(set(conda.lines + machine.lines))),
                                                                   "derived")})
-    return known
+    return derive_cuda(known, Known)
 
 
 def value_of(known: Dict[str, Known], path: str) -> Any:
@@ -204,8 +208,7 @@ def build_facts(paste: Paste, device: str) -> Facts:
             installed=bool(get("torch.installed")) or failed_import,
             import_error=ErrorInfo("ImportError", "torch could not be imported (collect_env printed N/A)") if failed_import else None,
             cuda_version=get("torch.cuda_version", get("torch.wheel_cuda")),
-            cuda_devices=tuple(CudaDevice(i, name, ()) for i, name in enumerate(get("nvidia_smi.gpu", ())))
-            if get("torch.cuda_available") else (),
+            cuda_devices=devices_from(paste.known, CudaDevice),
             packages=packages, warnings=tuple(get("message", ()))))
     target = Target(python=python_of(paste), device=device, interpreter=interpreter, torch=torch)
     return Facts(host=host, target=target)
@@ -231,6 +234,7 @@ class Evaluator:
     def __init__(self, paste: Paste, layers: Sequence[str]):
         self.paste, self.layers = paste, tuple(layers)
         self.undecided: List[str] = []
+        self.suspected: List[str] = []
 
     def has(self, requirement: str) -> bool:
         return any(option in self.paste.known for option in requirement.split("|"))
@@ -273,6 +277,10 @@ class Evaluator:
                 return from_evidence(evidence, self.paste)
         if evidence is not None:
             return from_evidence(evidence, self.paste)
+        suspicion = suspect(spec.facts, self.paste.known)
+        if suspicion is not None:
+            self.suspected.append(spec.id)
+            return suspicion
         self.undecided.append(spec.id)
         return Outcome(Status.SKIP, "%s: %s" % (NOT_IN_PASTE, ", ".join(missing) or "facts this check needs"))
 
@@ -336,8 +344,8 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
     device = choice.device if choice is not None else device
     facts = build_facts(paste, device)
     layers = layers_for(device, facts.host.system)
-    options, checked, _ = check_results(facts, Options(device=device, requested_device=device),
-                                        evaluate=Evaluator(paste, layers))
+    evaluator = Evaluator(paste, layers)
+    options, checked, _ = check_results(facts, Options(device=device, requested_device=device), evaluate=evaluator)
     results = list(checked)
     root = next((r for r in results if r.layer is not None and r.status == Status.FAIL), None)
     for index, match in enumerate(paste.matches):
@@ -345,10 +353,11 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         results.append(known_error_result(match, root is None and index == 0, number, paste))
     root_id = root.id if root is not None else (paste.matches[0].error.id if paste.matches else None)
     error = unexplained_error(paste) if root_id is None else None
+    verdict = replace(triage_verdict(results, device, root_id, error), suspected=root_id in evaluator.suspected)
     device_from = choice.reason if choice is not None else "--device %s" % device
     source = dict(source_of(paste, device_from), **({"unexplained_error": {"line": error.number, "text": stripped_line(error.text)}}
                                                if error is not None else {}))
-    return Report(facts, options, tuple(results), triage_verdict(results, device, root_id, error), created=created_now(),
+    return Report(facts, options, tuple(results), verdict, created=created_now(),
                   source=source)
 
 

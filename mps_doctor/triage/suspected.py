@@ -1,0 +1,60 @@
+"""Suspected causes: when the fact that decides a layer is not in the paste, the most likely answer from what is,
+and the one command that settles it. A suspicion fails its layer (never passes it) and is marked `suspected` in the
+verdict."""
+
+from typing import Any, Callable, Dict, Optional, Sequence
+
+from mps_doctor import nvidia
+from mps_doctor.checking.model import Outcome, Remedy, Status, run
+from mps_doctor.triage.derived import wheel_cuda
+
+SUSPECTED = "suspected"
+COMPAT_DOCS = "https://docs.nvidia.com/deploy/cuda-compatibility/"
+
+
+def old_driver(known: Dict[str, Any]) -> Optional[Outcome]:
+    """`torch.cuda.is_available()` is False, the paste shows the CUDA its torch is built with but not the driver: an
+    older driver than that CUDA needs is the likeliest reason (torch returns False then, without an error), and
+    `nvidia-smi` shows the driver."""
+    available = known.get("torch.cuda_available")
+    if available is None or available.value is not False:
+        return None
+    system = known["host.system"].value if "host.system" in known else None
+    cuda, how = wheel_cuda(known)
+    minimum = nvidia.minimum_driver(cuda, system) if cuda else None
+    if not minimum:
+        return None
+    return Outcome(
+        Status.FAIL,
+        "%s: the NVIDIA driver is older than CUDA %s needs (driver >= %s); the paste does not show the driver" % (
+            SUSPECTED, cuda, minimum),
+        ("torch.cuda.is_available() is False (pasted line %s); %s" % (
+            ", ".join(map(str, available.lines)), how),),
+        Remedy("torch.cuda.is_available() is False, and the paste does not show the NVIDIA driver's version.",
+               "This torch is built with CUDA %s (%s), which needs NVIDIA driver %s or newer (NVIDIA's CUDA Toolkit "
+               "release notes); with an older driver torch reports no GPU without an error. `nvidia-smi` prints the "
+               "driver version: if it is older, update the driver, or install the same torch built for an older "
+               "CUDA." % (cuda, how, minimum), (run("nvidia-smi"),), COMPAT_DOCS, key="suspected-old-driver",
+               title="Read the driver version"),
+    )
+
+
+# The decisive fact each suspicion stands in for: it speaks for a layer that needs that fact when the paste lacks it.
+SUSPICIONS: Dict[str, Callable[[Dict[str, Any]], Optional[Outcome]]] = {
+    "nvidia_smi.cuda_version": old_driver,
+}
+
+
+def suspect(requirements: Sequence[str], known: Dict[str, Any]) -> Optional[Outcome]:
+    """The suspected cause for a layer that needs REQUIREMENTS ('a|b': either), from the paste's facts KNOWN: the
+    rule of a decisive fact it needs and the paste lacks; None when there is none."""
+    for requirement in requirements:
+        options = requirement.split("|")
+        if any(option in known for option in options):
+            continue
+        for option in options:
+            rule = SUSPICIONS.get(option)
+            outcome = rule(known) if rule is not None else None
+            if outcome is not None:
+                return outcome
+    return None
