@@ -10,8 +10,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.hostile.attack import ESCAPE_BYTES, PAYLOADS, TALLY, get, hostile_reports, hostile_text, judge, odd_value, paths, put
 from tests.rendered import live_problems
-from tests.test_github_actions import commands_in
-from tests.test_junit import SCHEMA
+from tests.unit.render.test_github import commands_in
+from tests.unit.render.test_junit import SCHEMA
 
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
 SETTINGS = settings(max_examples=60, deadline=None, database=None,

@@ -1,0 +1,165 @@
+"""The known-error catalogue and the pasted-text corpus: every entry is real, sourced, and matches its own example."""
+
+import json
+import os
+import re
+
+import pytest
+
+from tests.paths import ROOT_DIR
+
+ROOT = ROOT_DIR
+CATALOGUE = os.path.join(ROOT, "mps_doctor", "data", "known_errors.json")
+PASTED = os.path.join(ROOT, "tests", "pasted")
+CHECK_ID = r"^[a-z]+(\.[a-z0-9-]+)+$"
+DEVICES = {"mps", "cuda", "cpu"}
+KINDS = {
+    "collect_env", "lightning_env", "transformers_env", "accelerate_env", "conda_info", "pip_error", "uv_error",
+    "install_log", "platform", "sw_vers", "nvidia_smi", "error_only", "mixed",
+}
+SPLITS = {"dev", "held-out"}
+PLATFORMS = {"macos", "linux", "windows", None}
+
+
+def load_catalogue():
+    with open(CATALOGUE, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+ENTRIES = load_catalogue()["errors"]
+
+
+def check_ids():
+    from mps_doctor.checking.registry import all_checks
+
+    return {spec.id for spec in all_checks()}
+
+
+def case_names():
+    return sorted(name[:-5] for name in os.listdir(PASTED) if name.endswith(".json"))
+
+
+def test_catalogue_has_version_and_enough_entries():
+    catalogue = load_catalogue()
+    assert catalogue["version"] == 1
+    assert len(ENTRIES) >= 32
+
+
+def test_catalogue_ids_are_unique_and_dotted():
+    ids = [entry["id"] for entry in ENTRIES]
+    assert len(ids) == len(set(ids))
+    for entry_id in ids:
+        assert re.match(CHECK_ID, entry_id), entry_id
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[entry["id"] for entry in ENTRIES])
+def test_entry_pattern_matches_its_real_example(entry):
+    pattern = re.compile(entry["pattern"], re.MULTILINE)
+    assert pattern.search(entry["example"]), entry["id"]
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[entry["id"] for entry in ENTRIES])
+def test_entry_is_complete_and_sourced(entry):
+    assert set(entry) >= {"id", "pattern", "example", "example_source", "cause", "fix", "layer", "devices", "sources"}
+    assert entry["example_source"].startswith("https://")
+    assert entry["sources"] and all(url.startswith("https://") for url in entry["sources"])
+    assert entry["cause"].strip() and entry["fix"].strip()
+    assert entry["devices"] and set(entry["devices"]) <= DEVICES
+    assert entry["layer"] is None or entry["layer"] in check_ids()
+
+
+def test_no_pattern_matches_another_entrys_example_by_accident():
+    """Each example is claimed by its own entry; an overlap is allowed only where the narrower entry declares it."""
+    ids = {entry["id"] for entry in ENTRIES}
+    for entry in ENTRIES:
+        for other in ENTRIES:
+            if entry is other:
+                continue
+            if re.search(entry["pattern"], other["example"], re.MULTILINE):
+                assert entry["id"] in other.get("more_specific_than", []), (entry["id"], other["id"])
+        assert set(entry.get("more_specific_than", [])) <= ids
+
+
+def test_macos_family_captures_the_stated_version():
+    entry = next(e for e in ENTRIES if e["id"] == "mps.macos-too-old")
+    for text, version in (
+        ("RuntimeError: The MPS backend is supported on MacOS 12.3+.Current OS version can be queried using `sw_vers`",
+         "12.3"),
+        ("RuntimeError: The MPS backend is supported on macOS 14.0+. Current OS version can be queried using `sw_vers`",
+         "14.0"),
+    ):
+        assert re.search(entry["pattern"], text).group("version") == version
+
+
+def test_corpus_is_large_enough():
+    assert len(case_names()) >= 45
+
+
+@pytest.mark.parametrize("name", case_names())
+def test_corpus_case_is_valid(name):
+    with open(os.path.join(PASTED, name + ".json"), encoding="utf-8") as handle:
+        meta = json.load(handle)
+    text_path = os.path.join(PASTED, name + ".txt")
+    assert os.path.isfile(text_path)
+    with open(text_path, "rb") as handle:
+        assert handle.read().strip()
+    assert meta["url"].startswith("https://")
+    assert meta["title"].strip() and meta["confirmed_cause"].strip()
+    assert meta["kind"] in KINDS
+    assert meta["torch_version"] is None or re.match(r"^\d+\.\d+", meta["torch_version"])
+    known = check_ids() | {entry["id"] for entry in ENTRIES}
+    assert meta["expected_root_cause"] in known
+    assert meta["split"] in SPLITS
+    assert meta["platform"] in PLATFORMS
+
+
+def test_every_corpus_text_has_its_json():
+    texts = sorted(name[:-4] for name in os.listdir(PASTED) if name.endswith(".txt"))
+    assert texts == case_names()
+
+
+@pytest.mark.parametrize("name", case_names())
+def test_corpus_case_expecting_a_known_error_contains_it(name):
+    """A case whose confirmed cause is a catalogue entry holds text that the entry's pattern matches."""
+    with open(os.path.join(PASTED, name + ".json"), encoding="utf-8") as handle:
+        expected = json.load(handle)["expected_root_cause"]
+    entries = {entry["id"]: entry for entry in ENTRIES}
+    if expected not in entries:
+        assert expected in check_ids()
+        return
+    with open(os.path.join(PASTED, name + ".txt"), encoding="utf-8") as handle:
+        text = handle.read()
+    assert re.search(entries[expected]["pattern"], text, re.MULTILINE), (name, expected)
+
+
+def test_the_kinds_the_checks_ask_for_are_closed_and_each_has_entries():
+    from mps_doctor.known_errors import IMPORT_FAILURE, KINDS, REMEDIES
+
+    kinds = [entry.get("kind") for entry in ENTRIES if "kind" in entry]
+    assert set(kinds) == set(KINDS)
+    for entry in ENTRIES:
+        assert entry.get("remedy") in (None,) + REMEDIES, entry["id"]
+        assert (entry.get("kind") == IMPORT_FAILURE) == ("remedy" in entry), entry["id"]
+        assert not entry.get("general") or entry.get("kind") in KINDS, entry["id"]
+
+
+def test_general_entries_are_read_only_by_the_checks_that_ask_for_their_kind():
+    from mps_doctor.known_errors import IMPORT_FAILURE, explain, find_all, first_of_kind, load_catalogue
+
+    general = [error for error in load_catalogue() if error.general]
+    assert general
+    for error in general:
+        assert error.id not in {match.error.id for match in find_all(error.example)}
+        assert first_of_kind(error.kind, error.example).id == error.id
+    assert explain("ModuleNotFoundError: No module named 'sympy'") is None
+    assert first_of_kind(IMPORT_FAILURE, "ModuleNotFoundError: No module named 'sympy'").cause == \
+        "a dependency of torch is missing"
+
+
+def test_a_captured_group_is_its_first_occurrence_that_captures():
+    from mps_doctor.known_errors import IMPORT_FAILURE, captured
+
+    text = "No module named x\nNo module named 'sympy.core'\nNo module named 'jinja2'"
+    assert captured(IMPORT_FAILURE, "module", text) == "sympy.core"
+    assert captured(IMPORT_FAILURE, "module", "No module named x") is None
+    assert captured(IMPORT_FAILURE, "no-such-group", text) is None

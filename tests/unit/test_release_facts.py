@@ -1,0 +1,195 @@
+"""Release facts come from the release table (data/torch_releases.json through versions.py): no torch, Python or
+macOS release number is written in the package's code or message prose, nor in the known-error catalogue's causes and
+fixes where they speak of the current table. Docstrings and comments, which name sources, are not read."""
+
+import ast
+import glob
+import json
+import os
+import re
+
+from mps_doctor.known_errors import load_catalogue
+from mps_doctor.versions import Release, ReleaseTable, load_releases, mps_minimums, table_words, with_table_facts
+from tests.paths import ROOT_DIR
+
+ROOT = ROOT_DIR
+CATALOGUE = os.path.join(ROOT, "mps_doctor", "data", "known_errors.json")
+NUMBER = re.compile(r"(?<![\w.])\d{1,2}\.\d{1,2}(?:\.\d+)?(?!\w)")
+PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+RATIO = "a watermark ratio of MPSAllocator, not a release"
+COMPAT = "the compatibility version that macOS reports to a Python built against an old SDK, not a release"
+# (file, number) -> why it may stay in a string of the package's code.
+ALLOWED_IN_CODE = {
+    ("mps_doctor/__init__.py", "0.1.0"): "mps-doctor's own version",
+    ("mps_doctor/render/junit.py", "1.0"): "the XML declaration's version, not a release",
+    ("mps_doctor/checks/device_work.py", "1.7"): RATIO,
+    ("mps_doctor/checks/environment.py", "0.0"): RATIO,
+    ("mps_doctor/checks/environment.py", "0.8"): RATIO,
+    ("mps_doctor/checks/environment.py", "1.0"): RATIO,
+    ("mps_doctor/checks/environment.py", "2.0"): RATIO,
+    ("mps_doctor/checks/environment.py", "3.1"): "the form of PYTORCH_MPS_METAL_VERSION, a Metal version",
+    ("mps_doctor/checks/mps.py", "14.0"): "torch's own message, quoted as libtorch_cpu.dylib writes it",
+    ("mps_doctor/checks/platform.py", "10.16"): COMPAT,
+    ("mps_doctor/release_choice.py", "10.16"): COMPAT,
+    ("mps_doctor/triage/stale.py", "10.16"): COMPAT,
+    ("mps_doctor/checks/python.py", "3.7"): "the probe child's own oldest Python (child/__main__.py), not torch's",
+    ("mps_doctor/policy.py", "2.9"): "an example of a specifier's form in an error message",
+    ("mps_doctor/policy.py", "2.15"): "an example of a specifier's form in an error message",
+    ("mps_doctor/policy.py", "14.0"): "an example of a macOS version's form in an error message",
+    ("mps_doctor/triage/parsers/collect_env.py", "1.12"): "historic: collect_env's format of torch 1.12",
+    ("mps_doctor/triage/parsers/collect_env.py", "1.13"): "historic: collect_env's format of torch 1.13",
+    ("mps_doctor/triage/parsers/collect_env.py", "2.0"): "historic: collect_env's format of torch 2.0",
+    ("mps_doctor/triage/parsers/collect_env.py", "2.9"): "historic: collect_env's format of torch 2.9",
+    ("mps_doctor/triage/parsers/collect_env.py", "2.10"): "historic: collect_env's format of torch 2.10",
+    ("mps_doctor/triage/parsers/install.py", "2.2"): "the last Intel-Mac release notes' minor",
+    ("mps_doctor/triage/parsers/install.py", "2.5"): "historic: torch 2.5 had no Python 3.13 wheels",
+    ("mps_doctor/triage/parsers/install.py", "3.13"): "historic: torch 2.5 had no Python 3.13 wheels",
+    ("mps_doctor/triage/parsers/collect_env.py", "10.16"): COMPAT,
+}
+HISTORIC = "historic: what a past release did, which no newer row changes"
+# (entry id, number) -> why it may stay in the catalogue's cause or fix (the current table's facts are placeholders).
+ALLOWED_IN_CATALOGUE = {
+    ("mps.macos-too-old", "2.5"): HISTORIC + " (2.5 said 12.3+ while needing 13.0)",
+    ("mps.macos-too-old", "12.3"): HISTORIC + " (2.5 said 12.3+ while needing 13.0)",
+    ("mps.macos-too-old", "13.0"): HISTORIC + " (the stale minimums torch's messages name)",
+    ("mps.macos-too-old", "14.0"): HISTORIC + " (2.10 nightlies said 13.0+ while needing 14.0)",
+    ("mps.macos-too-old", "10.16"): COMPAT,
+    ("mps.macos-too-old", "2.10"): HISTORIC + " (2.10 nightlies said 13.0+ while needing 14.0)",
+    ("mps.macos-too-old", "2.15"): HISTORIC + " (what 2.15's own message says, read from its libtorch_cpu.dylib)",
+    ("mps.macos-too-old", "15.0"): HISTORIC + " (what 2.15's own message says, read from its libtorch_cpu.dylib)",
+    ("mps.op-needs-macos15", "2.7"): HISTORIC + " (the releases whose binaries print each message)",
+    ("mps.op-needs-macos15", "2.12"): HISTORIC + " (the releases whose binaries print each message)",
+    ("mps.op-needs-macos15", "2.13"): HISTORIC + " (the releases whose binaries print each message)",
+    ("mps.op-needs-macos15", "2.14"): HISTORIC + " (the releases whose binaries print each message)",
+    ("mps.op-needs-macos15", "2.15"): HISTORIC + " (the releases whose binaries print each message)",
+    ("mps.macos-too-old", "16.0"): COMPAT,
+    ("mps.dtype-needs-macos14", "10.16"): COMPAT,
+    ("mps.placeholder-storage", "2.4"): HISTORIC + " (the release whose message names the tensor)",
+    ("cuda.driver-too-old", "11.4"): "an example of reading the driver's number (11040 is CUDA 11.4)",
+    ("cuda.driver-too-old", "11.8"): "an example of an index name (cu118 for CUDA 11.8)",
+    ("cuda.arch-not-compatible", "12.8"): "NVIDIA's fact: sm_120 needs CUDA 12.8",
+    ("pip.torch-from-versions-none", "2.2"): HISTORIC + " (the first release with Python 3.12 wheels)",
+    ("pip.torch-from-versions-none", "2.5"): HISTORIC + " (the first release with Python 3.13 wheels)",
+    ("pip.torch-from-versions-none", "2.9"): HISTORIC + " (the first release with Python 3.14 wheels)",
+    ("pip.torch-from-versions-none", "3.12"): HISTORIC + " (the first release with Python 3.12 wheels)",
+    ("pip.torch-from-versions-none", "3.13"): HISTORIC + " (the first release with Python 3.13 wheels)",
+    ("pip.torch-from-versions-none", "3.14"): HISTORIC + " (the first release with Python 3.14 wheels)",
+    ("uv.torch-no-wheel-for-platform", "2.5.1"): HISTORIC + " (torch 2.5.1 had no Python 3.13 wheels on macOS)",
+    ("uv.torch-no-wheel-for-platform", "3.13"): HISTORIC + " (torch 2.5.1 had no Python 3.13 wheels on macOS)",
+    ("mps.out-of-memory", "0.0"): RATIO,
+    ("mps.out-of-memory", "1.7"): RATIO,
+    ("mps.out-of-memory", "2.0"): RATIO,
+    ("mps.cumsum-int64", "13.3"): HISTORIC + " (MPSGraph's int64 cumsum arrived in macOS 13.3)",
+    ("mps.dtype-unsupported", "2.3"): HISTORIC + " (bfloat16 and complex arrived on MPS in torch 2.3)",
+    ("mps.isin-needs-macos14", "2.9"): HISTORIC + " (torch 2.9 made macOS 14 MPS's minimum)",
+    ("numpy.abi-mismatch", "2.3"): HISTORIC + " (the first torch built for NumPy 2)",
+    ("numpy.array-api-not-found", "2.3"): HISTORIC + " (the first torch built for NumPy 2)",
+    ("torch.companion-abi-mismatch", "2.9.0"): "an example of a matching trio",
+    ("torch.companion-abi-mismatch", "0.24.0"): "an example of a matching trio",
+    ("accelerate.bf16-needs-supported-device", "2.6"): "accelerate's own message: its MPS bf16 needs torch 2.6",
+    ("accelerate.bf16-needs-supported-device", "8.0"): "NVIDIA's fact: bf16 needs compute capability 8.0 (Ampere)",
+    ("mps.bfloat16-unsupported", "2.3"): HISTORIC + " (bfloat16 arrived on MPS in torch 2.3)",
+    ("mps.sparse-unsupported", "2.9"): HISTORIC + " (the release the thread reports)",
+    ("windows.dll-init-failed", "2.8.0"): HISTORIC + " (the last release the thread found loading)",
+    ("windows.dll-init-failed", "2.9"): HISTORIC + " (the release the thread reports)",
+    ("torchvision.nms-missing", "2.4.0"): "an example of a mismatched pair",
+    ("torchvision.nms-missing", "0.20.1"): "an example of a mismatched pair",
+    ("windows.dll-load-failed", "2.4.0"): HISTORIC + " (torch 2.4.0 missed a DLL that 2.4.1 ships)",
+    ("windows.dll-load-failed", "2.4.1"): HISTORIC + " (torch 2.4.0 missed a DLL that 2.4.1 ships)",
+}
+
+
+def docstrings(tree):
+    """The ids of the docstring nodes of TREE (module, class and function docstrings)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                found.add(id(first.value))
+    return found
+
+
+def numbers_in_code(source, name):
+    """{(NAME, number)} for each release-like number in a string of SOURCE that is not a docstring."""
+    tree = ast.parse(source, name)
+    skip = docstrings(tree)
+    return {(name, number) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+            for number in NUMBER.findall(node.value)}
+
+
+def package_numbers():
+    found = set()
+    for path in sorted(glob.glob(os.path.join(ROOT, "mps_doctor", "**", "*.py"), recursive=True)):
+        name = os.path.relpath(path, ROOT).replace(os.sep, "/")
+        if not name.startswith("mps_doctor/data/"):
+            with open(path, encoding="utf-8") as handle:
+                found |= numbers_in_code(handle.read(), name)
+    return found
+
+
+def prose_texts(entry):
+    """The cause and fix of a raw catalogue entry, and those of its per-system variants."""
+    texts = [entry.get("cause", ""), entry.get("fix", "")]
+    for fields in (entry.get("on") or {}).values():
+        texts += [fields.get("cause", ""), fields.get("fix", "")]
+    return [" ".join(text) if isinstance(text, list) else text for text in texts]
+
+
+def raw_entries():
+    with open(CATALOGUE, encoding="utf-8") as handle:
+        return json.load(handle)["errors"]
+
+
+def test_no_release_number_is_written_in_the_packages_code_or_messages():
+    unexplained = sorted(package_numbers() - set(ALLOWED_IN_CODE))
+    assert not unexplained, "format these from the release table (versions.py), or allow them with a reason: %s" % (
+        unexplained,)
+
+
+def test_every_allowance_in_the_code_is_still_needed():
+    assert not set(ALLOWED_IN_CODE) - package_numbers()
+
+
+def test_the_finder_reads_strings_but_not_docstrings():
+    source = ('"""Intel-Mac wheels stopped at 2.2.2."""\n'
+              'def f():\n    """Python 3.12."""\n    return "the last Intel-Mac torch 2.2.2, for Python 3.12", 1.5\n')
+    assert numbers_in_code(source, "x.py") == {("x.py", "2.2.2"), ("x.py", "3.12")}
+
+
+def test_the_catalogue_speaks_of_the_current_table_only_through_placeholders():
+    found = {(entry["id"], number) for entry in raw_entries() for text in prose_texts(entry)
+             for number in NUMBER.findall(text)}
+    unexplained = sorted(found - set(ALLOWED_IN_CATALOGUE))
+    assert not unexplained, "write the table's facts as placeholders ({last_intel_torch}): %s" % (unexplained,)
+    assert not set(ALLOWED_IN_CATALOGUE) - found
+
+
+def test_every_placeholder_of_the_catalogue_is_a_table_fact_and_is_filled():
+    words = table_words(load_releases())
+    named = {name for entry in raw_entries() for text in prose_texts(entry) for name in PLACEHOLDER.findall(text)}
+    assert named and named <= set(words)
+    for error in load_catalogue():
+        assert not PLACEHOLDER.search(error.cause + error.fix), error.id
+
+
+def test_the_catalogue_names_the_tables_last_intel_release_and_mps_minimums():
+    table = load_releases()
+    errors = {error.id: error for error in load_catalogue()}
+    assert "`torch==%s`" % table.last_intel_torch in errors["pip.torch-macos-x86-ceiling"].fix
+    assert "`torch==%s`" % table.last_intel_torch in errors["uv.torch-macos-x86-no-wheel"].fix
+    assert "(%s)" % mps_minimums(table) in errors["mps.macos-too-old"].fix
+
+
+def row(torch, macos):
+    return Release(torch, ">=3.9", "0.0", torch, macos, False, torch + ".*", "0.0.*", "sourced", ("test",))
+
+
+def test_mps_minimums_are_runs_of_rows():
+    table = ReleaseTable((row("1.12", "12.3"), row("2.0", "12.3"), row("2.5", "13.0"), row("2.6", None),
+                          row("2.7", "13.0"), row("2.9", "14.0")), "2.11", "2.2.2", "0.17.2")
+    assert mps_minimums(table) == "12.3 up to 2.0, 13.0 for 2.5-2.7, 14.0 from 2.9"
+    assert mps_minimums(ReleaseTable((row("2.9", "14.0"),), "2.11", "2.2.2", "0.17.2")) == "14.0 for 2.9"
+    assert with_table_facts("pin {last_intel_torch}; {other} and {", table) == "pin 2.2.2; {other} and {"
