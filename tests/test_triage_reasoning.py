@@ -5,7 +5,7 @@ import json
 import os
 
 from mps_doctor.checking.model import Status
-from mps_doctor.triage.engine import NOT_IN_PASTE, triage
+from mps_doctor.triage.engine import NOT_IN_PASTE, read_paste, triage
 
 PASTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pasted")
 
@@ -41,3 +41,55 @@ def test_the_machine_alone_is_still_judged_against_the_release_it_would_install(
     # And a torch version decides as before.
     report = triage(machine + "PyTorch version: 2.5.1\n")
     assert layer(report, "macos.version").status == Status.FAIL and "torch 2.5.1" in layer(report, "macos.version").summary
+
+
+# --- a message cut before its details still names its layer ---------------------------------------------------------
+
+def test_driver_too_old_without_its_found_version():
+    # vllm-1772: "RuntimeError: The NVIDIA driver on your system is too old", the rest in a screenshot.
+    assert triage(dev_paste("vllm-1772-driver-too-old-build-from-source")).verdict.root_cause == "cuda.driver-version"
+    # With the number, the number is still read as the driver's CUDA (11040 = 11.4) and shown as the user's.
+    report = triage("RuntimeError: The NVIDIA driver on your system is too old (found version 11040).\n")
+    assert report.verdict.root_cause == "cuda.driver-version"
+
+
+# --- the build a conda list names -----------------------------------------------------------------------------------
+
+def test_anaconda_pytorch_select_names_the_cpu_variant_without_a_torch_version():
+    # lightning-899: `_pytorch_select 0.1 cpu_0` under a Lightning "You requested GPUs: [0]" traceback.
+    report = triage(dev_paste("lightning-899-conda-pytorch-select-cpu"))
+    assert report.verdict.root_cause == "torch.cuda-built"
+    built = layer(report, "torch.cuda-built")
+    assert built.summary == "torch is a CPU-only build" and "?" not in built.summary
+    shown = [getattr(a, "value", "") or " ".join(getattr(a, "argv", ())) for a in built.remedy.actions]
+    # The torch version is unknown: the fix reads it first and installs no release the paste never named.
+    assert "torch.__version__" in shown[0] and not any("2.15" in s for s in shown)
+    # 0.1 is _pytorch_select's own version, never torch's.
+    synthetic = "python train.py --gpus 1\n_pytorch_select          0.1                       cpu_0\n"
+    paste = read_paste(synthetic)
+    assert paste.known["torch.cuda_version"].value is None and "packages.torch" not in paste.known
+    gpu = read_paste("_pytorch_select          0.2                       gpu_0\n")
+    assert "torch.cuda_version" not in gpu.known
+
+
+# --- a CPU build's fix on Windows, with an unknown driver -----------------------------------------------------------
+
+def test_a_cpu_build_on_windows_gets_no_linux_driver_guide_and_no_unknown_cuda():
+    # invokeai-5130: torch 2.1.0+cpu on Windows; the driver is not in the paste and the release table lists no CUDA
+    # builds for 2.1, so nothing says that the driver is too old.
+    report = triage(dev_paste("invokeai-5130-upgrade-installs-cpu-torch-windows"))
+    built = layer(report, "torch.cuda-built")
+    text = " ".join(getattr(a, "value", "") or " ".join(getattr(a, "argv", ())) for a in built.remedy.actions)
+    assert "CUDA ?" not in text and "Linux" not in text and "mps-doctor check" not in text
+    assert "nvidia-smi" in text and "torch 2.1" in text
+
+
+def test_a_driver_too_old_for_every_build_on_windows_is_updated_the_windows_way():
+    # Synthetic: torch 2.9.0+cpu on Windows with driver 452.39 (CUDA 11.0; 2.9's builds start at CUDA 12.6).
+    report = triage("PyTorch version: 2.9.0+cpu\nOS: Microsoft Windows 11 Pro\nPython version: 3.12.4\n"
+                    "Nvidia driver version: 452.39\nGPU models and configuration: GPU 0: NVIDIA GeForce RTX 3060\n")
+    built = layer(report, "torch.cuda-built")
+    assert built.remedy.title == "Update the NVIDIA driver"
+    text = " ".join(getattr(a, "value", "") or " ".join(getattr(a, "argv", ())) for a in built.remedy.actions)
+    assert "CUDA 11.0" in text and "for Windows" in text and "Linux" not in text
+    assert built.remedy.actions[-1].argv == ("nvidia-smi",)
