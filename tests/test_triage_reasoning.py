@@ -93,3 +93,17 @@ def test_a_driver_too_old_for_every_build_on_windows_is_updated_the_windows_way(
     text = " ".join(getattr(a, "value", "") or " ".join(getattr(a, "argv", ())) for a in built.remedy.actions)
     assert "CUDA 11.0" in text and "for Windows" in text and "Linux" not in text
     assert built.remedy.actions[-1].argv == ("nvidia-smi",)
+
+
+# --- a signal the shell names, read on the paste's system -----------------------------------------------------------
+
+def test_illegal_hardware_instruction_on_apple_silicon_is_a_python_under_rosetta():
+    # lamacleaner-268: "zsh: illegal hardware instruction" on an M1 Pro.
+    report = triage(dev_paste("lamacleaner-268-m1-illegal-instruction-rosetta"))
+    assert report.verdict.root_cause == "python.rosetta"
+    rosetta = layer(report, "python.rosetta")
+    assert rosetta.status == Status.FAIL and rosetta.remedy.link.startswith("https://developer.apple.com/")
+    # The same signal on Linux is a CPU without the instructions: the message itself, no Mac layer.
+    linux = triage("$ python app.py\nIllegal instruction (core dumped)\nUbuntu 22.04, Python 3.10\n")
+    assert linux.verdict.root_cause == "process.illegal-instruction"
+    assert "Rosetta" not in next(r for r in linux.results if r.id == "process.illegal-instruction").remedy.why
