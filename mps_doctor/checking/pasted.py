@@ -21,8 +21,10 @@ def chip_decides_x86_64(ctx) -> Tuple[str, ...]:
 
 
 def installed_torch_version(ctx) -> Tuple[str, ...]:
-    """An installed torch is judged by its own version; without it the check would judge the newest release."""
-    return (TORCH_VERSION,) if ctx.torch is not None and ctx.torch.installed else ()
+    """The torch a paste is judged by. A paste of the machine alone (sw_vers, a platform string) is judged against the
+    newest release, the one the user would install; a paste with torch's facts or a message from a program that ran
+    has some torch, so its version decides, unless the paste says torch does not import."""
+    return (TORCH_VERSION + "|torch.import_failed",) if ctx.torch is not None else ()
 
 
 def macos_seen_by_python(outcome: Outcome, ctx, paste) -> Outcome:

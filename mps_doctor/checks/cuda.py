@@ -28,6 +28,8 @@ from mps_doctor.versions import is_number, version_tuple
 from mps_doctor.words import shorten
 
 DRIVER_DOWNLOAD = "https://www.nvidia.com/Download/index.aspx"
+# Each release's install commands per CUDA build (pytorch.org).
+PREVIOUS_VERSIONS = "https://pytorch.org/get-started/previous-versions/"
 COMPAT_DOCS = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 CAPABILITY_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility"
 VISIBLE_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#env-vars"
@@ -71,6 +73,10 @@ def driver_route(host) -> DriverRoute:
     """The way this machine installs NVIDIA's driver: Windows' driver under WSL, the distribution's own packages where
     its id says which (Ubuntu's ubuntu-drivers, Debian's non-free nvidia-driver, RPM Fusion's akmod-nvidia on Fedora,
     NVIDIA's CUDA repository on RHEL and its rebuilds), else NVIDIA's instructions."""
+    if host.system == "Windows":
+        # NVIDIA's driver downloads: Windows gets the driver (and nvidia-smi with it) from NVIDIA's installer.
+        return DriverRoute("Install NVIDIA's driver for Windows", (
+            "install NVIDIA's driver for Windows for this GPU: " + DRIVER_DOWNLOAD,), DRIVER_DOWNLOAD)
     distro = host.linux_distro or {}
     ident, version = (distro.get("id") or "").lower(), distro.get("version") or ""
     name = distro.get("name") or ident or "this Linux"
@@ -114,7 +120,8 @@ def install_driver(ctx: Context, newer: str = "") -> Tuple[Action, ...]:
     """What installs NVIDIA's driver on this machine (NEWER: why the installed one must be replaced), as notes, then a
     check again."""
     lines = ((newer,) if newer else ()) + driver_route(ctx.host).lines
-    return tuple(note(line) for line in lines) + (CheckAgain(),)
+    # mps-doctor checks CUDA on Linux only; on Windows nvidia-smi (installed with the driver) shows the new driver.
+    return tuple(note(line) for line in lines) + ((run("nvidia-smi"),) if ctx.host.system == "Windows" else (CheckAgain(),))
 
 
 
@@ -134,18 +141,34 @@ def cc_label(capability) -> str:
 def cuda_reinstall(ctx: Context) -> Tuple[Action, ...]:
     """Reinstall the installed torch release from the CUDA index this driver and GPU need; a newer driver when no
     CUDA build of it runs here."""
+    if ctx.torch is not None and not ctx.torch_version():
+        # A paste that shows a CPU build but not its version: the release to reinstall is the user's, read first.
+        return (run(ctx.target.python, "-c", "import torch; print(torch.__version__)"), run("nvidia-smi"),
+                note("then install that torch release from PyTorch's index for a CUDA up to the one nvidia-smi shows: "
+                     + PREVIOUS_VERSIONS))
     release = ctx.release_to_reinstall()
     build = ctx.best_build(release)
-    if build is None:
+    if build is not None:
+        return (InstallTorch(release.torch, force=True, cuda=build),)
+    if release is not None and release.cuda_builds and ctx.driver_cuda():
         return install_driver(ctx, newer="this driver (CUDA %s) runs no CUDA build of torch %s: install a newer driver" % (
-            ctx.driver_cuda() or "?", release.torch if release else "?"))
-    return (InstallTorch(release.torch, force=True, cuda=build),)
+            ctx.driver_cuda(), release.torch))
+    # The release table lists CUDA builds from 2.9 on only: for an older release, the CUDA the driver runs decides.
+    torch = "torch %s" % release.torch if release is not None else "torch"
+    return (run("nvidia-smi"), note("then install %s from PyTorch's index for a CUDA up to the one nvidia-smi shows: %s"
+                                    % (torch, PREVIOUS_VERSIONS)))
 
 
 def cuda_reinstall_title(ctx: Context) -> str:
     """The fix step's title for cuda_reinstall(CTX) when it is a driver update (an install step is titled by the
     release it installs)."""
-    return "" if ctx.best_build(ctx.release_to_reinstall()) else "Update the NVIDIA driver"
+    release = ctx.release_to_reinstall()
+    if ctx.torch is not None and not ctx.torch_version():
+        return "Read the torch version and the CUDA the driver runs, then install a CUDA build of that torch"
+    if ctx.best_build(release):
+        return ""
+    return "Update the NVIDIA driver" if release is not None and release.cuda_builds and ctx.driver_cuda() else \
+        "Read the CUDA the driver runs, then install a CUDA build of torch"
 
 
 

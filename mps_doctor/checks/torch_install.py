@@ -166,10 +166,10 @@ def torch_cuda_built(ctx: Context) -> Outcome:
     """`torch.version.cuda` (None on a CPU build; the `+cpu`/`+cuXYZ` label alone is not trusted)."""
     if ctx.torch.cuda_version:
         return passed("CUDA %s build (torch %s)" % (ctx.torch.cuda_version, ctx.torch.version))
-    label = ctx.torch.version or "?"
+    label = ctx.torch.version or ""
     kind = "a CPU-only build" if label.endswith("+cpu") or "+" not in label else "a build without CUDA"
     return failed(
-        "torch %s is %s" % (label, kind),
+        " ".join(("torch", label, "is", kind)).replace("  ", " "),
         Remedy("torch.version.cuda is None, so torch.cuda.is_available() is always False.",
                "Install the same release from the CUDA index that matches the driver ('nvidia-smi' shows the newest "
                "CUDA it supports), torch and torchvision pinned together.",

@@ -32,10 +32,10 @@ def parse_builds(lines: Sequence[Line]) -> Result:
     for _, line in matching(lines, BUILD_LINE):
         text = line.text
         row = CONDA_ROW.match(text)
-        # Anaconda's `_pytorch_select` row names a variant but no torch version, which a fix would need: a pytorch row
-        # says both.
-        if row and not line.prompt and row.group(1) != "_pytorch_select":
-            out += package_finding("torch", row.group(2), line.number, p)
+        # Anaconda's `_pytorch_select` row names the variant (its own version, 0.1 or 0.2, is not torch's); a pytorch
+        # row names both.
+        if row and not line.prompt:
+            out += package_finding("torch", row.group(2), line.number, p) if row.group(1) != "_pytorch_select" else []
             cuda = CONDA_CUDA.search(row.group(3))
             if cuda:
                 out.append(Finding("torch.cuda_version", "%s.%s" % (cuda.group(1), cuda.group(2)), line.number, p))

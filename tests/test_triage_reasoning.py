@@ -1,0 +1,109 @@
+"""issue 20, round 2: kinds of reasoning the dev misses lacked, each from a real dev paste of tests/pasted/ (named)
+and a small synthetic variant."""
+
+import json
+import os
+
+from mps_doctor.checking.model import Status
+from mps_doctor.triage.engine import NOT_IN_PASTE, read_paste, triage
+
+PASTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pasted")
+
+
+def dev_paste(name):
+    """The text of a dev case (held-out cases are never read here)."""
+    with open(os.path.join(PASTED, name + ".json"), encoding="utf-8") as handle:
+        assert json.load(handle)["split"] == "dev"
+    with open(os.path.join(PASTED, name + ".txt"), encoding="utf-8") as handle:
+        return handle.read()
+
+
+def layer(report, check_id):
+    return next(r for r in report.results if r.id == check_id)
+
+
+# --- a paste that shows no torch has not said that none is installed ------------------------------------------------
+
+def test_a_message_from_a_program_that_ran_is_not_judged_against_the_newest_torch():
+    # sd-webui-docker-35: macOS 12.5 and Docker's NVIDIA error; the torch runs in the container, its version unshown.
+    report = triage(dev_paste("sd-webui-docker-35-compose-nvidia-on-m1-pro"))
+    assert report.verdict.root_cause == "docker.nvidia-gpu-unavailable"
+    assert layer(report, "macos.version").summary.startswith(NOT_IN_PASTE)
+
+
+def test_the_machine_alone_is_still_judged_against_the_release_it_would_install():
+    machine = "ProductName:\t\tmacOS\nProductVersion:\t\t12.5\nBuildVersion:\t\t21G72\n"
+    report = triage(machine)
+    assert layer(report, "macos.version").status == Status.FAIL and "not installed yet" in layer(report, "macos.version").summary
+    # The same macOS with a pasted message and no torch version: the version decides, so it is asked for.
+    report = triage(machine + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    assert layer(report, "macos.version").summary.startswith(NOT_IN_PASTE)
+    # And a torch version decides as before.
+    report = triage(machine + "PyTorch version: 2.5.1\n")
+    assert layer(report, "macos.version").status == Status.FAIL and "torch 2.5.1" in layer(report, "macos.version").summary
+
+
+# --- a message cut before its details still names its layer ---------------------------------------------------------
+
+def test_driver_too_old_without_its_found_version():
+    # vllm-1772: "RuntimeError: The NVIDIA driver on your system is too old", the rest in a screenshot.
+    assert triage(dev_paste("vllm-1772-driver-too-old-build-from-source")).verdict.root_cause == "cuda.driver-version"
+    # With the number, the number is still read as the driver's CUDA (11040 = 11.4) and shown as the user's.
+    report = triage("RuntimeError: The NVIDIA driver on your system is too old (found version 11040).\n")
+    assert report.verdict.root_cause == "cuda.driver-version"
+
+
+# --- the build a conda list names -----------------------------------------------------------------------------------
+
+def test_anaconda_pytorch_select_names_the_cpu_variant_without_a_torch_version():
+    # lightning-899: `_pytorch_select 0.1 cpu_0` under a Lightning "You requested GPUs: [0]" traceback.
+    report = triage(dev_paste("lightning-899-conda-pytorch-select-cpu"))
+    assert report.verdict.root_cause == "torch.cuda-built"
+    built = layer(report, "torch.cuda-built")
+    assert built.summary == "torch is a CPU-only build" and "?" not in built.summary
+    shown = [getattr(a, "value", "") or " ".join(getattr(a, "argv", ())) for a in built.remedy.actions]
+    # The torch version is unknown: the fix reads it first and installs no release the paste never named.
+    assert "torch.__version__" in shown[0] and not any("2.15" in s for s in shown)
+    # 0.1 is _pytorch_select's own version, never torch's.
+    synthetic = "python train.py --gpus 1\n_pytorch_select          0.1                       cpu_0\n"
+    paste = read_paste(synthetic)
+    assert paste.known["torch.cuda_version"].value is None and "packages.torch" not in paste.known
+    gpu = read_paste("_pytorch_select          0.2                       gpu_0\n")
+    assert "torch.cuda_version" not in gpu.known
+
+
+# --- a CPU build's fix on Windows, with an unknown driver -----------------------------------------------------------
+
+def test_a_cpu_build_on_windows_gets_no_linux_driver_guide_and_no_unknown_cuda():
+    # invokeai-5130: torch 2.1.0+cpu on Windows; the driver is not in the paste and the release table lists no CUDA
+    # builds for 2.1, so nothing says that the driver is too old.
+    report = triage(dev_paste("invokeai-5130-upgrade-installs-cpu-torch-windows"))
+    built = layer(report, "torch.cuda-built")
+    text = " ".join(getattr(a, "value", "") or " ".join(getattr(a, "argv", ())) for a in built.remedy.actions)
+    assert "CUDA ?" not in text and "Linux" not in text and "mps-doctor check" not in text
+    assert "nvidia-smi" in text and "torch 2.1" in text
+
+
+def test_a_driver_too_old_for_every_build_on_windows_is_updated_the_windows_way():
+    # Synthetic: torch 2.9.0+cpu on Windows with driver 452.39 (CUDA 11.0; 2.9's builds start at CUDA 12.6).
+    report = triage("PyTorch version: 2.9.0+cpu\nOS: Microsoft Windows 11 Pro\nPython version: 3.12.4\n"
+                    "Nvidia driver version: 452.39\nGPU models and configuration: GPU 0: NVIDIA GeForce RTX 3060\n")
+    built = layer(report, "torch.cuda-built")
+    assert built.remedy.title == "Update the NVIDIA driver"
+    text = " ".join(getattr(a, "value", "") or " ".join(getattr(a, "argv", ())) for a in built.remedy.actions)
+    assert "CUDA 11.0" in text and "for Windows" in text and "Linux" not in text
+    assert built.remedy.actions[-1].argv == ("nvidia-smi",)
+
+
+# --- a signal the shell names, read on the paste's system -----------------------------------------------------------
+
+def test_illegal_hardware_instruction_on_apple_silicon_is_a_python_under_rosetta():
+    # lamacleaner-268: "zsh: illegal hardware instruction" on an M1 Pro.
+    report = triage(dev_paste("lamacleaner-268-m1-illegal-instruction-rosetta"))
+    assert report.verdict.root_cause == "python.rosetta"
+    rosetta = layer(report, "python.rosetta")
+    assert rosetta.status == Status.FAIL and rosetta.remedy.link.startswith("https://developer.apple.com/")
+    # The same signal on Linux is a CPU without the instructions: the message itself, no Mac layer.
+    linux = triage("$ python app.py\nIllegal instruction (core dumped)\nUbuntu 22.04, Python 3.10\n")
+    assert linux.verdict.root_cause == "process.illegal-instruction"
+    assert "Rosetta" not in next(r for r in linux.results if r.id == "process.illegal-instruction").remedy.why
