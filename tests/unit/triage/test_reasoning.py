@@ -6,8 +6,9 @@ import os
 
 from mps_doctor.checking.model import Status
 from mps_doctor.triage.engine import NOT_IN_PASTE, read_paste, triage
+from tests.paths import TESTS_DIR
 
-PASTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pasted")
+PASTED = os.path.join(TESTS_DIR, "pasted")
 
 
 def dev_paste(name):
