@@ -90,7 +90,7 @@ def run_on_cpu(func, args, kwargs):
 
 
 def make_tracer(torch):
-    """A dispatch mode that records each operator (count, phases, dtypes, devices); an operator that raises MPS's
+    """A dispatch mode that records each operator (count, phases, dtypes, the first tensor argument's dtypes, devices); an operator that raises MPS's
     missing-kernel NotImplementedError is recorded and run on the CPU, so that one step names every such operator.
     None where this torch has no usable TorchDispatchMode."""
     mode = dispatch_mode_class(torch)
@@ -112,9 +112,13 @@ def make_tracer(torch):
             name = overload_name(func)
             entry = self.ops.get(name)
             if entry is None:
-                entry = self.ops[name] = {"name": name, "count": 0, "phases": [], "dtypes": [], "devices": []}
+                entry = self.ops[name] = {"name": name, "count": 0, "phases": [], "dtypes": [], "self_dtypes": [],
+                                          "devices": []}
             entry["count"] += 1
             add_once(entry["phases"], self.phase)
+            first = next(tensors((args, kwargs)), None)
+            if first is not None:
+                add_once(entry["self_dtypes"], dtype_name(first.dtype))
             for tensor in tensors((args, kwargs)):
                 add_once(entry["dtypes"], dtype_name(tensor.dtype))
                 add_once(entry["devices"], tensor.device.type)
