@@ -90,9 +90,9 @@ def run_on_cpu(func, args, kwargs):
 
 
 def make_tracer(torch):
-    """A dispatch mode that records each operator (count, phases, dtypes, the first tensor argument's dtypes, devices); an operator that raises MPS's
-    missing-kernel NotImplementedError is recorded and run on the CPU, so that one step names every such operator.
-    None where this torch has no usable TorchDispatchMode."""
+    """A dispatch mode that records each operator (count, phases, dtypes, its first tensor argument's dtypes,
+    devices); an operator that raises MPS's missing-kernel NotImplementedError is recorded and run on the CPU, so
+    that one step names every such operator. None where this torch has no usable TorchDispatchMode."""
     mode = dispatch_mode_class(torch)
     if mode is None:
         return None

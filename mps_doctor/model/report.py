@@ -20,7 +20,7 @@ from mps_doctor.versions import load_releases, minor_of
 
 FORMAT = "mps-doctor-model"
 SCHEMA_VERSION = 1
-STATES = ("ready", "runs-with-fallbacks", "will-fail", "target-error", "timed-out", "doctor-failed")
+STATES = ("ready", "runs-with-fallbacks", "will-fail", "not-judged", "target-error", "timed-out", "doctor-failed")
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,8 @@ def make_verdict(results: Tuple[CheckResult, ...], basis: str, device: str, rele
     if first is not None:
         return ModelVerdict("will-fail", basis, first.id, "will fail %s: %s" % (on, first.summary), counts)
     operators = next(r for r in results if r.id == "model.operators")
+    if operators.status == Status.SKIP:
+        return ModelVerdict("not-judged", basis, None, "not judged %s: %s" % (on, operators.summary), counts)
     if operators.status == Status.WARN:
         return ModelVerdict("runs-with-fallbacks", basis, None, "runs with CPU fallbacks %s; %s" % (on, tally), counts)
     return ModelVerdict("ready", basis, None, "ready: %s trains %s; %s" % (target, on, tally), counts)

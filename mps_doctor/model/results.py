@@ -177,6 +177,8 @@ def operators_outcome(ctx: Context, mf: ModelFacts, prediction: Optional[Predict
         return fallback_outcome(ctx, prediction, ops, first, flag, "observed", count)
     if prediction is None or not prediction.ops:
         return skipped("no operators traced: torch before 2.0 has no dispatch-mode trace")
+    if not prediction.coverage:
+        return skipped("no kernel table (data/mps_kernels.json) in this mps-doctor: run it on the Mac to observe")
     if not prediction.in_table:
         return skipped("torch %s is not in the kernel table (%s to %s): run it on the Mac to observe" % (
             release or "?", prediction.coverage[0].release if prediction.coverage else "?", prediction.newest or "?"))
