@@ -1,6 +1,6 @@
 """The torch release table (data/torch_releases.json): Python range, companions, install and MPS minimum macOS per release.
 
-The rows are read from the published artifacts by `python -m mps_doctor.data.refresh`, which prints a diff.
+The rows are read from the published artifacts by `python -m tools.refresh`, which prints a diff.
 """
 
 import functools
@@ -13,6 +13,9 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "torch_releases.json"
+# The platforms of a row's free_threaded field, named after their wheel tags (macosx_*_arm64, manylinux_*_x86_64,
+# manylinux_*_aarch64, win_amd64).
+FREE_THREADED_PLATFORMS = ("macos_arm64", "linux_x86_64", "linux_aarch64", "windows_amd64")
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,7 @@ class Release:
     cuda_builds: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     macos_min_install: Optional[str] = None
     pypi_linux_cuda: Optional[str] = None
+    free_threaded: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
 
     @property
     def label(self) -> str:
@@ -46,6 +50,11 @@ class Release:
     def installs_on_macos(self, macos: str) -> bool:
         """Whether this release's macOS arm64 wheels install on MACOS (their platform tag)."""
         return self.macos_min_install is None or version_tuple(macos) >= version_tuple(self.macos_min_install)
+
+    def free_threaded_pythons(self, platform: str) -> Optional[Tuple[str, ...]]:
+        """The free-threaded Pythons ('3.14') that have a wheel of this release on PLATFORM (one of
+        FREE_THREADED_PLATFORMS, see `wheel_platform`), oldest first; None when the row does not say."""
+        return dict(self.free_threaded).get(platform)
 
     def pip_args(self, torch_spec: Optional[str] = None, vision_spec: Optional[str] = None) -> Tuple[str, str]:
         """The torch and torchvision requirements, pinned together, narrowed to the team's specifiers where these
@@ -150,6 +159,14 @@ def version_line(tool_version: str) -> str:
         tool_version, table.updated, table.releases[-1].torch)
 
 
+def wheel_platform(system: Optional[str], machine: Optional[str]) -> Optional[str]:
+    """The FREE_THREADED_PLATFORMS key of a machine (platform.system() and platform.machine()), else None."""
+    # platform.machine(): 'arm64' on macOS, 'aarch64' on Linux (also 'arm64' in some containers), 'AMD64' on Windows.
+    arch = {"arm64": "arm64", "aarch64": "arm64", "x86_64": "x86_64", "amd64": "x86_64"}.get((machine or "").lower())
+    return {("Darwin", "arm64"): "macos_arm64", ("Linux", "x86_64"): "linux_x86_64", ("Linux", "arm64"): "linux_aarch64",
+            ("Windows", "x86_64"): "windows_amd64"}.get((system or "", arch or ""))
+
+
 def satisfies(version: Optional[str], specifier: str) -> bool:
     """Whether VERSION (its public part: 2.13.0+cpu counts as 2.13.0) is in SPECIFIER."""
     try:
@@ -226,6 +243,8 @@ def load_releases(path: str = str(DATA_FILE)) -> ReleaseTable:
             torchvision_pin=row["torchvision_pin"], confidence=row["confidence"], sources=tuple(row["sources"]),
             notes=row.get("notes", ""), macos_min_install=row.get("macos_min_install"),
             pypi_linux_cuda=row.get("pypi_linux_cuda"),
+            free_threaded=tuple((platform, tuple(row["free_threaded"][platform])) for platform in FREE_THREADED_PLATFORMS
+                                if platform in row.get("free_threaded", {})),
             cuda_builds=tuple((cuda, tuple(ccs)) for cuda, ccs in sorted(row.get("cuda_builds", {}).items(),
                                                                         key=lambda item: version_tuple(item[0]))),
         )

@@ -58,6 +58,9 @@ def test_the_artifacts_carry_the_license_and_the_package_data(dist):
     with tarfile.open(sdist) as archive:
         members = {m.name.split("/", 1)[1] for m in archive.getmembers() if "/" in m.name}
     assert {"LICENSE", "pyproject.toml", "install/preflight.sh", "mps_doctor/cli.py"} <= members
+    # The maintainer tool travels with the tests in the sdist, and stays out of the wheel.
+    assert {"tools/refresh/__main__.py", "tools/refresh/index.py"} <= members
+    assert not [n for n in names if n.startswith("tools/") or "refresh" in n]
 
 
 def load(name):

@@ -18,7 +18,7 @@ def tool(name, *args):
 
 
 def test_doctor_runs_on_python_38():
-    done = tool("vermin", "-q", "--no-tips", "--violations", "-t=3.8-", "mps_doctor")
+    done = tool("vermin", "-q", "--no-tips", "--violations", "-t=3.8-", "mps_doctor", "tools")
     assert done.returncode == 0, done.stdout
 
 
@@ -28,7 +28,7 @@ def test_probe_child_runs_on_python_37():
 
 
 def test_ruff_is_clean():
-    done = tool("ruff", "check", "mps_doctor", "tests")
+    done = tool("ruff", "check", "mps_doctor", "tests", "tools")
     assert done.returncode == 0, done.stdout
 
 

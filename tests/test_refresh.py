@@ -1,21 +1,27 @@
-"""The release-facts refresh tool's parsers, on small synthetic fixtures (no network)."""
+"""The release-facts refresh tool's (tools/refresh) parsers, on small synthetic fixtures (no network)."""
 
+import ast
 import contextlib
 import io
 import json
+import os
 import signal
 import struct
 import zipfile
 
 import pytest
+from packaging.tags import parse_tag
 from packaging.version import Version
 
-from mps_doctor.data import refresh
+from mps_doctor.versions import FREE_THREADED_PLATFORMS, load_releases
+from tools.refresh import __main__ as cli
+from tools.refresh import derive, index, macho
 
 METHNAME, SELREFS, TEXT = 0x2000, 0x3000, 0x1000
 GATE_14 = b"HermiteanToRealFFTWithTensor:axes:descriptor:name:"
 GATE_13 = b"cumulativeSumWithTensor:axis:name:"
 PAGE = "https://index.example/simple/torch/"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @contextlib.contextmanager
@@ -45,7 +51,7 @@ def ldr(slot, base, register):
     return 0xF9400000 | ((slot & 0xFFF) // 8) << 10 | base << 5 | register
 
 
-def macho(minos=(14, 0, 0), loads=(), strings=(GATE_13, GATE_14), version_min=False, message=b"14.0"):
+def tiny_macho(minos=(14, 0, 0), loads=(), strings=(GATE_13, GATE_14), version_min=False, message=b"14.0"):
     """A tiny arm64 Mach-O: a build-version (or version-min) command, __text with the given selector loads
     (selector index, destination register), __objc_methname with STRINGS, __objc_selrefs pointing at them."""
     packed = minos[0] << 16 | minos[1] << 8 | minos[2]
@@ -64,9 +70,9 @@ def macho(minos=(14, 0, 0), loads=(), strings=(GATE_13, GATE_14), version_min=Fa
     names = b"\0" + b"\0".join(strings) + b"\0"
     data[METHNAME:METHNAME + len(names)] = names
     offsets = [METHNAME + 1 + sum(len(s) + 1 for s in strings[:i]) for i in range(len(strings))]
-    for index, target in enumerate(offsets):
+    for slot, target in enumerate(offsets):
         # A chained-fixup rebase: target in the low 36 bits, other fields above.
-        struct.pack_into("<Q", data, SELREFS + 8 * index, target | (5 << 51))
+        struct.pack_into("<Q", data, SELREFS + 8 * slot, target | (5 << 51))
     pc = TEXT
     for selector_index, register in loads:
         slot = SELREFS + 8 * selector_index
@@ -78,40 +84,40 @@ def macho(minos=(14, 0, 0), loads=(), strings=(GATE_13, GATE_14), version_min=Fa
 
 
 def test_minimum_os_from_build_version_and_version_min():
-    assert refresh.parse_macho(macho(minos=(11, 0, 0))).minimum_os == (11, 0, 0)
-    assert refresh.parse_macho(macho(minos=(14, 2, 1), version_min=True)).minimum_os == (14, 2, 1)
+    assert macho.parse_macho(tiny_macho(minos=(11, 0, 0))).minimum_os == (11, 0, 0)
+    assert macho.parse_macho(tiny_macho(minos=(14, 2, 1), version_min=True)).minimum_os == (14, 2, 1)
 
 
 def test_fat_file_uses_the_arm64_slice_and_rejects_other_data():
-    thin = macho(minos=(13, 0, 0))
+    thin = tiny_macho(minos=(13, 0, 0))
     fat = struct.pack(">II", 0xCAFEBABE, 2) + struct.pack(">iiIII", 0x01000007, 3, 0x8000, 16, 12)
     fat += struct.pack(">iiIII", 0x0100000C, 0, 0x10000, len(thin), 14)
     fat = fat.ljust(0x10000, b"\0") + thin
-    assert refresh.parse_macho(fat).minimum_os == (13, 0, 0)
+    assert macho.parse_macho(fat).minimum_os == (13, 0, 0)
     with pytest.raises(ValueError):
-        refresh.parse_macho(b"\x7fELF" + b"\0" * 60)
+        macho.parse_macho(b"\x7fELF" + b"\0" * 60)
 
 
 def test_gate_is_a_selector_loaded_as_a_value_not_a_message_send():
-    gated = refresh.mps_binary_facts(macho(loads=[(1, 2)], message=b"14.0"))
+    gated = macho.mps_binary_facts(tiny_macho(loads=[(1, 2)], message=b"14.0"))
     assert (gated.gate, gated.message) == ((GATE_14.decode(), "14.0"), "14.0")
     # A send without selector stubs loads the selector into x1: that is an op using it, not a probe.
-    sends = refresh.mps_binary_facts(macho(loads=[(1, 1)]))
+    sends = macho.mps_binary_facts(tiny_macho(loads=[(1, 1)]))
     assert sends.gate is None and GATE_14.decode() in sends.selectors_present
-    none = refresh.mps_binary_facts(macho(loads=(), message=b"15.0"))
+    none = macho.mps_binary_facts(tiny_macho(loads=(), message=b"15.0"))
     assert none.gate is None and none.message == "15.0" and none.minimum_os == "14.0"
 
 
 def test_the_oldest_probed_selector_is_the_gate_newer_ones_are_feature_checks():
-    both = refresh.mps_binary_facts(macho(loads=[(1, 2), (0, 2)], message=b"13.0"))
+    both = macho.mps_binary_facts(tiny_macho(loads=[(1, 2), (0, 2)], message=b"13.0"))
     assert both.probed == ((GATE_13.decode(), "13.0"), (GATE_14.decode(), "14.0"))
     assert both.gate == (GATE_13.decode(), "13.0")
 
 
 def test_adrp_decodes_negative_and_positive_pages():
-    assert refresh.adrp_page(adrp(0x5000, 0x3008, 1), 0x5000) == 0x3000
-    assert refresh.adrp_page(adrp(0x1000, 0x7FF000, 1), 0x1000) == 0x7FF000
-    assert refresh.adrp_page(0xF9400000, 0x1000) is None
+    assert macho.adrp_page(adrp(0x5000, 0x3008, 1), 0x5000) == 0x3000
+    assert macho.adrp_page(adrp(0x1000, 0x7FF000, 1), 0x1000) == 0x7FF000
+    assert macho.adrp_page(0xF9400000, 0x1000) is None
 
 
 class FakeServer:
@@ -148,8 +154,8 @@ def wheel_bytes(members, padding=3 << 20):
 def test_range_reader_reads_one_member_without_the_whole_file():
     body = wheel_bytes({"torch/version.py": "__version__ = '2.14.1'\ncuda: Optional[str] = '13.0'\n"})
     server = FakeServer(body)
-    archive, remote = refresh.open_remote_zip("https://files.example/torch.whl", len(body), server)
-    assert refresh.version_py_cuda(archive.read("torch/version.py").decode()) == "13.0"
+    archive, remote = index.open_remote_zip("https://files.example/torch.whl", len(body), server)
+    assert derive.version_py_cuda(archive.read("torch/version.py").decode()) == "13.0"
     assert remote.fetched < len(body) / 2
     assert all(r and r.startswith("bytes=") for r in server.requests)
 
@@ -157,9 +163,9 @@ def test_range_reader_reads_one_member_without_the_whole_file():
 def test_range_reader_falls_back_to_one_download_when_ranges_are_refused():
     body = wheel_bytes({"torch/version.py": "cuda = None\n"}, padding=1024)
     server = FakeServer(body, ranges=False)
-    archive, remote = refresh.open_remote_zip("https://files.example/torch.whl", len(body), server)
+    archive, remote = index.open_remote_zip("https://files.example/torch.whl", len(body), server)
     assert remote is None and server.requests[-1] is None
-    assert refresh.version_py_cuda(archive.read("torch/version.py").decode()) is None
+    assert derive.version_py_cuda(archive.read("torch/version.py").decode()) is None
 
 
 CUDA_INIT = '''
@@ -171,19 +177,19 @@ PYTORCH_RELEASES_CODE_CC: dict[str, dict[str, set[int]]] = {
 
 
 def test_releases_code_cc_is_read_without_importing():
-    table = refresh.releases_code_cc(CUDA_INIT)
+    table = derive.releases_code_cc(CUDA_INIT)
     assert table["12.6"]["x86_64"] == [50, 60, 70, 75, 80, 86, 90]
-    assert refresh.releases_code_cc("x = 1\n") is None
-    flat = refresh.releases_code_cc('PYTORCH_RELEASES_CODE_CC = {"12.8": {70, 75, 120}}\n')
+    assert derive.releases_code_cc("x = 1\n") is None
+    flat = derive.releases_code_cc('PYTORCH_RELEASES_CODE_CC = {"12.8": {70, 75, 120}}\n')
     assert flat == {"12.8": {"x86_64": [70, 75, 120]}}
 
 
 def test_torch_requirement_from_metadata():
     metadata = ("Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\nRequires-Dist: numpy\n"
                 "Requires-Dist: torch (>=2.14.0)\nRequires-Dist: scipy ; extra == 'scipy'\n")
-    assert refresh.torch_requirement(metadata) == ">=2.14.0"
-    assert refresh.torch_requirement("Name: x\nRequires-Dist: torch==2.2.2\n") == "==2.2.2"
-    assert refresh.torch_requirement("Name: x\nRequires-Dist: numpy\n") is None
+    assert derive.torch_requirement(metadata) == ">=2.14.0"
+    assert derive.torch_requirement("Name: x\nRequires-Dist: torch==2.2.2\n") == "==2.2.2"
+    assert derive.torch_requirement("Name: x\nRequires-Dist: numpy\n") is None
 
 
 def simple_entry(name, requires=">=3.10"):
@@ -195,6 +201,10 @@ SIMPLE = {"meta": {"api-version": "1.1"}, "name": "torch", "files": [
     *[simple_entry("torch-2.15.0-cp3%d-cp3%d-%s.whl" % (minor, minor, platform), ">=3.11")
       for minor in range(11, 16) for platform in ("macosx_14_0_arm64", "manylinux_2_28_x86_64")],
     simple_entry("torch-2.15.0-cp315-cp315t-macosx_14_0_arm64.whl", ">=3.11"),
+    simple_entry("torch-2.15.0-cp314-cp314t-manylinux_2_28_aarch64.whl", ">=3.11"),
+    simple_entry("torch-2.15.0-cp315-cp315t-manylinux_2_28_aarch64.whl", ">=3.11"),
+    simple_entry("torch-2.15.0-cp314-cp314t-win_amd64.whl", ">=3.11"),
+    simple_entry("torch-2.14.1-cp313-cp313t-manylinux_2_28_x86_64.whl", ">=3.10"),
     simple_entry("torch-2.15.0-cp310-cp310-manylinux_2_28_x86_64.whl", ">=3.11"),
     simple_entry("torch-2.10.0-cp313-none-macosx_11_0_arm64.whl"),
     simple_entry("torch-2.10.0-2-cp313-none-macosx_11_0_arm64.whl"),
@@ -210,51 +220,51 @@ SIMPLE = {"meta": {"api-version": "1.1"}, "name": "torch", "files": [
 
 
 def test_simple_json_rows_python_range_install_minimum_and_pairing():
-    groups = refresh.group_by_minor(refresh.parse_simple_json(json.loads(json.dumps(SIMPLE)), PAGE))
-    assert set(groups) == {(2, 15), (2, 10), (2, 2)}
+    groups = derive.group_by_minor(index.parse_simple_json(json.loads(json.dumps(SIMPLE)), PAGE))
+    assert set(groups) == {(2, 15), (2, 14), (2, 10), (2, 2)}
     vision = {"0.29.0": "==2.14.0", "0.29.1": ">=2.14.0", "0.25.0": "==2.10.0", "0.17.2": "==2.2.2"}
-    row = refresh.derive_index_facts((2, 15), groups[(2, 15)], vision)
+    row = derive.derive_index_facts((2, 15), groups[(2, 15)], vision)
     assert (row.python, row.requires_python, row.macos_min_install) == (">=3.11,<3.16", ">=3.11", "14.0")
     assert (row.torchvision, row.torchvision_versions, row.intel_mac_wheels) == ("0.29", ["0.29.1"], False)
-    older = refresh.derive_index_facts((2, 10), groups[(2, 10)], vision)
+    older = derive.derive_index_facts((2, 10), groups[(2, 10)], vision)
     assert older.macos_min_install == "11.0" and older.install_exceptions == {"3.14": "14.0"}
     assert older.python == ">=3.13,<3.15" and older.torchvision == "0.25"
-    intel = refresh.derive_index_facts((2, 2), groups[(2, 2)], vision)
+    intel = derive.derive_index_facts((2, 2), groups[(2, 2)], vision)
     assert intel.intel_mac_wheels is True and intel.python == ">=3.12,<3.13"
 
 
 def test_unreadable_pairing_is_reported_not_guessed():
-    groups = refresh.group_by_minor(refresh.parse_simple_json(SIMPLE, PAGE))
-    row = refresh.derive_index_facts((2, 15), groups[(2, 15)], {"0.29.0": "==2.14.0"})
+    groups = derive.group_by_minor(index.parse_simple_json(SIMPLE, PAGE))
+    row = derive.derive_index_facts((2, 15), groups[(2, 15)], {"0.29.0": "==2.14.0"})
     assert row.torchvision is None
     assert any(line.startswith("torchvision:") for line in row.unreadable)
-    assert not any(line.startswith("torchvision") for line in refresh.diff_rows(row, {"torchvision": "0.30"}))
+    assert not any(line.startswith("torchvision") for line in derive.diff_rows(row, {"torchvision": "0.30"}))
 
 
 def test_diff_names_the_fields_that_differ():
-    row = refresh.DerivedRow("2.15", "2.15.0", python=">=3.11,<3.16", torchvision="0.29", macos_min_mps="14.0",
+    row = derive.DerivedRow("2.15", "2.15.0", python=">=3.11,<3.16", torchvision="0.29", macos_min_mps="14.0",
                              releases_code_cc={"13.0": {"x86_64": [75, 80]}})
-    lines = refresh.diff_rows(row, {"python": ">=3.10,<3.16", "torchvision": "0.29", "macos_min_mps": None,
+    lines = derive.diff_rows(row, {"python": ">=3.10,<3.16", "torchvision": "0.29", "macos_min_mps": None,
                                     "cuda_builds": {"13.0": ["7.5", "8.0"]}})
     assert lines == ['python: table ">=3.10,<3.16", wheels ">=3.11,<3.16"', 'macos_min_mps: table null, wheels "14.0"']
-    assert refresh.diff_rows(row, None) == ["no row in the table"]
+    assert derive.diff_rows(row, None) == ["no row in the table"]
 
 
 def test_pick_wheel_prefers_cpython_312_of_the_newest_version():
-    wheels = refresh.parse_simple_json(SIMPLE, PAGE)
-    chosen = refresh.pick_wheel([w for w in wheels if w.version.release[:2] == (2, 2)], refresh.is_macos_arm64)
+    wheels = index.parse_simple_json(SIMPLE, PAGE)
+    chosen = derive.pick_wheel([w for w in wheels if w.version.release[:2] == (2, 2)], derive.is_macos_arm64)
     assert chosen.filename == "torch-2.2.2-cp312-none-macosx_11_0_arm64.whl" and chosen.version == Version("2.2.2")
 
 
 def test_torchaudio_pairs_through_its_stable_abi_release():
     """torchaudio 2.11.1 requires torch>=2.11 and serves later torch; 2.11.0 names no torch, which pairs nothing."""
     audio = {"2.10.0": "==2.10.0", "2.11.0": None, "2.11.1": ">=2.11"}
-    assert refresh.paired_versions(Version("2.13.0"), audio) == [Version("2.11.1")]
-    assert refresh.paired_versions(Version("2.10.0"), audio) == [Version("2.10.0")]
-    groups = refresh.group_by_minor(refresh.parse_simple_json(SIMPLE, PAGE))
-    row = refresh.derive_index_facts((2, 15), groups[(2, 15)], {"0.29.1": ">=2.14.0"}, audio)
+    assert derive.paired_versions(Version("2.13.0"), audio) == [Version("2.11.1")]
+    assert derive.paired_versions(Version("2.10.0"), audio) == [Version("2.10.0")]
+    groups = derive.group_by_minor(index.parse_simple_json(SIMPLE, PAGE))
+    row = derive.derive_index_facts((2, 15), groups[(2, 15)], {"0.29.1": ">=2.14.0"}, audio)
     assert (row.torchaudio, row.torchaudio_versions) == ("2.11", ["2.11.1"])
-    assert 'torchaudio: table "2.15", wheels "2.11"' in refresh.diff_rows(row, {"torchaudio": "2.15"})
+    assert 'torchaudio: table "2.15", wheels "2.11"' in derive.diff_rows(row, {"torchaudio": "2.15"})
 
 
 # --- Hostile input: every walk and every read is bounded, and what cannot be read is an error, not a hang -------
@@ -292,26 +302,26 @@ MALFORMED_MACHOS = {
 @pytest.mark.parametrize("case", sorted(MALFORMED_MACHOS))
 def test_a_malformed_macho_is_a_value_error_never_a_hang(case):
     with deadline(5), pytest.raises(ValueError):
-        refresh.mps_binary_facts(MALFORMED_MACHOS[case])
+        macho.mps_binary_facts(MALFORMED_MACHOS[case])
 
 
 def test_load_commands_and_sections_inside_the_bounds_still_parse():
-    image = refresh.parse_macho(bare_macho(1, 232, segment([(b"__text", 0x800, 0x100, 0), (b"__bss", 0, 1 << 40, 1)])))
+    image = macho.parse_macho(bare_macho(1, 232, segment([(b"__text", 0x800, 0x100, 0), (b"__bss", 0, 1 << 40, 1)])))
     assert image.sections == {"__text": (0x800, 0x100, 0x800)}  # a zerofill section has no bytes in the file
-    assert refresh.parse_macho(bare_macho(0, 0)).minimum_os is None
+    assert macho.parse_macho(bare_macho(0, 0)).minimum_os is None
 
 
 def served_wheels(body, *names):
     """The WheelFiles of an index page listing NAMES, each served as BODY."""
     page = {"files": [dict(simple_entry(name), size=len(body)) for name in names]}
-    return refresh.parse_simple_json(page, PAGE)
+    return index.parse_simple_json(page, PAGE)
 
 
 def test_a_malformed_dylib_in_a_wheel_is_unreadable():
     body = wheel_bytes({"torch/lib/libtorch_cpu.dylib": MALFORMED_MACHOS["ncmds 0xFFFFFFFF, cmdsize 0"]}, padding=1024)
-    row = refresh.DerivedRow("2.15", "2.15.0")
+    row = derive.DerivedRow("2.15", "2.15.0")
     with deadline(5):
-        refresh.read_binary_facts(row, served_wheels(body, "torch-2.15.0-cp312-none-macosx_14_0_arm64.whl"),
+        derive.read_binary_facts(row, served_wheels(body, "torch-2.15.0-cp312-none-macosx_14_0_arm64.whl"),
                                   FakeServer(body))
     assert row.unreadable[0].startswith("binary: torch-2.15.0-cp312-none-macosx_14_0_arm64.whl: ")
     assert "load commands cannot fit" in row.unreadable[0] and row.dylib_minimum_os is None
@@ -344,22 +354,22 @@ class LyingArchive:
 
 def test_zip_members_are_read_up_to_their_cap():
     # A 1 MiB version.py inflated from a 1 KB member: the Linux wheel's facts are unreadable, not read.
-    bomb = "cuda = '13.0'\n" + "#" * refresh.MAX_TEXT_MEMBER_BYTES
+    bomb = "cuda = '13.0'\n" + "#" * index.MAX_TEXT_MEMBER_BYTES
     body = wheel_bytes({"torch/version.py": bomb, "torch/cuda/__init__.py": CUDA_INIT}, padding=1024)
-    row = refresh.DerivedRow("2.15", "2.15.0")
-    refresh.read_binary_facts(row, served_wheels(body, "torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl"),
+    row = derive.DerivedRow("2.15", "2.15.0")
+    derive.read_binary_facts(row, served_wheels(body, "torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl"),
                               FakeServer(body))
     assert row.pypi_linux_cuda is None and row.releases_code_cc is None
     assert row.unreadable[-1].endswith("torch/version.py: %d bytes uncompressed, over the %d-byte cap" % (
-        len(bomb), refresh.MAX_TEXT_MEMBER_BYTES))
+        len(bomb), index.MAX_TEXT_MEMBER_BYTES))
     # The directory's size is checked before inflating, and the stream is read one byte past the cap, no further.
     honest = LyingArchive("torch/version.py", claimed=1001, actual=1001)
-    with pytest.raises(refresh.TooLarge, match="1001 bytes uncompressed, over the 1000-byte cap"):
-        refresh.read_member(honest, "torch/version.py", 1000)
+    with pytest.raises(index.TooLarge, match="1001 bytes uncompressed, over the 1000-byte cap"):
+        index.read_member(honest, "torch/version.py", 1000)
     assert honest.stream.asked == ()
     lying = LyingArchive("torch/version.py", claimed=100, actual=1 << 20)
-    with pytest.raises(refresh.TooLarge, match="more than 1000 bytes"):
-        refresh.read_member(lying, "torch/version.py", 1000)
+    with pytest.raises(index.TooLarge, match="more than 1000 bytes"):
+        index.read_member(lying, "torch/version.py", 1000)
     assert lying.stream.asked == (1001,)
 
 
@@ -376,9 +386,9 @@ def test_a_zip_member_whose_directory_lies_or_whose_stream_is_corrupt_is_a_bad_z
     archive = zipfile.ZipFile(io.BytesIO(body))
     archive.getinfo("torch/version.py").file_size = 100  # the directory says 100 bytes; the stream inflates to 64 KiB
     with pytest.raises(zipfile.BadZipFile):
-        refresh.read_member(archive, "torch/version.py", 1000)
+        index.read_member(archive, "torch/version.py", 1000)
     with pytest.raises(zipfile.BadZipFile, match="torch/version.py: .*invalid block type"):
-        refresh.read_member(zipfile.ZipFile(io.BytesIO(corrupt(body, "torch/version.py"))), "torch/version.py", 1 << 20)
+        index.read_member(zipfile.ZipFile(io.BytesIO(corrupt(body, "torch/version.py"))), "torch/version.py", 1 << 20)
 
 
 @pytest.mark.parametrize("broken", ["not UTF-8", "corrupt"])
@@ -387,7 +397,7 @@ def test_a_companion_wheel_whose_metadata_cannot_be_read_pairs_nothing(broken):
     body = wheel_bytes({name: b"Requires-Dist: torch==2.14.0\n" + (b"\xff" if broken == "not UTF-8" else b"")}, padding=1024)
     body = corrupt(body, name) if broken == "corrupt" else body
     wheels = served_wheels(body, "torchvision-0.29.1-cp312-cp312-manylinux_2_28_x86_64.whl")
-    assert refresh.companion_requirements(wheels, "0.13", FakeServer(body)) == {"0.29.1": None}
+    assert derive.companion_requirements(wheels, "0.13", FakeServer(body)) == {"0.29.1": None}
 
 
 class Endless:
@@ -415,24 +425,24 @@ def test_http_bodies_are_read_up_to_their_cap(monkeypatch):
         return Endless()
 
     with pytest.raises(ValueError, match="torch.whl: the body is longer than 8192 bytes"):
-        refresh.open_remote_zip("https://files.example/torch.whl", 8192, endless)
+        index.open_remote_zip("https://files.example/torch.whl", 8192, endless)
     assert requests[0].startswith("bytes=") and requests[-1] is None
-    monkeypatch.setattr(refresh, "MAX_INDEX_BYTES", 4096)
-    with pytest.raises(refresh.TooLarge, match="simple/torch/: the body is longer than 4096 bytes"):
-        refresh.fetch_project("https://index.example/simple", "torch", endless)
+    monkeypatch.setattr(index, "MAX_INDEX_BYTES", 4096)
+    with pytest.raises(index.TooLarge, match="simple/torch/: the body is longer than 4096 bytes"):
+        index.fetch_project("https://index.example/simple", "torch", endless)
     # Past MAX_WHEEL_BYTES a refusing server is not downloaded from at all.
-    monkeypatch.setattr(refresh, "MAX_WHEEL_BYTES", 4096)
+    monkeypatch.setattr(index, "MAX_WHEEL_BYTES", 4096)
     requests.clear()
-    with pytest.raises(refresh.TooLarge, match="ranges refused, and the index lists 8192 bytes"):
-        refresh.open_remote_zip("https://files.example/torch.whl", 8192, endless)
+    with pytest.raises(index.TooLarge, match="ranges refused, and the index lists 8192 bytes"):
+        index.open_remote_zip("https://files.example/torch.whl", 8192, endless)
     assert None not in requests
 
 
 def test_every_request_has_a_timeout():
     body = wheel_bytes({"torch/version.py": "cuda = None\n"}, padding=1024)
     server = FakeServer(body, ranges=False)
-    refresh.open_remote_zip("https://files.example/torch.whl", len(body), server)
-    assert len(server.timeouts) >= 2 and set(server.timeouts) == {refresh.HTTP_TIMEOUT}
+    index.open_remote_zip("https://files.example/torch.whl", len(body), server)
+    assert len(server.timeouts) >= 2 and set(server.timeouts) == {index.HTTP_TIMEOUT}
 
 
 def test_relative_file_urls_resolve_against_the_page_that_lists_them():
@@ -450,12 +460,12 @@ def test_relative_file_urls_resolve_against_the_page_that_lists_them():
             return response
         return wheel(request, timeout)
 
-    wheels = refresh.fetch_project("https://index.example/simple", "torchvision", opener)
+    wheels = index.fetch_project("https://index.example/simple", "torchvision", opener)
     assert [w.url for w in wheels] == ["https://mirror.example/pypi/packages/ab/" + name]
-    assert refresh.companion_requirements(wheels, "0.13", opener) == {"0.29.1": "==2.14.0"}
+    assert derive.companion_requirements(wheels, "0.13", opener) == {"0.29.1": "==2.14.0"}
     assert set(urls[1:]) == {"https://mirror.example/pypi/packages/ab/" + name}
     scheme_relative = dict(simple_entry(name), url="//files.example/" + name)
-    assert refresh.parse_simple_json({"files": [scheme_relative]}, PAGE)[0].url == "https://files.example/" + name
+    assert index.parse_simple_json({"files": [scheme_relative]}, PAGE)[0].url == "https://files.example/" + name
 
 
 @pytest.mark.parametrize("url", ["file:///etc/passwd", " file:///etc/passwd", "data:application/zip;base64,UEsFBg==",
@@ -464,16 +474,16 @@ def test_a_file_url_that_is_not_http_is_refused_clearly(url, monkeypatch, capsys
     page = {"files": [dict(simple_entry("torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl"), url=url)]}
     with pytest.raises(ValueError, match=r"torch-2\.15\.0-cp312-cp312-manylinux_2_28_x86_64\.whl has the URL .*, "
                                          r"not an http\(s\) URL"):
-        refresh.parse_simple_json(page, PAGE)
-    monkeypatch.setattr(refresh, "fetch_project", lambda index, project: refresh.parse_simple_json(page, PAGE))
-    assert refresh.main(["--no-binaries"]) == 1
+        index.parse_simple_json(page, PAGE)
+    monkeypatch.setattr(index, "fetch_project", lambda url, project: index.parse_simple_json(page, PAGE))
+    assert cli.main(["--no-binaries"]) == 1
     assert capsys.readouterr().err.startswith("refresh: " + PAGE + ": torch-2.15.0-")
 
 
 @pytest.mark.parametrize("body", [b"[" * 100000, b"<html></html>", b"[1]", b'{"files": {}}', b"\xff"])
 def test_an_index_page_that_is_not_pep_691_json_is_a_value_error(body):
     with pytest.raises(ValueError, match="https://index.example/simple/torch/: not a"):
-        refresh.fetch_project("https://index.example/simple", "torch", lambda request, timeout=None: Response(200, body))
+        index.fetch_project("https://index.example/simple", "torch", lambda request, timeout=None: Response(200, body))
 
 
 @pytest.mark.parametrize("field, value", [("size", "10"), ("size", -1), ("size", True), ("requires-python", [">=3.10"]),
@@ -481,13 +491,13 @@ def test_an_index_page_that_is_not_pep_691_json_is_a_value_error(body):
 def test_an_index_entry_with_a_malformed_field_is_a_value_error(field, value):
     page = {"files": [dict(simple_entry("torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl"), **{field: value})]}
     with pytest.raises(ValueError, match=r"manylinux_2_28_x86_64\.whl has"):
-        refresh.parse_simple_json(page, PAGE)
+        index.parse_simple_json(page, PAGE)
 
 
 def test_version_py_is_searched_in_linear_time():
     with deadline(2):
-        assert refresh.version_py_cuda("cuda:" + " " * 40000) is None
-    assert refresh.version_py_cuda("cuda : Optional[str] = '12.1'\n") == "12.1"
+        assert derive.version_py_cuda("cuda:" + " " * 40000) is None
+    assert derive.version_py_cuda("cuda : Optional[str] = '12.1'\n") == "12.1"
 
 
 @pytest.mark.parametrize("source", [
@@ -500,4 +510,54 @@ def test_version_py_is_searched_in_linear_time():
 ])
 def test_a_releases_code_cc_of_another_shape_is_a_value_error(source):
     with pytest.raises(ValueError):
-        refresh.releases_code_cc(source)
+        derive.releases_code_cc(source)
+
+
+def test_no_module_of_the_package_imports_the_maintainer_tool():
+    importing = []
+    for folder, _, files in os.walk(os.path.join(ROOT, "mps_doctor")):
+        for name in (n for n in files if n.endswith(".py")):
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8") as handle:
+                tree = ast.parse(handle.read(), path)
+            for node in ast.walk(tree):
+                modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                           else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                importing += [path for module in modules if module.split(".")[0] == "tools"]
+    assert importing == []
+    assert not os.path.exists(os.path.join(ROOT, "mps_doctor", "data", "refresh.py"))
+
+
+def test_free_threaded_pythons_per_platform_from_the_t_abi_tags():
+    groups = derive.group_by_minor(index.parse_simple_json(SIMPLE, PAGE))
+    row = derive.derive_index_facts((2, 15), groups[(2, 15)], {})
+    assert row.free_threaded == {"macos_arm64": ["3.15"], "linux_x86_64": [], "linux_aarch64": ["3.14", "3.15"],
+                                 "windows_amd64": ["3.14"]}
+    assert "free-threaded wheel tags (cp3XYt) of torch 2.15.0: macos_arm64 cp315t; linux_x86_64 none; " \
+           "linux_aarch64 cp314t,cp315t; windows_amd64 cp314t" in row.sources
+    assert row.python == ">=3.11,<3.16"  # the t builds stay out of the Python range
+    assert derive.derive_index_facts((2, 10), groups[(2, 10)], {}).free_threaded == {key: [] for key in derive.PLATFORM_TESTS}
+    shipped = {"free_threaded": {"macos_arm64": ["3.14", "3.15"], "linux_x86_64": [], "linux_aarch64": ["3.14", "3.15"],
+                                 "windows_amd64": ["3.14"]}}
+    assert [line for line in derive.diff_rows(row, shipped) if line.startswith("free_threaded")] == [
+        'free_threaded: table {"macos_arm64": ["3.14", "3.15"], "linux_x86_64": [], "linux_aarch64": ["3.14", "3.15"], '
+        '"windows_amd64": ["3.14"]}, wheels {"macos_arm64": ["3.15"], "linux_x86_64": [], "linux_aarch64": ["3.14", '
+        '"3.15"], "windows_amd64": ["3.14"]}']
+    assert list(derive.PLATFORM_TESTS) == list(FREE_THREADED_PLATFORMS)
+
+
+@pytest.mark.parametrize("tag, minor", [("cp313-cp313t-win_amd64", 13), ("cp313-cp313-win_amd64", None),
+                                        ("cp313-none-win_amd64", None), ("cp313-cp314t-win_amd64", None),
+                                        ("pp310-pypy310_pp73t-win_amd64", None)])
+def test_a_free_threaded_tag_is_cpython_with_its_own_abi_and_t(tag, minor):
+    parsed, = parse_tag(tag)
+    assert derive.free_threaded_minor(parsed) == minor
+
+
+@pytest.mark.network
+def test_the_shipped_free_threaded_pythons_are_what_the_index_lists():
+    groups = derive.group_by_minor(index.fetch_project(index.PYPI_SIMPLE, "torch"))
+    for release in load_releases().releases:
+        derived = derive.derive_index_facts(derive.minor_key(Version(release.torch)), groups[derive.minor_key(
+            Version(release.torch))], {})
+        assert {key: list(release.free_threaded_pythons(key)) for key in FREE_THREADED_PLATFORMS} == derived.free_threaded

@@ -62,7 +62,7 @@ def test_no_string_is_cut_by_a_bare_slice():
     """Shortening goes through words.shorten: a slice like text[:300] outside it would cut mid-word again."""
     allowed = {
         # Tensors, bytes and buffers, not text.
-        "mps_doctor/child/", "mps_doctor/data/refresh.py",
+        "mps_doctor/child/",
         # A bound on pasted input before it is read, not a summary.
         "mps_doctor/triage/text.py",
     }

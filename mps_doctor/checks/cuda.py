@@ -335,7 +335,7 @@ def pypi_default_note(ctx: Context, wheel: str) -> str:
     release, exact = ctx.releases.row_for(version)
     if "+" in version or not exact or release.pypi_linux_cuda != wheel:
         return ""
-    # torch/version.py of the PyPI Linux x86_64 wheel (read by mps_doctor.data.refresh): its CUDA is fixed per release.
+    # torch/version.py of the PyPI Linux x86_64 wheel (read by tools.refresh): its CUDA is fixed per release.
     return ("A plain `pip install torch` on Linux x86_64 gets torch %s's CUDA %s build from PyPI; other CUDA builds "
             "come only from PyTorch's own index (--index-url). " % (release.torch, wheel))
 

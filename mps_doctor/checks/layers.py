@@ -234,7 +234,7 @@ def too_old_for_mps(ctx: Context, release, macos: str, whose: str) -> Outcome:
     installs = ""
     if release.macos_min_install and not at_least(release.macos_min_install, release.macos_min_mps):
         # The wheel's platform tag (macosx_11_0_arm64) lets it install, while libtorch_cpu's MPSDevice gate refuses a
-        # device below macos_min_mps (read from the wheels by mps_doctor.data.refresh).
+        # device below macos_min_mps (read from the wheels by tools.refresh).
         installs = ("torch %s installs on macOS %s and later and runs on the CPU there, but its MPS backend checks for "
                     "macOS %s and reports unavailable below it. " % (release.torch, release.macos_min_install,
                                                                     release.macos_min_mps))

@@ -377,7 +377,7 @@ machine(
     "m2-macos14-torch215", "M2 on macOS 14.7 with torch 2.15.0 and MPS unavailable. The 2.15 wheels install on macOS 14 "
     "(tag macosx_14_0_arm64) and libtorch_cpu's only OS probe is a macOS 14 selector, so the macOS is not the reason, "
     "whatever the binary's 'macOS 15.0+' message says.",
-    ["torch_releases.json 2.15 row (read from the torch 2.15.0 wheels by mps_doctor.data.refresh; docs/measurements.md)",
+    ["torch_releases.json 2.15 row (read from the torch 2.15.0 wheels by tools.refresh; docs/measurements.md)",
      "mps-facts.md 'Verified from the wheels themselves' (2.15: no OS gate, message text only)"],
     mac_host("14.7", "23H124", brand="Apple M2", memsize=16 * GIB, kernel="23.6.0"),
     target(PY, frames(interp(mac_ver="14.7"), torch_stage(version="2.15.0", built=True, available=False))),
@@ -390,7 +390,7 @@ machine(
     "m1-macos13-wants-mps", "M1 on macOS 13.6.7, a fresh venv with Python 3.12 and no torch, asking for MPS: an unpinned "
     "`pip install torch` would get 2.11 (the newest whose wheels install on 13), which has no MPS there.",
     ["torch_releases.json: 2.12+ wheels are macosx_14_0_arm64 (install minimum 14.0); 2.9-2.11 gate MPS on a macOS 14 "
-     "selector; 2.8 gates on a macOS 13 one (read from the wheels by mps_doctor.data.refresh)"],
+     "selector; 2.8 gates on a macOS 13 one (read from the wheels by tools.refresh)"],
     mac_host("13.6.7", "22G720", brand="Apple M1", memsize=16 * GIB, kernel="22.6.0"),
     target(PY, frames(interp(mac_ver="13.6.7"), {"installed": False, "packages": {"torch": None, "torchvision": None,
                                                                                   "torchaudio": None, "numpy": None}})),
@@ -679,7 +679,7 @@ machine(
     "linux-pypi-torch213-driver-570", "torch 2.13.0 from plain PyPI (no local label; its Linux x86_64 wheel is a CUDA 13.0 "
     "build) on driver 570, which supports CUDA 12.8: the fix names the cu126 index.",
     ["torch_releases.json 2.13 row: pypi_linux_cuda 13.0 (torch/version.py of the PyPI wheel, read by "
-     "mps_doctor.data.refresh); CUDA builds cu126, cu130, cu132 (RELEASE.md)",
+     "tools.refresh); CUDA builds cu126, cu130, cu132 (RELEASE.md)",
      "CUDA Toolkit release notes: CUDA 13.x needs driver >= 580"],
     linux_gpu_host(smi(driver="570.86.10", cuda="12.8", name="NVIDIA GeForce RTX 4090")),
     target(LINUX_PY, frames(linux_interp(), dict(linux_torch("2.13.0", cuda_facts(available=False)), warnings=[

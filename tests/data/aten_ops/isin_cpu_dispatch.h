@@ -1,0 +1,8 @@
+#pragma once
+// Shaped like torchgen's DispatchKeyFunction.h output (trimmed by hand for the tests).
+
+namespace at {
+namespace cpu {
+TORCH_API at::Tensor isin(const at::Tensor & elements, const at::Tensor & test_elements, bool assume_unique=false, bool invert=false);
+} // namespace cpu
+} // namespace at

@@ -1,0 +1,2 @@
+#pragma once
+// Operator structs (not read by the tool).

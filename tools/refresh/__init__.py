@@ -1,0 +1,1 @@
+"""The release-facts refresh tool: `python -m tools.refresh` (docs/architecture.md)."""
