@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Tuple
 
 from mps_doctor.facts import Comparison, ErrorInfo, ProbeFailure, Target
+from mps_doctor.mps_ops import operator_name
 
 
 @dataclass(frozen=True)
@@ -193,10 +194,6 @@ class ModelFacts:
 
 
 def base_name(name: str) -> str:
-    """The ATen base name of an overload, the name of its ops/*_native.h header: 'aten::add_.Tensor' -> 'add',
-    'aten::_foreach_add_.List' -> '_foreach_add', 'aten::__and__.Tensor' -> '__and__' (an in-place variant shares its
-    functional op's header and kernels: native_functions.yaml structured ops)."""
-    op = name.split("::", 1)[-1].split(".", 1)[0]
-    if op.endswith("_") and not op.endswith("__"):
-        op = op[:-1]
-    return op
+    """The ATen root name of an overload, the stem of its per-operator headers: 'aten::add_.Tensor' -> 'add'
+    (mps_ops.operator_name, the kernel table's own reading)."""
+    return operator_name(name) or name

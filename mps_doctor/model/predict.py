@@ -6,6 +6,7 @@ What the trace cannot see: a composite operator that picks another kernel on MPS
 _mps_max_pool2d on MPS), and kernels that refuse some dtypes or shapes at run time (model/dtypes.py).
 """
 
+import json
 from dataclasses import dataclass
 from typing import Callable, FrozenSet, Iterable, Mapping, Optional, Tuple
 
@@ -27,26 +28,26 @@ class KernelTable:
     source: str = ""
 
     @classmethod
-    def from_document(cls, document: Mapping) -> "KernelTable":
-        """A table from a document of data/mps_kernels.json's format (tests' fixtures)."""
-        rows = document.get("releases") or {}
-        order = tuple(sorted(rows, key=mps_ops.release_key))
-        sets = {r: frozenset(rows[r].get("mps") or ()) | frozenset(rows[r].get("composite") or ()) for r in order}
+    def of(cls, rows: mps_ops.Table, source: str = "") -> "KernelTable":
+        """A table of ROWS (mps_ops.load_kernels)."""
+        return cls(tuple(row.release for row in rows), lambda r: mps_ops.kernels_for(r, rows) or frozenset(),
+                   lambda op: mps_ops.first_native_release(op, rows), source)
 
-        def first(op: str) -> Optional[str]:
-            found = None
-            for release in order:
-                found = (found or release) if op in sets[release] else None
-            return found
 
-        return cls(order, lambda r: sets.get(r, frozenset()), first, str(document.get("source") or ""))
+def load_table(path: str) -> KernelTable:
+    """The table in the file PATH, of data/mps_kernels.json's format (an empty one when it is missing or not one)."""
+    try:
+        rows = mps_ops.load_kernels(path)
+        with open(path, encoding="utf-8") as handle:
+            source = str(json.load(handle).get("source") or "")
+    except (OSError, ValueError):
+        return KernelTable((), lambda r: frozenset(), lambda op: None)
+    return KernelTable.of(rows, source)
 
 
 def default_table() -> KernelTable:
     """The table shipped in data/ (mps_ops)."""
-    document = mps_ops.load_table()
-    return KernelTable(mps_ops.releases(), mps_ops.kernels_for, mps_ops.first_native_release,
-                       str(document.get("source") or ""))
+    return load_table(str(mps_ops.DATA_FILE))
 
 
 @dataclass(frozen=True)

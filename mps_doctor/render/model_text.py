@@ -65,23 +65,40 @@ def prediction_lines(report: ModelReport) -> List[str]:
     overload = {op.base: op.name for op in reversed(trace.ops) if op.namespace == "aten"}
     installed = report.facts.target.torch.version if report.facts.target.torch else None
     lines = ["  predicted on MPS (kernel table of torch %s to %s):" % (prediction.coverage[0].release, prediction.newest),
-             "    %-7s %s" % ("torch", "without an MPS kernel (CPU fallback, or NotImplementedError)")]
-    for row in prediction.coverage:
+             "    %-10s %s" % ("torch", "without an MPS kernel (CPU fallback, or NotImplementedError)")]
+    for first, last, missing in grouped(prediction):
+        releases = [row.release for row in prediction.coverage]
+        span = releases[releases.index(first):releases.index(last) + 1]
         mark = []
-        if installed and row.release == ".".join(installed.split(".")[:2]):
-            mark.append("installed")
-        if report.request.torch and row.release == prediction.release:
-            mark.append("--torch")
-        names = tuple(overload.get(op, "aten::" + op) for op in row.missing)
-        lines.append("    %-7s %-3d %s%s" % (row.release, len(row.missing), named(names, 3) if names else "",
-                                            " (%s)" % ", ".join(mark) if mark else ""))
+        if installed and ".".join(installed.split(".")[:2]) in span:
+            mark.append("installed: %s" % ".".join(installed.split(".")[:2]))
+        if report.request.torch and prediction.release in span:
+            mark.append("--torch %s" % prediction.release)
+        names = tuple(overload.get(op, "aten::" + op) for op in missing)
+        label = first if first == last else "%s-%s" % (first, last)
+        lines.append("    %-10s %-3d %s%s" % (label, len(missing), named(names, 3) if names else "",
+                                             " (%s)" % ", ".join(mark) if mark else ""))
     if prediction.native_from:
         lines.append("  every operator runs natively on MPS from torch %s" % prediction.native_from)
     else:
         lines.append("  no torch up to %s runs every operator natively on MPS" % prediction.newest)
     if prediction.release and not prediction.in_table:
         lines.append("  torch %s is not in the table" % prediction.release)
+    if installed:
+        lines.append("  (traced with torch %s: an older release may dispatch other operators for the same model)" %
+                     installed)
     return lines
+
+
+def grouped(prediction) -> List[Tuple[str, str, Tuple[str, ...]]]:
+    """(first, last, missing) for each run of consecutive releases that miss the same operators."""
+    groups: List[Tuple[str, str, Tuple[str, ...]]] = []
+    for row in prediction.coverage:
+        if groups and groups[-1][2] == row.missing:
+            groups[-1] = (groups[-1][0], row.release, row.missing)
+        else:
+            groups.append((row.release, row.release, row.missing))
+    return groups
 
 
 def observed_lines(report: ModelReport) -> List[str]:
