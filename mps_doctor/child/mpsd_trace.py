@@ -71,7 +71,7 @@ def run_on_cpu(func, args, kwargs):
     copies = {}
 
     def to_cpu(tensor):
-        moved = tensor.to("cpu")
+        moved = tensor.to("cpu", copy=True)  # a copy even where the device's memory is the CPU's
         copies[id(moved)] = tensor
         return moved
 

@@ -1,6 +1,7 @@
 """The measured results of a `model` run: memory, speed and parity on the device (skipped where it did not run)."""
 
 import math
+import re
 import statistics
 from typing import Optional, Tuple
 
@@ -33,14 +34,32 @@ def not_measured(mf: ModelFacts, observed_here: bool) -> Optional[Outcome]:
     return None
 
 
-def watermark_task(peak: int, recommended: int) -> Task:
-    """Raise the MPS allocator's hard limit just above PEAK (in units of the RECOMMENDED working set)."""
-    ratio = math.ceil(peak / float(recommended) * 10 + 1) / 10.0
-    return Task("model-watermark", "Or raise MPS's memory limit to %.1f times the recommended working set" % ratio,
-                (export(WATERMARK, "%.1f" % ratio),),
-                "MPS refuses allocations past %s (default %.1f) times the recommended working set "
-                "(torch.mps.recommended_max_memory()); above 1.0 macOS swaps, and 0.0 removes the limit, which can "
-                "make the whole system fail. Set it in the shell that starts Python." % (WATERMARK, DEFAULT_HIGH_WATERMARK))
+# MPSAllocator.mm's out-of-memory message (torch 1.13.1 to 2.15.0): what it held and what it was asked for.
+OOM_FIGURES = re.compile(r"MPS allocated: ([0-9.]+) (GB|MB|KB|bytes), other allocations: ([0-9.]+) (GB|MB|KB|bytes), "
+                         r"max allowed: ([0-9.]+) (GB|MB|KB|bytes)\)?\. Tried to allocate ([0-9.]+) (GB|MB|KB|bytes)")
+UNITS = {"GB": 2 ** 30, "MB": 2 ** 20, "KB": 2 ** 10, "bytes": 1}
+WATERMARK_WHY = ("MPS refuses allocations past %s (default %.1f) times the recommended working set "
+                 "(torch.mps.recommended_max_memory()); above 1.0 macOS swaps, and 0.0 removes the limit, which can "
+                 "make the whole system fail. torch reads it when Python starts, so set it in that shell."
+                 % (WATERMARK, DEFAULT_HIGH_WATERMARK))
+
+
+def watermark_task(message: str, ratio: Optional[str]) -> Tuple[Task, ...]:
+    """From MPS's out-of-memory MESSAGE: the task that raises the high watermark (now RATIO, default 1.7) just above
+    what the step asked for; none when the message has no figures."""
+    found = OOM_FIGURES.search(message)
+    if not found:
+        return ()
+    allocated, other, allowed, asked = (float(found.group(i)) * UNITS[found.group(i + 1)] for i in (1, 3, 5, 7))
+    try:
+        current = float(ratio) if ratio else DEFAULT_HIGH_WATERMARK
+    except ValueError:
+        current = DEFAULT_HIGH_WATERMARK
+    if allowed <= 0 or current <= 0:
+        return ()
+    needed = math.ceil(current * (allocated + other + asked) / allowed * 10 + 1) / 10.0
+    return (Task("model-watermark", "Or let MPS allocate up to %.1f times the recommended working set" % needed,
+                 (export(WATERMARK, "%.1f" % needed),), WATERMARK_WHY),)
 
 
 def memory_outcome(mf: ModelFacts, observed_here: bool, batch: Optional[int]) -> Outcome:
@@ -49,12 +68,7 @@ def memory_outcome(mf: ModelFacts, observed_here: bool, batch: Optional[int]) ->
     if halted:
         return halted
     if observed_here and classify(mf.observed) == "model.memory":
-        text = error_text(mf.observed.error)
-        return failed("out of memory on %s at batch %s (observed): %s" % (mf.device, batch, text),
-                      Remedy("One step at batch %s does not fit on %s: %s" % (batch, mf.device, text),
-                             "Activations grow with the batch; the weights, gradients and optimizer state do not.",
-                             (note("a smaller batch: --batch %d" % max(1, (batch or 2) // 2)),), PYTORCH_MPS_DOCS,
-                             key="model-memory", title="Train with a smaller batch"))
+        return out_of_memory(mf, batch, mf.observed.error)
     missing = not_measured(mf, observed_here)
     if missing or mf.device == "cpu":
         return missing or skipped("not measured on the CPU: torch has no allocator statistics there")
@@ -62,10 +76,7 @@ def memory_outcome(mf: ModelFacts, observed_here: bool, batch: Optional[int]) ->
     if memory is None or memory.unavailable:
         return skipped("not measured: %s" % (memory.unavailable if memory else "the stage did not run"))
     if memory.error is not None and not memory.points:
-        return failed("one step at batch %s failed on %s: %s" % (batch, mf.device, error_text(memory.error)),
-                      Remedy("Measuring one step at batch %s failed: %s" % (batch, error_text(memory.error)),
-                             "Activations grow with the batch.", (note("a smaller batch: --batch %d" % max(1, (batch or 2) // 2)),),
-                             key="model-memory", title="Train with a smaller batch"))
+        return out_of_memory(mf, batch, memory.error)
     point = next((p for p in memory.points if p.batch == batch), memory.points[0])
     limit, source = memory.limit_bytes, memory.limit_source
     fits = largest_batch(mf, limit)
@@ -83,16 +94,29 @@ def memory_outcome(mf: ModelFacts, observed_here: bool, batch: Optional[int]) ->
                                                            gib(limit), source, estimate)
     if share <= MEMORY_WARN_SHARE:
         return passed(summary, *details)
-    smaller = max(1, int(fits * MEMORY_WARN_SHARE)) if fits else max(1, point.batch // 2)
-    tasks = (Task("model-smaller-batch", "Train with a smaller batch", (note("batch %d or less keeps the peak under %.0f%% "
-                                                                              "of the limit" % (smaller, 100 * MEMORY_WARN_SHARE)),)),)
-    if mf.device == "mps":
-        tasks += (watermark_task(point.peak_bytes, limit),)
+    smaller = largest_batch(mf, int(limit * MEMORY_WARN_SHARE)) or max(1, point.batch // 2)
+    why = "Near the limit the allocator fails on the next larger shape%s." % (
+        ", and past it macOS swaps. " + WATERMARK_WHY if mf.device == "mps" else "")
     return warned(summary, Remedy("One step at batch %d takes %.0f%% of %s's memory limit" % (point.batch, 100 * share,
-                                                                                           mf.device),
-                                  "Near the limit the allocator fails on the next larger shape, and on a Mac the "
-                                  "system starts swapping.", tasks, PYTORCH_MPS_DOCS if mf.device == "mps" else None,
-                                  key="model-memory", title="Leave memory headroom"), *details)
+                                                                                           mf.device), why,
+                                  (note("batch %d or less keeps the peak under %.0f%% of the limit" % (
+                                      smaller, 100 * MEMORY_WARN_SHARE)),),
+                                  PYTORCH_MPS_DOCS if mf.device == "mps" else None, key="model-memory",
+                                  title="Leave memory headroom"), *details)
+
+
+def out_of_memory(mf: ModelFacts, batch: Optional[int], error) -> Outcome:
+    """A step that ran out of memory: a smaller batch, and on MPS a high watermark just above what it asked for."""
+    text = error_text(error)
+    tasks = watermark_task(error.message, mf.memory.high_watermark_ratio if mf.memory else None) \
+        if mf.device == "mps" else ()
+    return failed("out of memory on %s at batch %s: %s" % (mf.device, batch, text),
+                  Remedy("One step at batch %s does not fit on %s: %s" % (batch, mf.device, text),
+                         "Activations grow with the batch; the weights, gradients and optimizer state do not.",
+                         (Task("model-smaller-batch", "Train with a smaller batch", (
+                             note("a smaller batch: --batch %d" % max(1, (batch or 2) // 2)),)),) + tasks,
+                         PYTORCH_MPS_DOCS if mf.device == "mps" else None, key="model-memory",
+                         title="Train with a smaller batch"))
 
 
 def median(values) -> Optional[float]:

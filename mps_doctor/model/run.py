@@ -14,7 +14,7 @@ from mps_doctor.errors import ReportFormatError
 from mps_doctor.facts import Facts, Host, ProbeFailure, Target, from_jsonable
 from mps_doctor.model.facts import Loaded, Memory, ModelFacts, ModelParity, Observed, Speed, Trace
 from mps_doctor.model.target import TargetSpec
-from mps_doctor.probe.host import collect_host
+from mps_doctor.probe import collect
 from mps_doctor.probe.target import CHILD_DIR, ChildOutcome, ChildRun, default_python, probe_failure, target_from_frames, validate_python
 from mps_doctor.words import shorten
 
@@ -125,13 +125,13 @@ def resolved_device(requested: str, target: Target) -> str:
     return "cuda" if torch is not None and torch.cuda_available else "cpu"
 
 
-def run_model(request: ModelRequest, host_probe: Callable[[], Host] = collect_host):
+def run_model(request: ModelRequest, host_probe: Optional[Callable[[], Host]] = None):
     """(host and target facts, ModelFacts) for REQUEST: the child with the fallback on, then, where fallbacks were
     seen and the user's environment leaves the fallback off, the device step again with it off."""
     python, why = (request.python, "--python") if request.python is not None else default_python()
     python = validate_python(python)
     child = start_child(python, request, "1", request.timeout)
-    host = host_probe()
+    host = (host_probe or collect.collect_host)()
     outcome = child.stream(request.on_frame) if request.on_frame is not None else child.wait()
     facts = read_outcome(outcome, python, request, why)
     observed = facts.observed
