@@ -310,9 +310,11 @@ def make_kernel_mode(torch, emulator, native):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             schema = func._schema
-            if func is torch.ops.aten._to_copy.default and emulator.is_mps(kwargs.get("device")):
+            if schema.name in ("aten::to", "aten::_to_copy") and (emulator.is_mps(kwargs.get("device")) or any(
+                    emulator.is_mps(value) for value in args[1:])):
                 # Tensor.to("mps") called inside another mode's handler, where torch function (EntryPoints) is off.
-                out = func(*args, **dict(kwargs, device=emulator.cpu))
+                args = tuple(emulator.cpu if emulator.is_mps(value) else value for value in args)
+                out = func(*args, **dict(kwargs, **({"device": emulator.cpu} if "device" in kwargs else {})))
                 emulator.refuse(out.dtype)
                 COUNTERS.queue()
                 return emulator.place(out, fresh=True)
