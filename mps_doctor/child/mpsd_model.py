@@ -185,11 +185,21 @@ class Session(object):
         """A progress frame: what runs now, outside every timed region."""
         self.emit("progress", "model", data)
 
+    def model_copy(self):
+        """A copy of the loaded model with its weights: copy.deepcopy, or where the model refuses it (a module with
+        torch.nn.utils.weight_norm's non-leaf weight), the factory's model again with the loaded state_dict."""
+        try:
+            return copy.deepcopy(self.built.model)
+        except (RuntimeError, TypeError):
+            model = build(self.torch, self.factory, self.batch, self.with_batch).model
+            model.load_state_dict(self.built.model.state_dict())
+            return model
+
     def at_batch(self, batch):
         """A fresh copy of the model and inputs at BATCH: the loaded ones at the loaded batch, else the factory's."""
         if batch == self.batch:
             built = self.built
-            return Built(copy.deepcopy(built.model), built.args, built.kwargs, built.loss)
+            return Built(self.model_copy(), built.args, built.kwargs, built.loss)
         return build(self.torch, self.factory, batch, True)
 
     def sync(self, device):
@@ -243,7 +253,7 @@ def trace_stage(session):
     if tracer is None:
         return {"device": "cpu", "available": False}
     session.progress(phase="trace", device="cpu")
-    model = copy.deepcopy(built.model)
+    model = session.model_copy()
     optimizer = make_optimizer(torch, model)
     model.train()
     started = time.perf_counter()
@@ -269,7 +279,7 @@ def observe_stage(session):
         warnings.simplefilter("always")
         where = "moving the model to %s" % device
         try:
-            model = copy.deepcopy(built.model).to(device)
+            model = session.model_copy().to(device)
             where = "moving the example inputs to %s" % device
             args, kwargs = place(built.args, device), place(built.kwargs, device)
             where = "the training step on %s" % device
@@ -455,7 +465,7 @@ def parity_stage(session):
     results = []
     try:
         for where, dtype in ((device, None), ("cpu", reference)):
-            model = copy.deepcopy(built.model)
+            model = session.model_copy()
             model = (model.to(dtype) if dtype is not None else model).to(where)
             model.eval()
             output = model(*place(built.args, where, dtype), **place(built.kwargs, where, dtype))
