@@ -370,3 +370,32 @@ def test_text_and_markdown_show_untrusted_strings_escaped():
     markdown = render_model_markdown(report)
     assert "\x1b" not in markdown and "\u202e" not in markdown
     assert live_problems(markdown) == []
+
+
+def test_the_cpus_own_attention_kernel_is_predicted_as_the_operator_the_model_called():
+    ops = (op("aten::_scaled_dot_product_flash_attention_for_cpu.default"),
+           op("aten::_scaled_dot_product_flash_attention_for_cpu_backward.default", phases=("backward",)))
+    table = load_table(os.path.join(os.path.dirname(HERE), "mps_doctor", "data", "mps_kernels.json"))
+    prediction = predict(ops, "2.11.0", table)
+    assert prediction.ops == ("scaled_dot_product_attention",) and prediction.missing == ()
+
+
+def test_half_precision_parity_is_judged_against_the_cpus_own_error_in_that_dtype():
+    facts = mac_facts()
+    clean = (op("aten::mm.default", "bfloat16"),)
+    loaded = replace(LOADED, parameter_dtypes={"bfloat16": 1000})
+
+    def run(device_error, cpu_error):
+        parity = ModelParity(device="mps", reference="cpu-float32", dtype="bfloat16",
+                             loss=Comparison("loss", True, 1e-4, 2.0), grads=(Comparison("w", True, device_error, 1.0),),
+                             baseline_loss=Comparison("loss", True, 1e-4, 2.0),
+                             baseline_grads=(Comparison("w", True, cpu_error, 1.0),))
+        mf = model_facts(facts, loaded=loaded, trace=Trace(available=True, ops=clean),
+                         observed=Observed(device="mps", ops=clean), parity=parity)
+        return next(r for r in build_report(request(), facts, mf, TABLE).results if r.id == "model.parity")
+
+    # Within bfloat16's tolerance (1e-1 of the scale), or no further than twice what the CPU strays in bfloat16.
+    assert run(0.05, 0.2).status == Status.PASS
+    assert run(0.3, 0.2).status == Status.PASS
+    failing = run(0.5, 0.2)
+    assert failing.status == Status.FAIL and "w: 5.0e-01 of its scale (the CPU in bfloat16: 2.0e-01)" in failing.details

@@ -455,35 +455,52 @@ def speed_stage(session):
     return facts
 
 
+HALF_DTYPES = ("float16", "bfloat16")
+
+
+def step_gradients(session, where, dtype):
+    """Loss and gradients of one eval-mode step of a copy of the model on WHERE, converted to DTYPE (None: as it is)."""
+    built = session.built
+    model = session.model_copy()
+    model = (model.to(dtype) if dtype is not None else model).to(where)
+    model.eval()
+    output = model(*place(built.args, where, dtype), **place(built.kwargs, where, dtype))
+    loss = built.loss(output) if built.loss is not None else default_loss(output)
+    loss.backward()
+    return loss.detach(), [(name, p.grad.detach()) for name, p in model.named_parameters() if p.grad is not None]
+
+
+def compared(result, reference):
+    """mpsd_probe.compare of a (loss, gradients) RESULT against REFERENCE, gradient by gradient name."""
+    grads = dict(reference[1])
+    return (mpsd_probe.compare("loss", result[0], reference[0]),
+            [mpsd_probe.compare(name, grad, grads[name]) for name, grad in result[1] if name in grads])
+
+
 def parity_stage(session):
     """Loss and gradients of one step (eval mode: no dropout, batch norm from its running statistics; same weights
-    and inputs; TF32 off on CUDA) on the device against the CPU: float32 for an accelerator, float64 for the CPU."""
-    torch, built, device = session.torch, session.built, session.device
+    and inputs; TF32 off on CUDA) on the device against the CPU: float32 for an accelerator (float64 for the CPU). A
+    float16 or bfloat16 model is also run on the CPU in its own dtype against the same reference: that baseline says
+    how far the dtype itself strays, so that the device is judged against it."""
+    torch, device = session.torch, session.device
     session.progress(phase="parity", device=device)
-    reference = torch.float64 if device == "cpu" else None
+    dtypes = set(mpsd_trace.dtype_name(p.dtype) for p in session.built.model.parameters())
+    half = next((d for d in HALF_DTYPES if d in dtypes), None)
+    wide = torch.float64 if device == "cpu" else torch.float32
     saved = mpsd_probe.tf32_off(torch) if device == "cuda" else None
-    results = []
     try:
-        for where, dtype in ((device, None), ("cpu", reference)):
-            model = session.model_copy()
-            model = (model.to(dtype) if dtype is not None else model).to(where)
-            model.eval()
-            output = model(*place(built.args, where, dtype), **place(built.kwargs, where, dtype))
-            loss = built.loss(output) if built.loss is not None else default_loss(output)
-            loss.backward()
-            grads = [(name, p.grad.detach()) for name, p in model.named_parameters() if p.grad is not None]
-            results.append((loss.detach(), grads))
+        on_device = step_gradients(session, device, None)
+        reference = step_gradients(session, "cpu", wide)
+        baseline = step_gradients(session, "cpu", None) if half and device != "cpu" else None
     finally:
         if saved is not None:
             torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = saved
-    (loss_dev, grads_dev), (loss_ref, grads_ref) = results
-    reference_grads = dict(grads_ref)
-    return {
-        "device": device, "reference": "cpu-float64" if device == "cpu" else "cpu-float32",
-        "loss": mpsd_probe.compare("loss", loss_dev, loss_ref),
-        "grads": [mpsd_probe.compare(name, grad, reference_grads[name]) for name, grad in grads_dev
-                  if name in reference_grads],
-    }
+    loss, grads = compared(on_device, reference)
+    facts = {"device": device, "reference": "cpu-float64" if device == "cpu" else "cpu-float32", "dtype": half,
+             "loss": loss, "grads": grads}
+    if baseline is not None:
+        facts["baseline_loss"], facts["baseline_grads"] = compared(baseline, reference)
+    return facts
 
 
 RUNNERS = {"model-load": load_stage, "model-trace": trace_stage, "model-observe": observe_stage,

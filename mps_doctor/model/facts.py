@@ -166,12 +166,16 @@ class Speed:
 
 @dataclass(frozen=True)
 class ModelParity:
-    """Loss and gradients of one step on the device against the CPU (model-parity)."""
+    """Loss and gradients of one step on the device against the CPU (model-parity); for a half-precision model, also
+    the CPU's own error in that dtype (the baseline)."""
 
     device: str
     reference: Optional[str] = None
+    dtype: Optional[str] = None  # float16 or bfloat16: the model's half dtype, against a float32 reference
     loss: Optional[Comparison] = None
     grads: Tuple[Comparison, ...] = ()
+    baseline_loss: Optional[Comparison] = None  # the CPU in the model's half dtype against the same reference
+    baseline_grads: Tuple[Comparison, ...] = ()
     error: Optional[ErrorInfo] = None
 
 

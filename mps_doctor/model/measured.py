@@ -170,6 +170,21 @@ def speed_outcome(mf: ModelFacts, observed_here: bool) -> Outcome:
                                   (note(advice),), key="model-slower", title="Pick the faster device or batch"), *details)
 
 
+def relative(comparison) -> float:
+    """A comparison's error over its reference's largest magnitude (infinite when not finite)."""
+    if not comparison.finite or comparison.max_abs_err is None:
+        return float("inf")
+    return comparison.max_abs_err / max(comparison.max_abs_ref, 1e-12)
+
+
+def agrees(comparison, rtol: float, baseline=None) -> bool:
+    """Whether COMPARISON is within RTOL of its reference's scale, or for a half-precision model no further than
+    twice the CPU's own error in that dtype (BASELINE)."""
+    if within(comparison, rtol):
+        return True
+    return baseline is not None and baseline.finite and relative(comparison) <= 2 * relative(baseline)
+
+
 def parity_outcome(mf: ModelFacts, observed_here: bool) -> Outcome:
     """model.parity: loss and gradients of one step (eval mode) on the device against the CPU."""
     halted = stopped(mf, "model.parity")
@@ -186,16 +201,19 @@ def parity_outcome(mf: ModelFacts, observed_here: bool) -> Outcome:
                       Remedy("Comparing the step with the CPU failed: %s" % error_text(parity.error),
                              "The model's eval-mode step fails on the device.", (note("see the error above"),),
                              key="model-parity"))
-    dtype = next(iter(mf.loaded.parameter_dtypes), "float32") if mf.loaded and mf.loaded.parameter_dtypes else "float32"
+    dtype = parity.dtype or "float32"
     loss_tol, grad_tol = TOLERANCES.get(dtype, TOLERANCES["float32"])
-    wrong = [g.name for g in parity.grads if not within(g, grad_tol)]
-    loss_ok = parity.loss is not None and within(parity.loss, loss_tol)
+    baseline = {g.name: g for g in parity.baseline_grads}
+    wrong = [g.name for g in parity.grads if not agrees(g, grad_tol, baseline.get(g.name))]
+    loss_ok = parity.loss is not None and agrees(parity.loss, loss_tol, parity.baseline_loss)
     worst = max((g.max_abs_err / max(g.max_abs_ref, 1e-12) for g in parity.grads if g.finite and g.max_abs_err is not
                  None), default=0.0)
     summary = "loss and %d gradients on %s against the CPU (%s): largest gradient error %.1e of its scale" % (
         len(parity.grads), mf.device, parity.reference, worst)
-    details = ("tolerance %.0e for the loss, %.0e for gradients (%s), relative to the reference's largest value" % (
-        loss_tol, grad_tol, dtype),)
+    details = ("tolerance %.0e for the loss, %.0e for gradients (%s), relative to the reference's largest value%s" % (
+        loss_tol, grad_tol, dtype, ", or twice the CPU's own error in %s" % dtype if parity.baseline_grads else ""),)
+    details += tuple("%s: %.1e of its scale%s" % (g.name, relative(g), " (the CPU in %s: %.1e)" % (
+        dtype, relative(baseline[g.name])) if g.name in baseline else "") for g in parity.grads)
     if loss_ok and not wrong and parity.grads:
         return passed(summary, *details)
     what = ("%d of %d gradients differ beyond %.0e: %s" % (len(wrong), len(parity.grads), grad_tol, ", ".join(wrong[:4]))

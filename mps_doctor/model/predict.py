@@ -16,6 +16,12 @@ from mps_doctor.versions import minor_of
 
 # Namespaces whose operators are bookkeeping, never a kernel on a device (torch.profiler's record_function).
 IGNORED_NAMESPACES = ("profiler",)
+# Kernels that a composite operator picks for the CPU, where MPS gets its own: a CPU trace names them, a Mac never
+# calls them. scaled_dot_product_attention chooses its backend per device (aten/src/ATen/native/transformers/
+# attention.cpp, _fused_sdp_choice): the CPU's flash attention, on MPS _scaled_dot_product_attention_math_for_mps
+# (from 2.5) or the math decomposition. The prediction asks about the operator the model called.
+CPU_CHOICES = {"_scaled_dot_product_flash_attention_for_cpu": "scaled_dot_product_attention",
+               "_scaled_dot_product_flash_attention_for_cpu_backward": "scaled_dot_product_attention"}
 
 
 @dataclass(frozen=True)
@@ -80,7 +86,8 @@ class Prediction:
 
 
 def aten_ops(ops: Iterable[Op]) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
-    """(ATen base names, other operators) of OPS, each once, first seen first; bookkeeping namespaces left out."""
+    """(ATen base names, other operators) of OPS, each once, first seen first; bookkeeping namespaces left out, the
+    CPU's own choices under a composite operator named by that operator (CPU_CHOICES)."""
     bases, other = [], []
     for op in ops:
         if op.namespace in IGNORED_NAMESPACES:
@@ -88,8 +95,8 @@ def aten_ops(ops: Iterable[Op]) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
         if op.namespace != "aten":
             if op.name not in other:
                 other.append(op.name)
-        elif op.base not in bases:
-            bases.append(op.base)
+        elif CPU_CHOICES.get(op.base, op.base) not in bases:
+            bases.append(CPU_CHOICES.get(op.base, op.base))
     return tuple(bases), tuple(other)
 
 
