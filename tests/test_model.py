@@ -300,6 +300,11 @@ def test_out_of_memory_on_mps_raises_the_watermark_just_above_what_the_step_aske
     # 20 GB asked of 18.13 GB allowed at ratio 1.7: 1.7 * 20 / 18.13 = 1.875, so 2.0 with a tenth to spare.
     assert remedy_commands(report.plan_report(), "zsh")["model.memory"] == (
         "# a smaller batch: --batch 4", "export PYTORCH_MPS_HIGH_WATERMARK_RATIO=2.0")
+    # Past 2.0, which torch refuses (MPSAllocator.h), only a smaller batch is offered.
+    larger = message.replace("Tried to allocate 2.00 GB", "Tried to allocate 6.00 GB")
+    observed = replace(observed, error=ErrorInfo("RuntimeError", larger))
+    report = build_report(request(), facts, model_facts(facts, observed=observed), TABLE)
+    assert remedy_commands(report.plan_report(), "zsh")["model.memory"] == ("# a smaller batch: --batch 4",)
 
 
 def test_an_observed_float64_refusal_fails_the_dtypes_with_the_float32_remedy():

@@ -38,6 +38,8 @@ def not_measured(mf: ModelFacts, observed_here: bool) -> Optional[Outcome]:
 OOM_FIGURES = re.compile(r"MPS allocated: ([0-9.]+) (GB|MB|KB|bytes), other allocations: ([0-9.]+) (GB|MB|KB|bytes), "
                          r"max allowed: ([0-9.]+) (GB|MB|KB|bytes)\)?\. Tried to allocate ([0-9.]+) (GB|MB|KB|bytes)")
 UNITS = {"GB": 2 ** 30, "MB": 2 ** 20, "KB": 2 ** 10, "bytes": 1}
+# MPSAllocator.h: torch refuses a high watermark ratio above 2.0 (default_high_watermark_upper_bound).
+MAX_HIGH_WATERMARK = 2.0
 WATERMARK_WHY = ("MPS refuses allocations past %s (default %.1f) times the recommended working set "
                  "(torch.mps.recommended_max_memory()); above 1.0 macOS swaps, and 0.0 removes the limit, which can "
                  "make the whole system fail. torch reads it when Python starts, so set it in that shell."
@@ -46,7 +48,7 @@ WATERMARK_WHY = ("MPS refuses allocations past %s (default %.1f) times the recom
 
 def watermark_task(message: str, ratio: Optional[str]) -> Tuple[Task, ...]:
     """From MPS's out-of-memory MESSAGE: the task that raises the high watermark (now RATIO, default 1.7) just above
-    what the step asked for; none when the message has no figures."""
+    what the step asked for; none when the message has no figures or no ratio up to 2.0 would do."""
     found = OOM_FIGURES.search(message)
     if not found:
         return ()
@@ -58,6 +60,8 @@ def watermark_task(message: str, ratio: Optional[str]) -> Tuple[Task, ...]:
     if allowed <= 0 or current <= 0:
         return ()
     needed = math.ceil(current * (allocated + other + asked) / allowed * 10 + 1) / 10.0
+    if needed > MAX_HIGH_WATERMARK:
+        return ()
     return (Task("model-watermark", "Or let MPS allocate up to %.1f times the recommended working set" % needed,
                  (export(WATERMARK, "%.1f" % needed),), WATERMARK_WHY),)
 
