@@ -19,8 +19,9 @@ CHILD = os.path.join(os.path.dirname(HERE), "mps_doctor", "child")
 PLAIN = """
 import sys
 sys.path.insert(0, %r)
-import torch, mpsd_model, mpsd_probe
-from mpsd_model import build, load_factory, make_optimizer, place, takes_batch, train_step
+import torch, mpsd_probe
+from mpsd_model import load_factory, takes_batch
+from mpsd_step import build, make_optimizer, place, train_step
 factory = load_factory(torch, %r)
 built = build(torch, factory, None, takes_batch(factory))
 model = built.model.to(%r)
