@@ -404,3 +404,17 @@ def test_half_precision_parity_is_judged_against_the_cpus_own_error_in_that_dtyp
     assert run(0.3, 0.2).status == Status.PASS
     failing = run(0.5, 0.2)
     assert failing.status == Status.FAIL and "w: 5.0e-01 of its scale (the CPU in bfloat16: 2.0e-01)" in failing.details
+
+
+def test_the_largest_batch_follows_the_backwards_peak_not_the_optimizer_steps():
+    facts = mac_facts()
+    mib = 2 ** 20
+    # The optimizer step's temporaries make the whole peak nearly flat; the backward's grows 64 MiB a sample.
+    memory = Memory(device="mps", points=(MemoryPoint(8, 1024 * mib, 640 * mib), MemoryPoint(4, 1000 * mib, 384 * mib)),
+                    limit_bytes=16384 * mib, limit_source="torch.mps.recommended_max_memory()")
+    clean = (op("aten::mm.default"),)
+    mf = model_facts(facts, trace=Trace(available=True, ops=clean), observed=Observed(device="mps", ops=clean),
+                     memory=memory)
+    result = next(r for r in build_report(request(), facts, mf, TABLE).results if r.id == "model.memory")
+    # 128 MiB fixed, 64 MiB a sample: (16384 - 128) / 64 = 254 samples.
+    assert "about 254 fit" in result.summary, result.summary

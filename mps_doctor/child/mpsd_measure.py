@@ -24,7 +24,8 @@ def allocated_reader(torch, device):
 
 def step_peak(session, batch):
     """Bytes the allocator held at the peak of the second training step at BATCH (the first creates the optimizer
-    state), above what it held before the model was placed; and whether every operator was sampled."""
+    state), and at the end of its backward (activations and gradients: what grows with the batch), above what it held
+    before the model was placed; and whether every operator was sampled."""
     torch, device = session.torch, session.device
     read = allocated_reader(torch, device)
     sync = session.sync(device)
@@ -38,26 +39,29 @@ def step_peak(session, batch):
     train_step(model, args, kwargs, built.loss, optimizer)
     sync()
     sampled = True
+    backward = []
     if device == "cuda":
         torch.cuda.reset_peak_memory_stats()
-        train_step(model, args, kwargs, built.loss, optimizer)
+        train_step(model, args, kwargs, built.loss, optimizer,
+                   after_backward=lambda: backward.append(int(torch.cuda.max_memory_allocated())))
         sync()
         peak = int(torch.cuda.max_memory_allocated())
     else:
         sampler = mpsd_trace.make_peak_sampler(torch, read)
         if sampler is None:
             sampled = False
-            train_step(model, args, kwargs, built.loss, optimizer)
+            train_step(model, args, kwargs, built.loss, optimizer, after_backward=lambda: backward.append(int(read())))
             peak = 0
         else:
             with sampler:
-                train_step(model, args, kwargs, built.loss, optimizer)
+                train_step(model, args, kwargs, built.loss, optimizer,
+                           after_backward=lambda: backward.append(sampler.peak))
             peak = sampler.peak
         sync()
         peak = max(peak, int(read()))
     del model, optimizer, args, kwargs, built
     session.free()
-    return peak - before, sampled
+    return peak - before, max(backward[0] - before, 0), sampled
 
 
 def memory_stage(session):
@@ -74,12 +78,12 @@ def memory_stage(session):
     for batch in batches:
         session.progress(phase="memory", device=device, batch=batch)
         try:
-            peak, sampled = step_peak(session, batch)
+            peak, backward, sampled = step_peak(session, batch)
         except BaseException as exc:
             facts["error"] = dict(mpsd_probe.error_facts(exc), batch=batch)
             session.free()
             break
-        facts["points"].append({"batch": batch, "peak_bytes": peak, "sampled": sampled})
+        facts["points"].append({"batch": batch, "peak_bytes": peak, "backward_peak_bytes": backward, "sampled": sampled})
     if device == "cuda":
         facts["limit_bytes"] = int(torch.cuda.get_device_properties(0).total_memory)
         facts["limit_source"] = "torch.cuda.get_device_properties(0).total_memory"

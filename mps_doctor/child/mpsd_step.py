@@ -63,8 +63,9 @@ def make_optimizer(torch, model):
     return torch.optim.AdamW(model.parameters(), lr=1e-3)
 
 
-def train_step(model, args, kwargs, loss_fn, optimizer, tracer=None):
-    """Forward, loss, backward and the optimizer step, TRACER's phase set for each; the loss, not read back."""
+def train_step(model, args, kwargs, loss_fn, optimizer, tracer=None, after_backward=None):
+    """Forward, loss, backward and the optimizer step, TRACER's phase set for each, AFTER_BACKWARD() called between
+    backward and the optimizer; the loss, not read back."""
     if tracer is not None:
         tracer.phase = "forward"
     output = model(*args, **kwargs)
@@ -72,6 +73,8 @@ def train_step(model, args, kwargs, loss_fn, optimizer, tracer=None):
     if tracer is not None:
         tracer.phase = "backward"
     loss.backward()
+    if after_backward is not None:
+        after_backward()
     if tracer is not None:
         tracer.phase = "optimizer"
     optimizer.step()

@@ -117,8 +117,12 @@ FALLBACK_OP = re.compile(r"operator '([A-Za-z0-9_:.]{1,200})'")
 
 @dataclass(frozen=True)
 class MemoryPoint:
+    """The peak of one step at BATCH, and the peak up to the end of its backward (what grows with the batch: the
+    optimizer step's temporaries do not)."""
+
     batch: int
     peak_bytes: int
+    backward_peak_bytes: Optional[int] = None
     sampled: bool = True
 
 

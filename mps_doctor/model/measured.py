@@ -85,10 +85,12 @@ def memory_outcome(mf: ModelFacts, observed_here: bool, batch: Optional[int]) ->
     limit, source = memory.limit_bytes, memory.limit_source
     fits = largest_batch(mf, limit)
     fixed, per = fit(mf)
-    details = tuple("batch %d: peak %s%s" % (p.batch, gib(p.peak_bytes), "" if p.sampled else " (after the step)")
-                    for p in memory.points)
+    details = tuple("batch %d: peak %s%s%s" % (p.batch, gib(p.peak_bytes), "" if p.backward_peak_bytes is None else
+                                              ", %s by the end of the backward" % gib(p.backward_peak_bytes),
+                                              "" if p.sampled else " (after the step)") for p in memory.points)
     if fixed is not None:
-        details += ("fixed %s (weights, gradients, optimizer state), %s per sample" % (gib(fixed), gib(per)),)
+        details += ("fixed %s (weights, gradients, optimizer state), %s per sample up to the backward" % (
+            gib(fixed), gib(per)),)
     if limit is None:
         return passed("peak %s at batch %d; the limit is unknown (torch.mps.recommended_max_memory() came in 2.5)" % (
             gib(point.peak_bytes), point.batch), *details)

@@ -246,9 +246,11 @@ def dtypes_outcome(mf: ModelFacts, findings: Tuple[DtypeFinding, ...], observed_
 
 
 def fit(mf: ModelFacts) -> Tuple[Optional[float], Optional[float]]:
-    """(fixed bytes, bytes per sample) of a step's peak: a line through two batches, else the parameters times four
+    """(fixed bytes, bytes per sample) of a step's peak up to its backward (where activations grow with the batch; the
+    whole step's where a child did not report it): a line through two batches, else the parameters times four
     (weights, gradients and AdamW's two moments) as the fixed part of one batch's peak."""
-    points = sorted(((p.batch, p.peak_bytes) for p in mf.memory.points), key=lambda p: p[0])
+    points = sorted(((p.batch, p.backward_peak_bytes if p.backward_peak_bytes is not None else p.peak_bytes)
+                     for p in mf.memory.points), key=lambda p: p[0])
     if len(points) >= 2 and points[-1][0] != points[0][0]:
         (b1, p1), (b2, p2) = points[0], points[-1]
         per = (p2 - p1) / float(b2 - b1)
@@ -261,8 +263,12 @@ def fit(mf: ModelFacts) -> Tuple[Optional[float], Optional[float]]:
 
 
 def largest_batch(mf: ModelFacts, limit: Optional[int]) -> Optional[int]:
-    """The largest batch whose estimated peak stays within LIMIT bytes."""
+    """The largest batch whose estimated peak stays within LIMIT bytes: the backward's line, and the optimizer step's
+    peak, which does not grow with the batch, within it too."""
     fixed, per = fit(mf)
     if limit is None or fixed is None or per is None or limit <= fixed:
+        return None
+    steps = [p.peak_bytes - (p.backward_peak_bytes or 0) for p in mf.memory.points if p.backward_peak_bytes is not None]
+    if steps and max(steps) > limit:
         return None
     return int((limit - fixed) // per)
