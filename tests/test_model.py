@@ -418,3 +418,22 @@ def test_the_largest_batch_follows_the_backwards_peak_not_the_optimizer_steps():
     result = next(r for r in build_report(request(), facts, mf, TABLE).results if r.id == "model.memory")
     # 128 MiB fixed, 64 MiB a sample: (16384 - 128) / 64 = 254 samples.
     assert "about 254 fit" in result.summary, result.summary
+
+
+def test_the_progress_line_names_each_model_stage_and_scan_step():
+    from mps_doctor.model.command import model_work
+
+    assert model_work({"event": "begin", "stage": "model-observe", "data": {"device": "mps"}}) == \
+        "running one training step on mps"
+    assert model_work({"event": "begin", "stage": "model-trace", "data": {"device": "cpu"}}) == \
+        "tracing one training step on the CPU"
+    assert model_work({"event": "progress", "stage": "model", "data": {"phase": "scan", "device": "cuda", "batch": 8}}) \
+        == "timing batch 8 on cuda"
+    # Frames come from the user's code's interpreter: an unknown device or a hostile batch is not shown as given.
+    assert model_work({"event": "progress", "stage": "model", "data": {"phase": "scan", "device": "\x1b[2J",
+                                                                        "batch": "x"}}) == "timing batch ? on the device"
+
+
+def test_no_model_run_reads_its_target_from_a_file(cli):
+    result = cli("model", "mps-doctor:mnist", "--from", "report.json")
+    assert result.exit_code == 2 and "--from" in result.output
