@@ -11,6 +11,7 @@ from mps_doctor.commands.bench import bench
 from mps_doctor.commands.check import check
 from mps_doctor.commands.fix import fix
 from mps_doctor.commands.list_checks import list_checks
+from mps_doctor.commands.model import model
 from mps_doctor.commands.options import CONTEXT
 from mps_doctor.commands.policy import policy
 from mps_doctor.commands.summarize import summarize
@@ -47,7 +48,7 @@ def main() -> None:
     """Diagnose PyTorch on Apple Silicon (MPS), CUDA and the CPU, and print the exact fix."""
 
 
-for command in (check, list_checks, bench, fix, triage, summarize, policy):
+for command in (check, list_checks, bench, fix, triage, summarize, model, policy):
     main.add_command(command)
 
 # click 8.2+ raises this for a group called without a command; older versions print the help themselves.

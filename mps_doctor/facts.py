@@ -104,6 +104,13 @@ class Comparison:
     max_abs_ref: float
 
 
+def within(comparison: Comparison, rtol: float) -> bool:
+    """Whether COMPARISON is finite and its error is within RTOL of its reference's magnitude."""
+    if not comparison.finite or comparison.max_abs_err is None:
+        return False
+    return comparison.max_abs_err <= rtol * max(comparison.max_abs_ref, 1e-12)
+
+
 @dataclass(frozen=True)
 class Parity:
     """Tensor operations known to have gone silently wrong on accelerators, compared with a CPU float64 reference."""

@@ -8,3 +8,6 @@ CHECK_TIMEOUT_MAX = 3600
 # bench: the whole benchmark, every device and epoch included.
 BENCH_TIMEOUT_DEFAULT = 1800.0
 BENCH_TIMEOUT_MAX = 86400
+# model: each run of the user's model in the target interpreter (trace, device step, CPU reference).
+MODEL_TIMEOUT_DEFAULT = 900.0
+MODEL_TIMEOUT_MAX = 86400

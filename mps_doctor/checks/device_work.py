@@ -21,7 +21,7 @@ from mps_doctor.checking.model import (
     warned,
 )
 from mps_doctor.checking.registry import DEVICE_RUN, check
-from mps_doctor.facts import describe_failure
+from mps_doctor.facts import describe_failure, within
 from mps_doctor.known_errors import MISSING_OPERATOR, OUT_OF_MEMORY, explain, first_of_kind
 from mps_doctor.words import shorten
 
@@ -33,13 +33,6 @@ OP_RTOL = 1e-3
 GRAD_RTOL = 1e-2
 LOSS_RTOL = 1e-3
 WATERMARK_RATIOS = ("PYTORCH_MPS_HIGH_WATERMARK_RATIO", "PYTORCH_MPS_LOW_WATERMARK_RATIO")
-
-
-def within(comparison, rtol: float) -> bool:
-    """Whether a Comparison is finite and its error is within RTOL of its reference's magnitude."""
-    if not comparison.finite or comparison.max_abs_err is None:
-        return False
-    return comparison.max_abs_err <= rtol * max(comparison.max_abs_ref, 1e-12)
 
 
 def stage_failure(ctx: Context, stage: str):

@@ -12,13 +12,17 @@ def emit(event, stage, data=None):
 
 
 def main(argv):
-    """Run MODE (`check` or `bench`) with the JSON options in argv[1]."""
+    """Run MODE (`check`, `bench` or `model`) with the JSON options in argv[1]."""
     mode = argv[0] if argv else "check"
     options = json.loads(argv[1]) if len(argv) > 1 else {}
     if mode == "check":
         import mpsd_probe
 
         mpsd_probe.run(options, emit)
+    elif mode == "model":
+        import mpsd_model
+
+        mpsd_model.run(options, emit)
     elif mode == "bench":
         import mpsd_bench
 

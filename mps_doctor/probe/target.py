@@ -70,20 +70,21 @@ class ChildOutcome:
 
 
 class ChildRun:
-    """A running probe child; `wait()` returns its ChildOutcome: its stages as parsed JSON and how it ended.
+    """A running probe child (ENV: variables set for it on top of the doctor's); `wait()` returns its ChildOutcome:
+    its stages as parsed JSON and how it ended.
 
     The child runs in its own session, so a terminal's signals do not reach it: while it runs, SIGINT, SIGTERM and
     SIGHUP to the doctor kill it and everything it started first. Its pipes are read with a deadline, so a descendant
     that escaped the process group and keeps them open cannot hold the doctor past --timeout.
     """
 
-    def __init__(self, argv: List[str], timeout: float):
+    def __init__(self, argv: List[str], timeout: float, env: Optional[Mapping[str, str]] = None):
         self.argv, self.timeout = argv, timeout
         self.started = time.monotonic()
         try:
             self.process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=command_env({"PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"}),
+                env=command_env(dict({"PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"}, **(env or {}))),
                 start_new_session=True,
             )
         except OSError as exc:

@@ -13,6 +13,9 @@ Settings (environment):
   EMULATED_MPS_MISSING_OP   a torch call (e.g. max_pool2d) this MPS lacks, reported as aten::NAME: an error, or with
                             PYTORCH_ENABLE_MPS_FALLBACK=1 a run on the CPU with torch's warning
   EMULATED_MPS_WRONG_OP     a torch call (e.g. matmul) whose results on mps are off by one
+  EMULATED_MPS_KERNELS      a kernel table (mps_doctor/data/mps_kernels.json's format): every ATen operator on mps
+                            whose root name the emulated release's row lacks (neither an MPS nor a composite kernel) is
+                            missing, as EMULATED_MPS_MISSING_OP is, named by its overload (aten::lerp_.Scalar)
   EMULATED_MPS_LOG          file that receives the counters (synchronizations, host reads, clock reads) at exit
 """
 import atexit
@@ -55,6 +58,13 @@ MISSING_ERROR_NEW = ("The operator '%s' is not currently implemented for the MPS
                      "mention use-case, that resulted in missing op as well as commit hash %s. As a temporary fix, you "
                      "can set the environment variable `PYTORCH_ENABLE_MPS_FALLBACK=1` to use the CPU as a fallback "
                      "for this op. WARNING: this will be slower than running natively on MPS.")
+# Dtypes MPS refuses, by release and macOS: float64 in every release (Tensor.to and OperationUtils.mm getMPSDataType);
+# bfloat16 before 2.3 (EmptyTensor.cpp:46, pytorch/pytorch#78168), and on macOS below 14 in 2.3-2.8 (EmptyTensor.cpp:46
+# of the 2.3.0-2.9.0 wheels, checks/mps.py).
+FLOAT64_ERROR = ("Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. Please use "
+                 "float32 instead.")
+BF16_UNSUPPORTED = "BFloat16 is not supported on MPS"
+BF16_MACOS14 = "MPS BFloat16 is only supported on MacOS 14 or newer"
 # MPSAllocator.mm (1.13.1 to 2.15.0); the default high watermark ratio 1.7 is MPSAllocator.h's.
 OOM_ERROR = ("MPS backend out of memory (MPS allocated: %s, other allocations: %s, max allowed: %s). Tried to "
              "allocate %s on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory "
@@ -265,6 +275,63 @@ def install_torch(torch):
 
     torch.nn.Module.to = to
     EntryPoints().__enter__()
+    kernels = native_operators(os.environ.get("EMULATED_MPS_KERNELS"))
+    if kernels is not None:
+        make_kernel_mode(torch, emulator, kernels).__enter__()
+
+
+def native_operators(path):
+    """The root names of the ATen operators that run on MPS in the emulated release, from the kernel table at PATH
+    (its row's mps and composite lists); None without a table."""
+    if not path:
+        return None
+    with open(path) as handle:
+        rows = json.load(handle)["releases"]
+    row = rows.get("%d.%d" % release_tuple(RELEASE)) or {}
+    return frozenset(row.get("mps") or ()) | frozenset(row.get("composite") or ())
+
+
+def root_name(schema_name):
+    """'aten::add_' -> 'add', as the kernel table names operators (the stem of the per-operator headers)."""
+    name = schema_name.split("::", 1)[-1]
+    if name.startswith("__") and name.endswith("__"):
+        inner = name[2:-2]
+        return inner[1:] if inner[:1] == "i" and inner[1:] in ("add", "sub", "mul", "div", "and", "or", "xor",
+                                                               "lshift", "rshift", "mod", "pow") else inner
+    return name[:-1] if name.endswith("_") else name
+
+
+def make_kernel_mode(torch, emulator, native):
+    """A dispatch mode under every other: an ATen operator on an mps tensor without a kernel in NATIVE is missing
+    (Emulator.fall_back), as MPS's boxed fallback is registered for every operator without an MPS kernel."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class EmulatedKernels(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            schema = func._schema
+            if schema.name in ("aten::to", "aten::_to_copy") and (emulator.is_mps(kwargs.get("device")) or any(
+                    emulator.is_mps(value) for value in args[1:])):
+                # Tensor.to("mps") called inside another mode's handler, where torch function (EntryPoints) is off.
+                args = tuple(emulator.cpu if emulator.is_mps(value) else value for value in args)
+                out = func(*args, **dict(kwargs, **({"device": emulator.cpu} if "device" in kwargs else {})))
+                emulator.refuse(out.dtype)
+                COUNTERS.queue()
+                return emulator.place(out, fresh=True)
+            if schema.name.startswith("aten::") and root_name(schema.name) not in native and any(
+                    emulator.on_mps(value) for value in flat(args) + flat(list(kwargs.values()))):
+                emulator.fall_back("%s.%s" % (schema.name[len("aten::"):], schema.overload_name or "default"))
+            return func(*args, **kwargs)
+
+    return EmulatedKernels()
+
+
+def flat(values):
+    """VALUES with the items of lists and tuples in them, one level down."""
+    out = []
+    for value in values:
+        out.extend(value if isinstance(value, (list, tuple)) else [value])
+    return out
 
 
 def make_tensor_class(torch, emulator):
@@ -343,11 +410,24 @@ class Emulator(object):
     def on_mps(self, value):
         return isinstance(value, self.tensor_class)
 
+    def refuse(self, dtype):
+        """Raise MPS's TypeError for DTYPE where the emulated release and macOS refuse it."""
+        torch = self.torch
+        if dtype in (torch.float64, torch.complex128):
+            raise TypeError(FLOAT64_ERROR)
+        if dtype == torch.bfloat16 and release_tuple(RELEASE) < (2, 3):
+            raise TypeError(BF16_UNSUPPORTED)
+        macos = tuple(int(part) for part in os.environ.get("EMULATED_MPS_MACOS", "15.1").split(".")[:2])
+        if dtype == torch.bfloat16 and release_tuple(RELEASE) <= (2, 8) and macos < (14, 0):
+            raise TypeError(BF16_MACOS14)
+
     def to(self, tensor, args, kwargs):
         """Tensor.to: onto mps is a copy that stays on mps; from mps to the CPU is a host read."""
         torch = self.torch
         parsed = {k: v for k, v in kwargs.items() if k != "copy"}
         device, dtype, non_blocking, memory_format = torch._C._nn._parse_to(*args, **parsed)
+        if self.is_mps(device) or device is None and self.on_mps(tensor):
+            self.refuse(dtype or tensor.dtype)
         if device is None or not (self.is_mps(device) or self.on_mps(tensor)):
             return torch.Tensor.to(tensor, *args, **kwargs)
         if self.is_mps(device) and self.on_mps(tensor):
@@ -364,6 +444,8 @@ class Emulator(object):
     def factory(self, func, args, kwargs):
         """A call with device="mps" (torch.ones, torch.tensor, zeros_like, ...) made on the CPU."""
         out = func(*args, **dict(kwargs, device=self.cpu))
+        if isinstance(out, self.torch.Tensor):
+            self.refuse(out.dtype)
         COUNTERS.queue()
         return self.place(out, fresh=True) if isinstance(out, self.torch.Tensor) else out
 
@@ -446,7 +528,8 @@ class Emulator(object):
         if flag.lstrip("-").isdigit() and int(flag) != 0:
             COUNTERS.fallbacks += 1
             COUNTERS.drain(by_host_read=True)
-            if not self.warned_fallback:
+            # TORCH_WARN_ONCE: once per process, unless torch.set_warn_always(True) (c10/util/Exception.h).
+            if not self.warned_fallback or self.torch.is_warn_always_enabled():
                 self.warned_fallback = True
                 warnings.warn(FALLBACK_WARNING % op, UserWarning, stacklevel=3)
             return
