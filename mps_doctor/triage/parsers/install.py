@@ -41,6 +41,16 @@ def pip_request(text: str) -> Optional[Tuple[Optional[str], Optional[str]]]:
     return (pip.group("requirement"), pip.group("listing")) if pip else None
 
 
+def uv_no_wheel(text: str) -> bool:
+    """Whether uv's no-wheel message (UV_NO_TORCH_WHEEL) follows the first torch in TEXT, or says that the distribution
+    can't be installed; each search starts once, so the cost stays linear in the line."""
+    torch = text.find("torch")
+    if torch >= 0 and search(UV_NO_TORCH_WHEEL, text[torch + 5:]):
+        return True
+    found = search(UV_NO_TORCH_WHEEL, text)
+    return bool(found and found.group("installed"))
+
+
 def parse_install(lines: Sequence[Line]) -> Result:
     """pip and uv resolution errors and wheel file names in install logs."""
     out: List[Finding] = []
@@ -79,7 +89,7 @@ def parse_install(lines: Sequence[Line]) -> Result:
             out += found
             evidence += [replace(item, summary="uv runs an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple "
                                                "Silicon)") for item in implicated]
-        if not (uv_platform and uv_platform.group("tag").startswith("macosx")) and search(UV_NO_TORCH_WHEEL, text):
+        if not (uv_platform and uv_platform.group("tag").startswith("macosx")) and uv_no_wheel(text):
             evidence.append(no_wheel_evidence(line.number, "uv"))
     return out, evidence
 
