@@ -28,7 +28,7 @@ class DiagnosisRequest:
 
     # auto, mps, cpu or cuda; None: the saved report's device with from_report, else auto.
     device: Optional[str] = None
-    # The interpreter to probe; None: the user's environment (probe.target.default_python).
+    # The interpreter to probe; None: the user's environment (probe.default_target.default_python).
     python: Optional[str] = None
     # A saved JSON report whose facts are checked again instead of probing this machine ('-': stdin).
     from_report: Optional[str] = None

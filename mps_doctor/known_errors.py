@@ -24,7 +24,14 @@ OUT_OF_MEMORY = "out-of-memory"
 MISSING_OPERATOR = "missing-operator"
 IMPORT_FAILURE = "import-failure"
 DRIVER_TOO_OLD = "driver-too-old"
-KINDS = (OUT_OF_MEMORY, MISSING_OPERATOR, IMPORT_FAILURE, DRIVER_TOO_OLD)
+CUDA_UNAVAILABLE_REASON = "cuda-unavailable-reason"
+# The kinds of message the install-log parser (triage/parsers/install.py) reads captures from.
+PIP_NO_TORCH = "pip-no-torch"
+UV_NO_TORCH_WHEEL = "uv-no-torch-wheel"
+UV_PYTHON_ABI = "uv-python-abi"
+UV_PLATFORM_TAG = "uv-platform-tag"
+KINDS = (OUT_OF_MEMORY, MISSING_OPERATOR, IMPORT_FAILURE, DRIVER_TOO_OLD, CUDA_UNAVAILABLE_REASON, PIP_NO_TORCH,
+         UV_NO_TORCH_WHEEL, UV_PYTHON_ABI, UV_PLATFORM_TAG)
 # What fixes the failure an import-failure entry names (its `remedy`); the torch.import check turns it into actions.
 RENAME_LOCAL_TORCH = "rename-local-torch"
 REINSTALL_TORCH = "reinstall-torch"
@@ -162,6 +169,27 @@ def explain(message: str) -> Optional[KnownError]:
 def first_of_kind(kind: str, text: str) -> Optional[KnownError]:
     """The first catalogue entry of KIND (in catalogue order, general ones included) whose pattern occurs in TEXT."""
     return next((error for error in load_catalogue() if error.kind == kind and error.pattern.search(text)), None)
+
+
+def search(kind: str, text: str) -> Optional["re.Match"]:
+    """The first match in TEXT of an entry of KIND (the entries in catalogue order, general ones included), or None."""
+    return next((found for error in load_catalogue() if error.kind == kind for found in [error.pattern.search(text)]
+                 if found), None)
+
+
+def by_id(error_id: str) -> KnownError:
+    """The catalogue entry ERROR_ID (a KeyError names an id the catalogue lacks)."""
+    found = next((error for error in load_catalogue() if error.id == error_id), None)
+    if found is None:
+        raise KeyError(error_id)
+    return found
+
+
+def trigger(*kinds: str) -> "re.Pattern":
+    """One pattern that finds a line where an entry of KINDS could match (their patterns joined, groups unnamed): a
+    parser's line selector, derived from the catalogue."""
+    patterns = [re.sub(r"\(\?P<\w+>", "(?:", error.pattern.pattern) for error in load_catalogue() if error.kind in kinds]
+    return re.compile("|".join("(?:%s)" % pattern for pattern in patterns), re.IGNORECASE | re.MULTILINE)
 
 
 def captured(kind: str, group: str, text: str) -> Optional[str]:

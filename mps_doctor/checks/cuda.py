@@ -22,6 +22,7 @@ from mps_doctor.checking.model import (
 )
 from mps_doctor.checking.pasted import cuda_available_as_pasted, driver_as_pasted
 from mps_doctor.checking.registry import check
+from mps_doctor.known_errors import CUDA_UNAVAILABLE_REASON, first_of_kind
 from mps_doctor.nvidia import minor_compatible
 from mps_doctor.release_choice import arch_covers
 from mps_doctor.versions import is_number, version_tuple
@@ -339,7 +340,7 @@ def cuda_available(ctx: Context) -> Outcome:
         return passed("%d GPU(s): %s" % (len(ctx.torch.cuda_devices), ", ".join(
             "%s (%s, %.0f GiB)" % (d.name, cc_label(d.capability), (d.total_memory or 0) / 1024 ** 3)
             for d in ctx.torch.cuda_devices)))
-    reason = next((w for w in ctx.torch.warnings if "CUDA initialization" in w or "driver" in w.lower()), None)
+    reason = next((w for w in ctx.torch.warnings if first_of_kind(CUDA_UNAVAILABLE_REASON, w)), None)
     return failed(
         "torch.cuda.is_available() is False" + (": %s" % shorten(reason.split(":", 2)[-1].strip(), 160) if reason else ""),
         Remedy(reason or "torch found no usable GPU.",

@@ -47,7 +47,7 @@ def bench(device, python, batch, steps, windows, warmup, epochs, data_dir, pipel
     import platform
 
     from mps_doctor.bench import BenchOptions, BenchUnavailable, bench_to_dict, run_bench
-    from mps_doctor.probe.target import default_python
+    from mps_doctor.probe.default_target import default_python
     from mps_doctor.render.progress import status_line
 
     try:

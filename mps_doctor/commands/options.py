@@ -66,7 +66,7 @@ def device_option(help: str = DEVICE_HELP):
 
 
 def python_option(help: str = PYTHON_HELP):
-    """--python PATH: the target interpreter (default: probe.target.default_python's choice)."""
+    """--python PATH: the target interpreter (default: probe.default_target.default_python's choice)."""
     return click.option("--python", "python", metavar="PATH", help=help)
 
 

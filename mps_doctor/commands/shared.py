@@ -22,7 +22,7 @@ def local_doctor(which=None):
     path, or `<python> -m mps_doctor` (plan.doctor_command())."""
     import shutil
 
-    from mps_doctor.probe.target import ephemeral_environment
+    from mps_doctor.probe.default_target import ephemeral_environment
     from mps_doctor.remedies.plan import doctor_command
 
     command = doctor_command()

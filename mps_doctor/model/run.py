@@ -15,7 +15,8 @@ from mps_doctor.facts import Facts, Host, ProbeFailure, Target, from_jsonable
 from mps_doctor.model.facts import Loaded, Memory, ModelFacts, ModelParity, Observed, Speed, Trace
 from mps_doctor.model.target import TargetSpec
 from mps_doctor.probe import collect
-from mps_doctor.probe.target import CHILD_DIR, ChildOutcome, ChildRun, default_python, probe_failure, target_from_frames, validate_python
+from mps_doctor.probe.default_target import default_python
+from mps_doctor.probe.target import CHILD_DIR, ChildOutcome, ChildRun, probe_failure, target_from_frames, validate_python
 from mps_doctor.words import shorten
 
 FALLBACK = "PYTORCH_ENABLE_MPS_FALLBACK"

@@ -7,9 +7,10 @@ from typing import Callable, Optional, Sequence
 from mps_doctor.ci import ci_name
 from mps_doctor.devices import child_device
 from mps_doctor.facts import Facts
+from mps_doctor.probe.default_target import default_python
 from mps_doctor.probe.host import collect_host, parse_sysctl, sysctl_flag
 from mps_doctor.probe.runner import run_command
-from mps_doctor.probe.target import default_python, finish_target, start_target, validate_python
+from mps_doctor.probe.target import finish_target, start_target, validate_python
 
 
 def collect_facts(python: Optional[str], requested: str, smoke: bool, timeout: float,

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from mps_doctor.probe.target import default_python, doctor_only, runner_environment
+from mps_doctor.probe.default_target import default_python, doctor_only, runner_environment
 from tests.helpers import TARGET_PYTHON, doctor_wheelhouse, make_venv, site_packages
 
 SITE = os.path.join("lib", "python%d.%d" % sys.version_info[:2], "site-packages")

@@ -180,7 +180,7 @@ def test_built_wheel_in_its_own_venv_diagnoses_the_active_venv(tmp_path):
 
 
 def test_default_target_order(tmp_path):
-    from mps_doctor.probe.target import default_python
+    from mps_doctor.probe.default_target import default_python
 
     venv_a, conda, project, system = tmp_path / "a", tmp_path / "conda", tmp_path / "proj", tmp_path / "usr"
     for prefix in (venv_a, conda, project / ".venv", system):

@@ -174,7 +174,7 @@ class Found:
 def test_local_doctor_is_the_name_only_where_the_name_reaches_this_doctor_afterwards(monkeypatch, script, on_path,
                                                                                      expected):
     monkeypatch.setattr(sys, "argv", [script])
-    # uv's cache holds CACHEDIR.TAG at its root (probe/target.runner_environment).
+    # uv's cache holds CACHEDIR.TAG at its root (probe/default_target.runner_environment).
     monkeypatch.setattr(os.path, "isfile", lambda path: path in (script, "/home/u/.cache/uv/CACHEDIR.TAG"))
     assert shared.local_doctor(Found(on_path)) == expected
 

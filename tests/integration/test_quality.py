@@ -72,3 +72,22 @@ def test_no_file_holds_a_merge_conflict_marker():
                 if line.startswith(("<<<<<<< ", ">>>>>>> ")) or line.rstrip("\n") == "=======":
                     marked.append("%s:%d" % (name, number))
     assert not marked, marked
+
+
+# Issue 21: a module longer than this is split by subject; the child probe runs in the user's interpreter as one file.
+MAX_MODULE_LINES = 450
+LONG_MODULES_ALLOWED = {os.path.join("mps_doctor", "child", "mpsd_probe.py")}
+
+
+def test_no_module_of_the_package_is_over_the_line_limit():
+    long = []
+    for folder, _, files in os.walk(os.path.join(ROOT, "mps_doctor")):
+        for name in files:
+            path = os.path.join(folder, name)
+            relative = os.path.relpath(path, ROOT)
+            if name.endswith(".py") and relative not in LONG_MODULES_ALLOWED:
+                with open(path, encoding="utf-8") as handle:
+                    count = sum(1 for _ in handle)
+                if count > MAX_MODULE_LINES:
+                    long.append("%s: %d lines" % (relative, count))
+    assert not long, long

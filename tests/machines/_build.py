@@ -104,7 +104,7 @@ def frames(interpreter=None, torch=None, parity_data=None, smoke_data=None, cras
 def target(python, frame_list, returncode=0, stderr="", timed_out=False, device="auto", smoke_on=True, chosen_because=None):
     recorded = {"python": python, "device": device, "smoke": smoke_on, "frames": frame_list, "returncode": returncode,
                 "stderr": stderr, "timed_out": timed_out}
-    if chosen_because is not None:  # why `check` without --python chose this interpreter (probe.target.default_python)
+    if chosen_because is not None:  # why `check` without --python chose this interpreter (probe.default_target.default_python)
         recorded["chosen_because"] = chosen_because
     return recorded
 

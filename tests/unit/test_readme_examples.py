@@ -94,7 +94,7 @@ def run_example(cli, monkeypatch, tmp_path, command, name):
             RecordedBench.machine = machine
             monkeypatch.setattr("mps_doctor.bench.ChildRun", RecordedBench)
             monkeypatch.setattr("mps_doctor.bench.validate_python", lambda python: python)
-            monkeypatch.setattr("mps_doctor.probe.target.default_python",
+            monkeypatch.setattr("mps_doctor.probe.default_target.default_python",
                                 lambda: (machine["target"]["python"], machine["target"].get("chosen_because")))
         (tmp_path / ".git").mkdir()  # a project folder without a policy
         monkeypatch.chdir(tmp_path)

@@ -4,6 +4,7 @@ import re
 from dataclasses import replace
 from typing import List, Optional, Sequence, Tuple
 
+from mps_doctor.known_errors import PIP_NO_TORCH, UV_NO_TORCH_WHEEL, UV_PLATFORM_TAG, UV_PYTHON_ABI, search, trigger
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import GET_STARTED, Result, python_version
 from mps_doctor.triage.text import Line, matching
@@ -28,35 +29,26 @@ INTEL_OR_ROSETTA = Evidence(
     "https://github.com/pytorch/pytorch/issues/114602", source="pip", devices=("mps",), kind="x86_64-python-on-mac")
 
 
-INSTALL_LINE = re.compile(r"Could not find a version that satisfies the requirement|torch-|You require CPython|"
-                          r"You're on macOS \(|has no wheels with a matching|doesn't have a source distribution or wheel")
-PIP_NO_TORCH = re.compile(r"Could not find a version that satisfies the requirement (?:torch|pytorch)\b"
-                          r"(?:\s*([=<>!~]=?\s*[\w.*+]+))?")
-FROM_VERSIONS = "(from versions: "
-# What uv's resolver says when no torch wheel fits the interpreter or the platform.
-UV_NO_WHEEL = ("has no wheels with a matching Python ABI tag", "doesn't have a source distribution or wheel for the current platform",
-               "has no wheels with a matching platform tag")
-WHITESPACE = re.compile(r"\s")
+# The lines the parser reads: the catalogue's install messages, and wheel file names (PEP 427: a name, not a message).
+INSTALL_LINE = re.compile("%s|torch-" % trigger(PIP_NO_TORCH, UV_NO_TORCH_WHEEL, UV_PYTHON_ABI, UV_PLATFORM_TAG).pattern,
+                          re.IGNORECASE | re.MULTILINE)
 
 
 def pip_request(text: str) -> Optional[Tuple[Optional[str], Optional[str]]]:
-    """(requirement, version listing) of pip's 'Could not find a version that satisfies the requirement torch==X
-    (from versions: A, B)': the listing is None when the line has none; None when the line is no such error."""
-    pip = PIP_NO_TORCH.search(text)
-    if not pip:
-        return None
-    start = text.find(FROM_VERSIONS, pip.end())
-    end = text.find(")", start + len(FROM_VERSIONS)) if start >= 0 else -1
-    return pip.group(1), text[start + len(FROM_VERSIONS):end] if end >= 0 else None
+    """(requirement, version listing) that the catalogue's pip message (PIP_NO_TORCH) captures in TEXT: the listing is
+    None when the line has none; None when the line is no such error."""
+    pip = search(PIP_NO_TORCH, text)
+    return (pip.group("requirement"), pip.group("listing")) if pip else None
 
 
 def uv_no_wheel(text: str) -> bool:
-    """Whether TEXT says uv found no torch wheel for this interpreter or platform."""
+    """Whether uv's no-wheel message (UV_NO_TORCH_WHEEL) follows the first torch in TEXT, or says that the distribution
+    can't be installed; each search starts once, so the cost stays linear in the line."""
     torch = text.find("torch")
-    space = WHITESPACE.search(text, torch + 5) if torch >= 0 else None
-    if space and any(text.find(message, space.end()) >= 0 for message in UV_NO_WHEEL):
+    if torch >= 0 and search(UV_NO_TORCH_WHEEL, text[torch + 5:]):
         return True
-    return "can't be installed because it doesn't have a source distribution or wheel for the current platform" in text
+    found = search(UV_NO_TORCH_WHEEL, text)
+    return bool(found and found.group("installed"))
 
 
 def parse_install(lines: Sequence[Line]) -> Result:
@@ -65,7 +57,7 @@ def parse_install(lines: Sequence[Line]) -> Result:
     evidence: List[Evidence] = []
     for _, line in matching(lines, INSTALL_LINE):
         text = line.text
-        pip = pip_request(text) if "Could not find a version" in text else None
+        pip = pip_request(text)
         if pip and pip[1] is not None:
             requirement, listing = pip
             requested = re.search(r"==\s*(\d[\w.+]*)", requirement or "")
@@ -87,25 +79,19 @@ def parse_install(lines: Sequence[Line]) -> Result:
             evidence += [replace(item, summary="pip installs torch's macOS x86_64 wheel: an x86_64 Python on macOS (an "
                                                "Intel Mac, or Rosetta on Apple Silicon)")
                          for item in platform_tag_facts(wheel.group(4), line.number, "wheel")[1]]
-        uv_abi = re.search(r"You require CPython (3\.\d+) \(`?cp3\d+`?\), but we only found wheels for `?torch`? \(v([\w.+]+)\)", text)
+        uv_abi = search(UV_PYTHON_ABI, text)
         if uv_abi:
-            out += [Finding("interpreter.version", python_version(uv_abi.group(1)), line.number, "uv"),
-                    Finding("packages.torch", uv_abi.group(2), line.number, "uv")]
-        uv_platform = UV_PLATFORM.search(text)
+            out += [Finding("interpreter.version", python_version(uv_abi.group("python")), line.number, "uv"),
+                    Finding("packages.torch", uv_abi.group("torch"), line.number, "uv")]
+        uv_platform = search(UV_PLATFORM_TAG, text)
         if uv_platform:
-            found, implicated = platform_tag_facts(uv_platform.group(1), line.number, "uv")
+            found, implicated = platform_tag_facts(uv_platform.group("tag"), line.number, "uv")
             out += found
             evidence += [replace(item, summary="uv runs an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple "
                                                "Silicon)") for item in implicated]
-        if not (uv_platform and uv_platform.group(1).startswith("macosx")) and uv_no_wheel(text):
+        if not (uv_platform and uv_platform.group("tag").startswith("macosx")) and uv_no_wheel(text):
             evidence.append(no_wheel_evidence(line.number, "uv"))
     return out, evidence
-
-
-# The platform tag uv resolves for, named in its errors: "You're on macOS (`macosx_15_0_x86_64`)" and "has no wheels
-# with a matching platform tag (e.g., `macosx_26_0_x86_64`)" (uv's resolver messages, astral-sh/uv
-# crates/uv-resolver/src/pubgrub/report.rs). Its platform is the interpreter's (PEP 425).
-UV_PLATFORM = re.compile(r"(?:You're on macOS \(|matching platform tag \(e\.g\., )`?((?:macosx|manylinux|musllinux|win)_\w+?)`?\)")
 
 
 def platform_tag_facts(tag: str, number: int, source: str) -> Tuple[List[Finding], List[Evidence]]:
