@@ -54,7 +54,8 @@ def interp(version=(3, 12, 7), machine="arm64", python="/Users/alex/proj/.venv/b
     return {"version": list(version), "implementation": "CPython", "executable": python, "executable_realpath": real,
             "prefix": prefix, "base_prefix": base if venv else prefix, "machine": machine, "sys_platform": "darwin",
             "mac_ver": mac_ver, "pointer_bits": 64, "proc_translated": translated, "pyvenv_cfg": cfg,
-            "conda_meta": conda_subdir is not None, "conda_subdir": conda_subdir, "externally_managed": False}
+            "conda_meta": conda_subdir is not None, "conda_subdir": conda_subdir, "externally_managed": False,
+            "free_threaded": False}
 
 
 def torch_stage(version="2.13.0", built=True, available=True, name="Apple M2 Pro", cores=19, vision=None, numpy="2.3.4",
@@ -535,7 +536,8 @@ def linux_interp(version=(3, 11, 7), python=LINUX_PY):
             "executable_realpath": "/usr/bin/python3.11", "prefix": prefix, "base_prefix": "/usr", "machine": "x86_64",
             "sys_platform": "linux", "mac_ver": None, "pointer_bits": 64, "proc_translated": None,
             "pyvenv_cfg": {"home": "/usr/bin", "include-system-site-packages": "false", "version": "3.11.7"},
-            "conda_meta": False, "conda_subdir": None, "externally_managed": False}
+            "conda_meta": False, "conda_subdir": None, "externally_managed": False,
+            "free_threaded": False}
 
 
 def linux_torch(version="2.13.0+cpu", cuda=None, site="/home/dev/proj/.venv/lib/python3.11/site-packages"):
