@@ -31,6 +31,9 @@ def isolation(monkeypatch):
     monkeypatch.setenv("COLUMNS", "100")
     # Without --python the doctor diagnoses the active environment: make that the target interpreter's own.
     monkeypatch.delenv("CONDA_PREFIX", raising=False)
+    # A PYTHONPATH of the shell that runs pytest would reach every target interpreter and child the tests start;
+    # a test that means one sets its own.
+    monkeypatch.delenv("PYTHONPATH", raising=False)
     # In a GitHub Actions job, `check` would write the job's step summary and annotations (render/github.py).
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)

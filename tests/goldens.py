@@ -1,8 +1,9 @@
 """Golden files under tests/golden/: compared after normalization, shown as a unified diff when they differ.
 
-Regenerate every golden file (fix plans and check reports) and the README's examples with:
+Regenerate every golden file (fix plans and check reports) and the README's examples, with the recorded machines and
+the generated docs tables, with:
 
-    MPS_DOCTOR_UPDATE_GOLDENS=1 python -m pytest tests/test_fix.py tests/test_golden_reports.py tests/test_readme_examples.py
+    python -m tools.regenerate
 
 and review the change with `git diff tests/golden/ README.md`.
 """
@@ -19,8 +20,7 @@ from mps_doctor import __version__
 GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UPDATE_VARIABLE = "MPS_DOCTOR_UPDATE_GOLDENS"
-UPDATE_COMMAND = ("%s=1 python -m pytest tests/test_fix.py tests/test_golden_reports.py tests/test_readme_examples.py"
-                  % UPDATE_VARIABLE)
+UPDATE_COMMAND = "python -m tools.regenerate"
 
 # The report's creation time, wherever it is printed (the JSON report inside the Markdown block).
 CREATED = re.compile(r'("created": )"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?"')

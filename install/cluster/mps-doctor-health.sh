@@ -35,7 +35,7 @@
 
 TIME_LIMIT=120
 
-# --- common: status (the same in every script of install/mdm and install/cluster; tests/test_mdm.py compares) ---
+# --- common: status (the same in every script of install/mdm and install/cluster; tests/integration/test_mdm.py compares) ---
 # Only the system's own tools, first; another PATH entry can only add commands the system lacks.
 PATH=/usr/bin:/bin:/usr/sbin:/sbin${PATH:+:$PATH}
 LC_ALL=C

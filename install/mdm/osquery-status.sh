@@ -29,7 +29,7 @@
 TIME_LIMIT=600
 QUICK=no
 
-# --- common: status (the same in every script of install/mdm and install/cluster; tests/test_mdm.py compares) ---
+# --- common: status (the same in every script of install/mdm and install/cluster; tests/integration/test_mdm.py compares) ---
 # Only the system's own tools, first; another PATH entry can only add commands the system lacks.
 PATH=/usr/bin:/bin:/usr/sbin:/sbin${PATH:+:$PATH}
 LC_ALL=C
@@ -208,7 +208,7 @@ read_status() {
 }
 # --- end of common: status ---
 
-# --- common: mdm (the same in every script of install/mdm; tests/test_mdm.py compares) ---
+# --- common: mdm (the same in every script of install/mdm; tests/integration/test_mdm.py compares) ---
 CONFIG=${MPS_DOCTOR_MDM_CONFIG:-/Library/Application Support/mps-doctor/mdm.conf}
 
 # console_user: the short name of the user at the screen, from the dynamic store (scutil); nothing at the login

@@ -24,11 +24,74 @@ def classifier(torch, model, batch, shape, classes):
 
 
 def resnet18(torch, batch):
-    """torchvision's ResNet-18 (weights=None: nothing is downloaded) on 224x224 images, 1000 classes."""
-    import torchvision
-
+    """torchvision's ResNet-18 (weights=None: nothing is downloaded) on 224x224 images, 1000 classes; where
+    torchvision does not import, the same architecture built here, so that its operators are still traced."""
     torch.manual_seed(0)
-    return classifier(torch, torchvision.models.resnet18(weights=None), batch, (3, 224, 224), 1000)
+    try:
+        import torchvision
+
+        model = torchvision.models.resnet18(weights=None)
+    except Exception:  # not installed, or a build that does not load against this torch (no torchvision::nms)
+        model = resnet18_copy(torch)
+    return classifier(torch, model, batch, (3, 224, 224), 1000)
+
+
+# What the load stage reports as the module of the copy below.
+COPY_MODULE = "mps-doctor's copy of torchvision.models.resnet (torchvision does not import here)"
+
+
+def resnet18_copy(torch):
+    """ResNet-18 as torchvision/models/resnet.py builds it (BasicBlock, layers [2, 2, 2, 2], a 7x7 stem, a 1x1
+    downsample where the shape changes, Kaiming-normal convolutions): the same modules, so the same operators."""
+    nn = torch.nn
+
+    class BasicBlock(nn.Module):
+        def __init__(self, inplanes, planes, stride=1):
+            super(BasicBlock, self).__init__()
+            self.conv1 = nn.Conv2d(inplanes, planes, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(planes)
+            self.relu = nn.ReLU(inplace=True)
+            self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(planes)
+            self.downsample = None
+            if stride != 1 or inplanes != planes:
+                self.downsample = nn.Sequential(nn.Conv2d(inplanes, planes, 1, stride, bias=False), nn.BatchNorm2d(planes))
+
+        def forward(self, x):
+            identity = x if self.downsample is None else self.downsample(x)
+            out = self.relu(self.bn1(self.conv1(x)))
+            out = self.bn2(self.conv2(out))
+            return self.relu(out + identity)
+
+    class ResNet(nn.Module):
+        def __init__(self):
+            super(ResNet, self).__init__()
+            self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
+            self.bn1 = nn.BatchNorm2d(64)
+            self.relu = nn.ReLU(inplace=True)
+            self.maxpool = nn.MaxPool2d(3, 2, 1)
+            widths, blocks, inplanes = (64, 128, 256, 512), [], 64
+            for index, planes in enumerate(widths):
+                stride = 1 if index == 0 else 2
+                blocks.append(nn.Sequential(BasicBlock(inplanes, planes, stride), BasicBlock(planes, planes)))
+                inplanes = planes
+            self.layer1, self.layer2, self.layer3, self.layer4 = blocks
+            self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+            self.fc = nn.Linear(512, 1000)
+            for module in self.modules():
+                if isinstance(module, nn.Conv2d):
+                    nn.init.kaiming_normal_(module.weight, mode="fan_out", nonlinearity="relu")
+                elif isinstance(module, nn.BatchNorm2d):
+                    nn.init.constant_(module.weight, 1)
+                    nn.init.constant_(module.bias, 0)
+
+        def forward(self, x):
+            x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+            x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+            return self.fc(torch.flatten(self.avgpool(x), 1))
+
+    ResNet.__module__ = COPY_MODULE
+    return ResNet()
 
 
 def vit_b_16(torch, batch):

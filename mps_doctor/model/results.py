@@ -87,6 +87,12 @@ def load_outcome(mf: ModelFacts, target: str) -> Outcome:
     loaded = mf.loaded
     if loaded is None:
         return skipped("not reached: the child never loaded the TARGET")
+    if loaded.error is not None and target.startswith("torchvision:") and "torchvision" in error_text(loaded.error):
+        return failed("%s needs torchvision, which does not import here: %s" % (target, error_text(loaded.error)),
+                      Remedy("torchvision does not import in the target Python: %s" % error_text(loaded.error),
+                             "The built-in %s is torchvision's model; torchvision is installed pinned to the installed "
+                             "torch's release." % target, (InstallTorch(),), key="install-torch",
+                             title="Install torchvision with its torch"))
     if loaded.error is not None:
         return failed("%s did not load (%s): %s" % (target, loaded.where or "import", error_text(loaded.error)),
                       Remedy("The TARGET %s failed in its %s: %s" % (target, loaded.where or "import",
@@ -142,6 +148,16 @@ def classify(observed: Optional[Observed]) -> Optional[str]:
     return "model.operators"
 
 
+def not_traced(mf: ModelFacts) -> str:
+    """Why no operators were traced: the TARGET did not load, the torch has no dispatch-mode trace (before 2.0), or
+    the trace did not run."""
+    if mf.loaded is None or mf.loaded.error is not None:
+        return "no operators traced: the TARGET did not load"
+    if mf.trace is not None and not mf.trace.available:
+        return "no operators traced: this torch has no dispatch-mode trace (TorchDispatchMode's mode stack came in 2.0)"
+    return "no operators traced"
+
+
 def operators_outcome(ctx: Context, mf: ModelFacts, prediction: Optional[Prediction], release: Optional[str],
                       observed_here: bool, flag: bool) -> Outcome:
     """model.operators: on MPS, the observed step (fallback warnings, NotImplementedErrors) where it ran, else the
@@ -176,7 +192,7 @@ def operators_outcome(ctx: Context, mf: ModelFacts, prediction: Optional[Predict
                  mf.observed_without_fallback.refused else ops[0])
         return fallback_outcome(ctx, prediction, ops, first, flag, "observed", count)
     if prediction is None or not prediction.ops:
-        return skipped("no operators traced: torch before 2.0 has no dispatch-mode trace")
+        return skipped(not_traced(mf))
     if not prediction.coverage:
         return skipped("no kernel table (data/mps_kernels.json) in this mps-doctor: run it on the Mac to observe")
     if not prediction.in_table:

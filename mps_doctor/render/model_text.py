@@ -8,6 +8,7 @@ import click
 from mps_doctor import __version__
 from mps_doctor.model.dtypes import named
 from mps_doctor.model.report import ModelReport
+from mps_doctor.model.results import not_traced
 from mps_doctor.render.safe import displayable, escaped_line
 from mps_doctor.render.text import ROOT_HEADINGS, marker, result_lines, root_cause_lines, shown_commands
 
@@ -41,7 +42,7 @@ def operator_lines(report: ModelReport, verbose: bool) -> List[str]:
     mf, prediction = report.model, report.prediction
     trace = mf.trace
     if trace is None or not trace.available:
-        return ["Operators: not traced (TorchDispatchMode's mode stack came with torch 2.0)"]
+        return ["Operators: %s" % not_traced(mf)]
     lines = ["Operators: %d ATen operators in one training step (%s), traced on the CPU" % (
         len(prediction.ops) if prediction else 0, phase_counts(report))]
     if prediction is not None and prediction.other:

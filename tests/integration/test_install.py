@@ -224,7 +224,7 @@ def test_active_venv_is_used_and_not_recreated(tmp_path):
     assert "-m venv" not in err
 
 
-# The pre-flight workflows (triage-issues.yml runs triage, not the pre-flight: tests/test_triage_workflow.py).
+# The pre-flight workflows (triage-issues.yml runs triage, not the pre-flight: tests/integration/test_triage_workflow.py).
 WORKFLOWS = sorted(p for p in glob.glob(os.path.join(ROOT, "install", "github-actions", "*.yml"))
                    if not p.endswith("triage-issues.yml"))
 

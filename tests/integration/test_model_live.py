@@ -114,3 +114,19 @@ def test_the_doctor_process_never_imports_torch():
     imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line]
     assert "mps_doctor.model.run" in imported  # the import log is real
     assert not [m for m in imported if m == "torch" or m.startswith("torch.")]
+
+
+def test_resnet18_without_torchvision_is_traced_on_a_copy_of_its_architecture_and_predicted():
+    """The done-when of `model torchvision:resnet18 --device mps` on Linux: where torchvision does not import (here:
+    not installed), the built-in is torchvision's ResNet-18 architecture built by the child, and the prediction
+    names the releases that run every operator natively."""
+    code, doc, _ = model_json("torchvision:resnet18", "--device", "mps", "--batch", "2", "--timeout", "300")
+    loaded = doc["facts"]["model"]["loaded"]
+    assert loaded["class_name"] == "ResNet" and "copy of torchvision.models.resnet" in loaded["module"]
+    # torchvision's resnet18 has 11,689,512 parameters (torchvision/models/resnet.py, weights=None).
+    assert loaded["parameters"] == 11689512
+    names = {op["name"] for op in doc["facts"]["model"]["trace"]["ops"]}
+    assert {"aten::convolution.default", "aten::max_pool2d_with_indices.default"} <= names
+    prediction = doc["prediction"]
+    assert prediction["in_table"] and prediction["native_from"] is not None
+    assert code == 0 and doc["verdict"]["basis"] == "predicted"

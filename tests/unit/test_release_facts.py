@@ -34,7 +34,6 @@ ALLOWED_IN_CODE = {
     ("mps_doctor/model/measured.py", "1.0"): RATIO,
     ("mps_doctor/model/measured.py", "2.5"): "historic: torch.mps.recommended_max_memory() arrived in torch 2.5",
     ("mps_doctor/model/results.py", "2.0"): "historic: TorchDispatchMode's mode stack arrived in torch 2.0",
-    ("mps_doctor/render/model_text.py", "2.0"): "historic: TorchDispatchMode's mode stack arrived in torch 2.0",
     ("mps_doctor/render/junit.py", "1.0"): "the XML declaration's version, not a release",
     ("mps_doctor/checks/device_work.py", "1.7"): RATIO,
     ("mps_doctor/checks/environment.py", "0.0"): RATIO,

@@ -1,4 +1,4 @@
-"""Small CLI pieces: colour decisions, atomic output (progress: tests/test_progress.py)."""
+"""Small CLI pieces: colour decisions, atomic output (progress: tests/integration/test_progress.py)."""
 
 import os
 

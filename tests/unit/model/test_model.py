@@ -438,3 +438,20 @@ def test_the_progress_line_names_each_model_stage_and_scan_step():
 def test_no_model_run_reads_its_target_from_a_file(cli):
     result = cli("model", "mps-doctor:mnist", "--from", "report.json")
     assert result.exit_code == 2 and "--from" in result.output
+
+
+def test_a_builtin_whose_torchvision_does_not_import_is_fixed_by_installing_it_with_torch():
+    from mps_doctor.checking.model import InstallTorch, Status
+    from mps_doctor.facts import ErrorInfo, Target
+    from mps_doctor.model.facts import Loaded, ModelFacts
+    from mps_doctor.model.results import load_outcome, not_traced
+
+    failed = ModelFacts(Target(python="python3", device="mps"), "mps",
+                        loaded=Loaded(error=ErrorInfo("ModuleNotFoundError", "No module named 'torchvision'"),
+                                      where="factory"))
+    outcome = load_outcome(failed, "torchvision:vit_b_16")
+    assert outcome.status == Status.FAIL and "needs torchvision" in outcome.summary
+    assert outcome.remedy.actions == (InstallTorch(),)
+    assert not_traced(failed) == "no operators traced: the TARGET did not load"
+    own = load_outcome(failed, "models.py:make")
+    assert own.remedy.key == "model-target"

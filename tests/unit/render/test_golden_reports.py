@@ -16,7 +16,7 @@ from tests.machines import load_machine, machine_names, replay_facts
 
 NAMES = machine_names()
 # The machines whose whole reports are golden, chosen for coverage; every machine's verdict, root cause, remedy and
-# warnings are held by tests/test_machines.py, and every machine's fix plan by tests/test_fix.py.
+# warnings are held by tests/unit/checks/test_recorded_machines.py, and every machine's fix plan by tests/unit/remedies/test_plan.py.
 GOLDEN_MACHINES = {
     "m2-native-torch213": "a ready Mac: every layer passes, the smoke step's figures",
     "intel-mac-torch222": "a root cause early in the layers: the later layers skipped with its name",
