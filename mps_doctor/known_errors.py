@@ -23,7 +23,7 @@ ACTION_KINDS = ("run", "export", "unset", "install_torch", "install_packages", "
 # Programs a `run` may start: the user's Python, macOS's own tools, NVIDIA's driver tool and a few diagnostics that run
 # as written; an install is an intent (install_torch, install_packages), never a run, so that remedies/ spells it for
 # the user's manager.
-MAC_ONLY = ("sw_vers", "softwareupdate", "sysctl", "arch", "xcode-select")
+MAC_ONLY = ("sw_vers", "softwareupdate", "sysctl", "arch", "xcode-select", "system_profiler")
 NVIDIA_ONLY = ("nvidia-smi",)
 RUNNABLE = ("python", "uname", "docker") + MAC_ONLY + NVIDIA_ONLY
 # A value left for the reader to fill in (`torch==`, `torch==X`, `cuXYZ`, `<interface>`): it stays in the prose.
