@@ -13,6 +13,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 
 from mps_doctor.devices import DEVICES
 from mps_doctor.versions import load_releases, with_table_facts
+from mps_doctor.words import shorten
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "known_errors.json"
 # The vocabulary of an entry's `actions`, one key per action of checking/model.py (checking/intents.py maps them):
@@ -175,7 +176,7 @@ def intent_of(item: Any) -> Intent:
     """ITEM of an `actions` list as an Intent; a ValueError says why it is none."""
     kind = next(iter(item), None) if isinstance(item, dict) else None
     if kind not in ACTION_KINDS or set(item) - {kind, "upgrade" if kind == "install_packages" else kind}:
-        raise ValueError("not an action (one of %s): %s" % (", ".join(ACTION_KINDS), json.dumps(item)[:200]))
+        raise ValueError("not an action (one of %s): %s" % (", ".join(ACTION_KINDS), shorten(json.dumps(item), 200)))
     value = item[kind]
     if kind in ACTION_FIELDS:
         return Intent(kind, (), tuple(sorted(fields_of(kind, value).items())))
@@ -186,7 +187,7 @@ def intent_of(item: Any) -> Intent:
     if kind == "run" and (words[0] not in RUNNABLE or words[1:4] == ("-m", "pip", "install")
                           or any(PLACEHOLDER.search(word) for word in words)):
         raise ValueError("run %s: not a program that runs as written (%s), an install, or it holds a placeholder"
-                         % (json.dumps(list(words))[:200], ", ".join(RUNNABLE)))
+                         % (shorten(json.dumps(list(words)), 200), ", ".join(RUNNABLE)))
     if (kind == "export" and (len(words) != 2 or not SETTING_NAME.match(words[0]) or not SETTING_VALUE.match(words[1]))) \
             or (kind == "unset" and not SETTING_NAME.match(words[0])):
         raise ValueError("%s %s: not a NAME (and a plain value)" % (kind, json.dumps(list(words))))
@@ -210,7 +211,7 @@ def fields_of(kind: str, value: Any) -> dict:
             r"\d+\.\d+", value["cuda"]) or "python" in value and not re.fullmatch(r"3\.\d+", value["python"]) or (
             "device" in value and value["device"] not in DEVICES):
         raise ValueError("%s: %s is not a release of the table, a CUDA x.y, a Python 3.x or a device" % (
-            kind, json.dumps(value)[:200]))
+            kind, shorten(json.dumps(value), 200)))
     return value
 
 
