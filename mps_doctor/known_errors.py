@@ -11,12 +11,32 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, List, Optional, Tuple
 
-from mps_doctor.versions import with_table_facts
+from mps_doctor.devices import DEVICES
+from mps_doctor.versions import load_releases, with_table_facts
+from mps_doctor.words import shorten
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "known_errors.json"
-# Programs a fix may start with; other backticked spans in a fix are prose (a function name, a message).
-COMMAND_WORDS = ("pip", "pip3", "python", "python3", "uv", "conda", "mamba", "brew", "export", "unset", "softwareupdate",
-                 "sysctl", "nvidia-smi", "mps-doctor", "sw_vers", "arch", "xcode-select", "sudo", "docker")
+# The vocabulary of an entry's `actions`, one key per action of checking/model.py (checking/intents.py maps them):
+# run: an argv ("python" as argv[0] is the user's Python); export: [NAME, value]; unset: NAME; install_torch:
+# InstallTorch's fields; install_packages: requirements, with "upgrade": true to upgrade; new_environment: {"python":
+# "3.x"} (omitted: the release table's); check_again: {"device": ...}; note: a line that is shown, never run.
+ACTION_KINDS = ("run", "export", "unset", "install_torch", "install_packages", "new_environment", "check_again", "note")
+# Programs a `run` may start: the user's Python, macOS's own tools, NVIDIA's driver tool and a few diagnostics that run
+# as written; an install is an intent (install_torch, install_packages), never a run, so that remedies/ spells it for
+# the user's manager.
+MAC_ONLY = ("sw_vers", "softwareupdate", "sysctl", "arch", "xcode-select", "system_profiler")
+NVIDIA_ONLY = ("nvidia-smi",)
+RUNNABLE = ("python", "uname", "docker") + MAC_ONLY + NVIDIA_ONLY
+# A value left for the reader to fill in (`torch==`, `torch==X`, `cuXYZ`, `<interface>`): it stays in the prose.
+PLACEHOLDER = re.compile(r"==(?=\s|$|['\"])|==[A-Z]\b|\bcuXYZ\b|<[\w -]+>")
+SETTING_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+SETTING_VALUE = re.compile(r"^[\w.:,-]+$")
+# A plain requirement (PEP 508 name with one optional version clause), such as numpy<2.
+REQUIREMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(?:(?:==|<=|>=|<|>|~=|!=)\d[\w.*]*)?$")
+TORCH_COMPANIONS = ("torch", "torchvision", "torchaudio")
+# The fields of the actions whose value is an object, with their types.
+ACTION_FIELDS = {"install_torch": {"torch": str, "force": bool, "cuda": str, "audio": bool},
+                 "new_environment": {"python": str}, "check_again": {"device": str}}
 
 
 # The kinds of message the checks ask the catalogue for (an entry's `kind`).
@@ -39,6 +59,20 @@ REMEDIES = (RENAME_LOCAL_TORCH, REINSTALL_TORCH)
 
 
 @dataclass(frozen=True)
+class Intent:
+    """One action of the catalogue's vocabulary (ACTION_KINDS): its KIND, its WORDS (run's argv, export's name and
+    value, unset's name, install_packages' requirements, note's text) and its OPTIONS as sorted (name, value) pairs
+    (the fields of install_torch, new_environment and check_again; install_packages' upgrade)."""
+
+    kind: str
+    words: Tuple[str, ...] = ()
+    options: Tuple[Tuple[str, Any], ...] = ()
+
+    def option(self, name: str, default: Any = None) -> Any:
+        return dict(self.options).get(name, default)
+
+
+@dataclass(frozen=True)
 class KnownError:
     """One catalogue entry: a message pattern, what causes it, the fix, the layer it implicates and its sources."""
 
@@ -52,7 +86,7 @@ class KnownError:
     example: str = ""
     torch_libraries_only: bool = False
     # What the message means on one operating system, where it means something else (`on` in the catalogue):
-    # (system as platform.system() names it, ((field, value), ...)) for cause, fix, layer and devices.
+    # (system as platform.system() names it, ((field, value), ...)) for cause, fix, actions, layer and devices.
     variants: Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...] = ()
     # The kind of message it is for the checks (KINDS), and for an import failure what fixes it (REMEDIES).
     kind: Optional[str] = None
@@ -60,19 +94,13 @@ class KnownError:
     # A pattern too general to claim a message on its own ("No module named"): only a check that asks for its kind
     # reads it, never triage nor the explanation of another error.
     general: bool = False
+    # The fix as actions (`actions` in the catalogue), for checking/intents.py to map for one machine.
+    actions: Tuple[Intent, ...] = ()
 
     def on(self, system: Optional[str]) -> "KnownError":
         """This entry as it reads on SYSTEM (Darwin, Linux, Windows): its variant for SYSTEM, else itself."""
         changes = dict(self.variants).get(system or "")
         return replace(self, variants=(), **dict(changes)) if changes else self
-
-    @property
-    def commands(self) -> Tuple[str, ...]:
-        """The shell commands named in the fix: backticked spans that start with a known program, and `NAME=value`
-        settings (as `export NAME=value`)."""
-        spans = [s.strip() for s in re.findall(r"`([^`\n]+)`", self.fix)]
-        return tuple(("export " + s) if re.match(r"^[A-Z][A-Z0-9_]*=[\w.:-]+$", s) else s for s in spans
-                     if s.split(" ", 1)[0] in COMMAND_WORDS or re.match(r"^[A-Z][A-Z0-9_]*=[\w.:-]+$", s))
 
     @property
     def link(self) -> Optional[str]:
@@ -122,7 +150,7 @@ def parse_catalogue(doc: Any) -> Tuple[KnownError, ...]:
                               text_of(entry.get("example")), entry.get("torch_libraries_only") is True,
                               variants_of(entry.get("on")), entry.get("kind") if entry.get("kind") in KINDS else None,
                               entry.get("remedy") if entry.get("remedy") in REMEDIES else None,
-                              entry.get("general") is True))
+                              entry.get("general") is True, intents_of(entry.get("actions"))[0]))
     return tuple(out)
 
 
@@ -134,12 +162,86 @@ def variants_of(on: Any) -> Tuple[Tuple[str, Tuple[Tuple[str, Any], ...]], ...]:
         if not isinstance(fields, dict):
             continue
         changes = [(name, prose_of(fields[name])) for name in ("cause", "fix") if name in fields]
+        if "actions" in fields:
+            changes.append(("actions", intents_of(fields["actions"])[0]))
         if "layer" in fields:
             changes.append(("layer", fields["layer"] if isinstance(fields["layer"], str) and fields["layer"] else None))
         if isinstance(fields.get("devices"), list):
             changes.append(("devices", tuple(d for d in fields["devices"] if isinstance(d, str))))
         out.append((str(system), tuple(changes)))
     return tuple(out)
+
+
+def intent_of(item: Any) -> Intent:
+    """ITEM of an `actions` list as an Intent; a ValueError says why it is none."""
+    kind = next(iter(item), None) if isinstance(item, dict) else None
+    if kind not in ACTION_KINDS or set(item) - {kind, "upgrade" if kind == "install_packages" else kind}:
+        raise ValueError("not an action (one of %s): %s" % (", ".join(ACTION_KINDS), shorten(json.dumps(item), 200)))
+    value = item[kind]
+    if kind in ACTION_FIELDS:
+        return Intent(kind, (), tuple(sorted(fields_of(kind, value).items())))
+    listed = kind in ("run", "export", "install_packages")
+    words = tuple(value) if listed and isinstance(value, list) else (value,) if not listed else ()
+    if not words or not all(isinstance(word, str) and word.strip() for word in words):
+        raise ValueError("%s takes %s" % (kind, "a list of strings" if listed else "a string"))
+    if kind == "run" and (words[0] not in RUNNABLE or words[1:4] == ("-m", "pip", "install")
+                          or any(PLACEHOLDER.search(word) for word in words)):
+        raise ValueError("run %s: not a program that runs as written (%s), an install, or it holds a placeholder"
+                         % (shorten(json.dumps(list(words)), 200), ", ".join(RUNNABLE)))
+    if (kind == "export" and (len(words) != 2 or not SETTING_NAME.match(words[0]) or not SETTING_VALUE.match(words[1]))) \
+            or (kind == "unset" and not SETTING_NAME.match(words[0])):
+        raise ValueError("%s %s: not a NAME (and a plain value)" % (kind, json.dumps(list(words))))
+    if kind == "install_packages":
+        if not all(REQUIREMENT.match(word) and re.split(r"[=<>!~]", word)[0].lower() not in TORCH_COMPANIONS
+                   for word in words) or not isinstance(item.get("upgrade", False), bool):
+            raise ValueError("install_packages %s: plain requirements other than torch's (install_torch), and "
+                             "upgrade true or false" % json.dumps(list(words)))
+        return Intent(kind, words, (("upgrade", True),) if item.get("upgrade") else ())
+    return Intent(kind, words)
+
+
+def fields_of(kind: str, value: Any) -> dict:
+    """The object VALUE of an install_torch, new_environment or check_again action, checked field by field."""
+    types = ACTION_FIELDS[kind]
+    if not isinstance(value, dict) or any(name not in types or not isinstance(field, types[name])
+                                          for name, field in value.items()):
+        raise ValueError("%s takes an object of %s" % (kind, ", ".join(sorted(types))))
+    releases = load_releases()
+    if "torch" in value and not releases.row_for(value["torch"])[1] or "cuda" in value and not re.fullmatch(
+            r"\d+\.\d+", value["cuda"]) or "python" in value and not re.fullmatch(r"3\.\d+", value["python"]) or (
+            "device" in value and value["device"] not in DEVICES):
+        raise ValueError("%s: %s is not a release of the table, a CUDA x.y, a Python 3.x or a device" % (
+            kind, shorten(json.dumps(value), 200)))
+    return value
+
+
+def intents_of(items: Any) -> Tuple[Tuple[Intent, ...], Tuple[str, ...]]:
+    """The actions of an `actions` list that are valid, and what is wrong with each of the others."""
+    intents: List[Intent] = []
+    problems: List[str] = []
+    for item in (items if isinstance(items, list) else [] if items is None else [items]):
+        try:
+            intents.append(intent_of(item))
+        except ValueError as error:
+            problems.append(str(error))
+    return tuple(intents), tuple(problems)
+
+
+def intents(*items: Any) -> Tuple[Intent, ...]:
+    """ITEMS, written in code in the catalogue's vocabulary, as Intents (a ValueError names an invalid one)."""
+    return tuple(intent_of(item) for item in items)
+
+
+def action_problems(doc: Any) -> List[str]:
+    """What is wrong with the `actions` of each entry of a catalogue document (its `on` variants and its reading when
+    macOS meets the message included), as "id: problem"."""
+    entries = doc.get("errors", []) if isinstance(doc, dict) else []
+    out = []
+    for entry in (e for e in entries if isinstance(e, dict)):
+        parts = [entry] + [v for v in (entry.get("on") or {}).values() if isinstance(v, dict)] + [
+            entry.get("when_macos_meets_it") or {}]
+        out += ["%s: %s" % (entry.get("id"), problem) for part in parts for problem in intents_of(part.get("actions"))[1]]
+    return out
 
 
 @functools.lru_cache(maxsize=4)

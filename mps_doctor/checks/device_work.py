@@ -1,10 +1,11 @@
 """The layers that run work on the device: tensor operations and a training step against the CPU."""
 
 import math
-import re
+import shlex
 from typing import Optional, Tuple
 
 from mps_doctor.checking.context import PYTORCH_MPS_DOCS, Context, timeout_outcome
+from mps_doctor.checking.intents import actions_of
 from mps_doctor.checking.model import (
     PROBE_DEVICE,
     CheckAgain,
@@ -22,7 +23,7 @@ from mps_doctor.checking.model import (
 )
 from mps_doctor.checking.registry import DEVICE_RUN, check
 from mps_doctor.facts import describe_failure, within
-from mps_doctor.known_errors import MISSING_OPERATOR, OUT_OF_MEMORY, explain, first_of_kind
+from mps_doctor.known_errors import MISSING_OPERATOR, OUT_OF_MEMORY, Intent, explain, first_of_kind
 from mps_doctor.words import shorten
 
 # Tolerances of the parity layers. Tensor ops: float32 against a float64 reference, relative to the
@@ -72,30 +73,24 @@ def stage_missing(ctx: Context, stage: str, facts) -> Optional[Outcome]:
     return None
 
 
-def explained(remedy: Remedy, message: str) -> Remedy:
+def explained(remedy: Remedy, message: str, ctx: Context) -> Remedy:
     """REMEDY with the cause, fix and source of MESSAGE when the known-error catalogue (data/known_errors.json) has it."""
     known = explain(message)
     if known is None:
         return remedy
-    actions = remedy.actions + tuple(a for a in known_actions(known.commands) if a not in remedy.actions)
+    found = known_actions(known.actions, ctx)
+    actions = remedy.actions + tuple(a for a in found if a not in remedy.actions)
     return Remedy(remedy.problem, "%s (known error %s) %s" % (known.cause, known.id, known.fix), actions,
                   known.link or remedy.link, remedy.key, remedy.title)
 
 
-def known_actions(commands: Tuple[str, ...]) -> Tuple[Cmd, ...]:
-    """The commands of a known-error catalogue entry as actions: `export NAME=value` and `unset NAME` as such, any other
-    command shown as a line to read (the catalogue's wording is not this machine's setup)."""
-    actions = []
-    for command in commands:
-        setting = re.match(r"^export ([A-Z][A-Z0-9_]*)=([\w.:-]+)$", command)
-        removal = re.match(r"^unset ([A-Z][A-Z0-9_]*)$", command)
-        if setting:
-            actions.append(export(setting.group(1), setting.group(2)))
-        elif removal:
-            actions.append(unset(removal.group(1)))
-        else:
-            actions.append(note("run: " + command))
-    return tuple(actions)
+def known_actions(intents: Tuple[Intent, ...], ctx: Context) -> Tuple[Cmd, ...]:
+    """A catalogue entry's actions for this machine: settings and notes as such, a diagnostic as a line to read;
+    installs are left to the check's own remedy, which chose the release and build for this machine."""
+    version = ctx.target.interpreter.version if ctx.target.interpreter else ()
+    return tuple(note("run: " + shlex.join(action.argv)) if action.kind == "run" else action
+                 for action in actions_of(intents, ctx.facts.host.system, ctx.target.python, tuple(version or ()))
+                 if isinstance(action, Cmd))
 
 
 def unprobed(ctx: Context, summary: str) -> Outcome:
@@ -134,7 +129,7 @@ def device_parity(ctx: Context) -> Outcome:
         return failed(
             "tensor work on %s raised %s" % (ctx.device, parity.error.type),
             explained(Remedy(shorten(text.splitlines()[0], 300), "A device that cannot run a small matmul cannot train.",
-                             (CheckAgain(device="cpu"),), ctx.device_docs(), key="device-error"), text),
+                             (CheckAgain(device="cpu"),), ctx.device_docs(), key="device-error"), text, ctx),
             text,
         )
     details = tuple("%s: max |err| %.3g vs max |ref| %.3g (tolerance %.0e relative)" %
@@ -258,7 +253,7 @@ def smoke_error(ctx: Context, error, on: str) -> Outcome:
         "training %s raised %s" % (on, error.type),
         explained(Remedy(shorten(text.splitlines()[0], 300), "The MNIST network of pytorch/examples could not train here.",
                          (export("PYTORCH_ENABLE_MPS_FALLBACK", "1"),) if first_of_kind(MISSING_OPERATOR, text) else
-                         (CheckAgain(device="cpu"),), ctx.device_docs(), key="smoke-error"), text),
+                         (CheckAgain(device="cpu"),), ctx.device_docs(), key="smoke-error"), text, ctx),
         text, error.traceback,
     )
 

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mps_doctor import exit_codes
 from mps_doctor.checking.context import Context
+from mps_doctor.checking.intents import actions_of
 from mps_doctor.checking.model import CheckResult, Options, Outcome, Remedy, Status
 from mps_doctor.checking.pasted import PASTED_PYTHON
 from mps_doctor.checking.registry import REGISTRY, all_checks, implicated_by, layers_for
@@ -18,10 +19,9 @@ from mps_doctor.errors import UsageError
 from mps_doctor.fact_catalogue import arguments_for, label
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
 from mps_doctor.inputs import embedded_report, read_input
-from mps_doctor.known_errors import KnownError, Match, find_all
+from mps_doctor.known_errors import Intent, KnownError, Match, find_all
 from mps_doctor.report import Report, Verdict, check_results, created_now, guarded
 from mps_doctor.secrets import home_user_names, scrub
-from mps_doctor.triage.commands import pasted_actions
 from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_from
 from mps_doctor.triage.device import Choice, choose, derive_build, fact_votes, line_votes, message_votes
 from mps_doctor.triage.model import Evidence, Finding
@@ -117,8 +117,7 @@ def advises_own_python(evidence: Evidence, known: Dict[str, Known]) -> bool:
     advises: then the version is not why (a 32-bit or PyPy build, a platform without wheels), and the evidence is
     left out so that the paste's own version is never contradicted."""
     version = value_of(known, "interpreter.version")
-    advised = [found.group(1) for command in evidence.commands for found in [re.search(r"--python (3\.\d+)\b", command)]
-               if found]
+    advised = [intent.option("python") for intent in evidence.actions if intent.kind == "new_environment"]
     return evidence.kind == NO_WHEEL and bool(version) and ".".join(map(str, version[:2])) in advised
 
 
@@ -136,7 +135,7 @@ def catalogue_evidence(match: Match, number: int) -> Evidence:
     """A catalogue match as evidence against its layer."""
     error = match.error
     return Evidence((error.layer,), "%s (%s)" % (first_sentence(error.cause), error.id), stripped_line(match.text),
-                    error.cause + (" Fix: " + error.fix if error.fix else ""), error.commands, error.link, number,
+                    error.cause + (" Fix: " + error.fix if error.fix else ""), error.actions, error.link, number,
                     error.id, devices=error.devices)
 
 
@@ -296,16 +295,16 @@ def python_of(paste: Paste) -> str:
     return "python" if value(paste, "host.system") == "Windows" else PASTED_PYTHON
 
 
-def actions_for(commands: Sequence[str], paste: Paste):
-    """COMMANDS (a catalogue entry's, a parser's evidence's) as actions for the pasted machine (triage/commands.py)."""
-    return pasted_actions(commands, value(paste, "host.system"), python_of(paste),
+def actions_for(intents: Sequence[Intent], paste: Paste):
+    """INTENTS (a catalogue entry's, a parser's evidence's) as actions for the pasted machine (checking/intents.py)."""
+    return actions_of(intents, value(paste, "host.system"), python_of(paste),
                           tuple(value(paste, "interpreter.version") or ()))
 
 
 def from_evidence(evidence: Evidence, paste: Paste) -> Outcome:
     """A failing outcome from a message in the paste."""
     return Outcome(Status.FAIL, evidence.summary, ("pasted line %d (%s)" % (evidence.line, evidence.source),),
-                   Remedy(evidence.problem, evidence.why, actions_for(evidence.commands, paste), evidence.link,
+                   Remedy(evidence.problem, evidence.why, actions_for(evidence.actions, paste), evidence.link,
                           key="pasted-" + evidence.source))
 
 
@@ -323,7 +322,7 @@ def known_error_result(match: Match, is_root: bool, number: int, paste: Paste) -
     """A matched catalogue entry as a result: the root cause when no layer fails, else supporting evidence."""
     error = match.error
     remedy = Remedy(stripped_line(match.text), error.cause + (" Fix: " + error.fix if error.fix else ""),
-                    actions_for(error.commands, paste), error.link, key="known-error")
+                    actions_for(error.actions, paste), error.link, key="known-error")
     return CheckResult(error.id, "Known message: %s" % first_sentence(error.cause), None,
                        Status.FAIL if is_root else Status.WARN, "%s (pasted line %d)" % (first_sentence(error.cause), number),
                        ("pasted line %d: %s" % (number, stripped_line(match.text)),), remedy,

@@ -3,6 +3,8 @@
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
+from mps_doctor.known_errors import Intent
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -20,6 +22,7 @@ class Evidence:
     clear fails with it. KIND names the kind of message, and the checks that register it are implicated; a known-error
     catalogue entry implicates the layer it names in CHECKS instead.
 
+    ACTIONS: what fixes it, in the catalogue's vocabulary (checking/intents.py maps them for the pasted machine).
     OVERRIDES: the evidence is more specific than the check's own finding and replaces a failing outcome too.
     """
 
@@ -27,7 +30,7 @@ class Evidence:
     summary: str
     problem: str
     why: str
-    commands: Tuple[str, ...] = ()
+    actions: Tuple[Intent, ...] = ()
     link: Optional[str] = None
     line: int = 0
     source: str = ""

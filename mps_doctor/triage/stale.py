@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from mps_doctor.checking.registry import REGISTRY
 from mps_doctor.known_errors import DATA_FILE as CATALOGUE_FILE
-from mps_doctor.known_errors import Match
+from mps_doctor.known_errors import Match, intents_of
 from mps_doctor.triage.model import Evidence
 from mps_doctor.versions import load_releases, version_tuple
 
@@ -83,6 +83,6 @@ def reconcile(evidence: Sequence[Evidence], matches: Sequence[Match], known: Dic
                 (meaning["layer"],), "the message names macOS %s, but this Mac runs macOS %s: MPS is unavailable "
                 "for another reason (no usable Metal device)" % (stated_macos(match), macos),
                 "torch says MPS needs macOS %s, and the paste shows macOS %s." % (stated_macos(match), macos),
-                meaning["cause"], tuple(meaning.get("commands", ())), match.error.link, number,
+                meaning["cause"], intents_of(meaning.get("actions"))[0], match.error.link, number,
                 match.error.id + "-stale", overrides=True, devices=match.error.devices))
     return out

@@ -163,3 +163,59 @@ def test_a_captured_group_is_its_first_occurrence_that_captures():
     assert captured(IMPORT_FAILURE, "module", text) == "sympy.core"
     assert captured(IMPORT_FAILURE, "module", "No module named x") is None
     assert captured(IMPORT_FAILURE, "no-such-group", text) is None
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[entry["id"] for entry in ENTRIES])
+def test_entry_actions_are_in_the_vocabulary(entry):
+    """Every entry, and every `on` variant with a fix of its own, states its fix as actions that load."""
+    from mps_doctor.known_errors import action_problems
+
+    assert isinstance(entry.get("actions"), list), entry["id"]
+    for system, variant in (entry.get("on") or {}).items():
+        assert "fix" not in variant or isinstance(variant.get("actions"), list), (entry["id"], system)
+    assert action_problems({"errors": [entry]}) == []
+
+
+@pytest.mark.parametrize("action", [
+    {"install_nightly": {}},
+    {"run": ["sudo", "systemctl", "restart", "docker"]},
+    {"run": ["python", "-m", "pip", "install", "torch"]},
+    {"run": ["python", "-m", "pip", "install", "torch==X"]},
+    {"run": ["nvidia-smi", "-i", "<index>"]},
+    {"run": []},
+    {"export": ["lower_case", "1"]},
+    {"export": ["NAME", "$(id)"]},
+    {"unset": ["NAME"]},
+    {"install_packages": ["torch"]},
+    {"install_packages": ["numpy; rm -rf ~"]},
+    {"install_packages": ["numpy"], "upgrade": "yes"},
+    {"install_torch": {"torch": "0.9"}},
+    {"install_torch": {"nightly": True}},
+    {"new_environment": {"python": "python3"}},
+    {"check_again": {"device": "tpu"}},
+    {"note": ""},
+    {"note": "a", "run": ["uname"]},
+    "export NAME=1",
+])
+def test_an_action_outside_the_vocabulary_fails_its_entry_and_is_dropped_at_load(action):
+    """An unknown or malformed action is named by action_problems (this file's test of every entry fails on it); the
+    catalogue still loads, with the entry and its valid actions only."""
+    from mps_doctor.known_errors import action_problems, parse_catalogue
+
+    doc = {"errors": [{"id": "x.y", "pattern": "boom", "cause": "c", "fix": "f",
+                       "actions": [{"unset": "NAME"}, action]}]}
+    problems = action_problems(doc)
+    assert len(problems) == 1 and problems[0].startswith("x.y: ")
+    (entry,) = parse_catalogue(doc)
+    assert [(intent.kind, intent.words) for intent in entry.actions] == [("unset", ("NAME",))]
+
+
+def test_an_on_variant_and_the_stale_reading_have_their_actions_checked_too():
+    from mps_doctor.known_errors import action_problems, parse_catalogue
+
+    doc = {"errors": [{"id": "x.y", "pattern": "boom", "cause": "c", "fix": "f", "actions": [],
+                       "on": {"Darwin": {"fix": "g", "actions": [{"run": ["brew", "install", "x"]}, {"note": "n"}]}},
+                       "when_macos_meets_it": {"actions": [{"open": "x"}]}}]}
+    assert len(action_problems(doc)) == 2
+    (entry,) = parse_catalogue(doc)
+    assert entry.actions == () and [i.kind for i in entry.on("Darwin").actions] == ["note"]

@@ -4,7 +4,7 @@ import re
 from dataclasses import replace
 from typing import List, Optional, Sequence, Tuple
 
-from mps_doctor.known_errors import PIP_NO_TORCH, UV_NO_TORCH_WHEEL, UV_PLATFORM_TAG, UV_PYTHON_ABI, search, trigger
+from mps_doctor.known_errors import PIP_NO_TORCH, UV_NO_TORCH_WHEEL, UV_PLATFORM_TAG, UV_PYTHON_ABI, Intent, intents, search, trigger
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import GET_STARTED, Result, python_version
 from mps_doctor.triage.text import Line, matching
@@ -25,7 +25,7 @@ INTEL_OR_ROSETTA = Evidence(
     "%s is the last torch with macOS x86_64 wheels (PyTorch 2.2 release notes). On an Intel Mac that is the "
     "newest torch there is (and MPS needs Apple Silicon); on Apple Silicon `sysctl -n hw.optional.arm64` prints 1 and "
     "the Python runs under Rosetta: install a native arm64 Python." % LAST_INTEL_MAC,
-    ("sysctl -n hw.optional.arm64", "python3 -c 'import platform; print(platform.machine())'"),
+    intents({"run": ["sysctl", "-n", "hw.optional.arm64"]}, {"run": ["python", "-c", "import platform; print(platform.machine())"]}),
     "https://github.com/pytorch/pytorch/issues/114602", source="pip", devices=("mps",), kind="x86_64-python-on-mac")
 
 
@@ -121,7 +121,7 @@ def cuda_build_evidence(requested: str, number: int) -> Evidence:
         (), "torch %s is a CUDA build: CUDA wheels exist for Linux and Windows, not for this platform" % requested,
         "The requirement pins a CUDA build (+%s) that this platform's index does not have." % requested.split("+", 1)[1],
         "PyTorch publishes CUDA builds for Linux and Windows only; on macOS use the plain release (MPS on Apple Silicon).",
-        ("python3 -m pip install torch==%s" % re.sub(r"[^\w.]", "", requested.split("+")[0]),), GET_STARTED, number, "pip",
+        install_release(requested.split("+")[0]), GET_STARTED, number, "pip",
         devices=("cuda",), kind="cuda-build-off-linux")
 
 
@@ -132,16 +132,22 @@ def no_wheel_evidence(number: int, source: str) -> Evidence:
         "The index has no torch wheel that this interpreter can install.",
         "torch publishes wheels per Python minor version; a Python newer than the release (e.g. 3.13 for torch 2.5 "
         "on macOS and Windows), or 32-bit, gets none. Use a Python in the release's range.",
-        new_python_commands(None), RELEASE_MATRIX, number, source, kind=NO_WHEEL)
+        new_python(None), RELEASE_MATRIX, number, source, kind=NO_WHEEL)
 
 
-def new_python_commands(torch: Optional[str]) -> Tuple[str, str]:
-    """uv commands for an environment with a Python that torch TORCH (any release when None) supports, from the
-    release table."""
+def install_release(version: str) -> Tuple[Intent, ...]:
+    """Installing torch VERSION's release (its row of the release table); nothing when VERSION is no plain release
+    number or the table lacks it."""
+    numbers = re.fullmatch(r"(\d+\.\d+)[\d.]*", version)
+    release, exact = load_releases().row_for(numbers.group(1)) if numbers else (None, False)
+    return intents({"install_torch": {"torch": release.torch}}) if exact else ()
+
+
+def new_python(torch: Optional[str]) -> Tuple[Intent, ...]:
+    """A new environment with a Python that torch TORCH (any release when None) supports, from the release table."""
     table = load_releases()
     release, exact = table.row_for(torch) if torch else (None, False)
-    python = table.python_for(release if exact else None)
-    return ("uv python install %s" % python, "uv venv --python %s .venv" % python)
+    return intents({"new_environment": {"python": table.python_for(release if exact else None)}})
 
 
 def pip_versions(requirement: Optional[str], listing: str, number: int) -> List[Evidence]:
@@ -159,13 +165,13 @@ def pip_versions(requirement: Optional[str], listing: str, number: int) -> List[
             % (requested.group(1), min(versions, key=vt)),
             "Only torch releases newer than %s have wheels for this Python." % requested.group(1),
             "The Python is newer than torch %s supports; use a Python in its range, or a newer torch." % requested.group(1),
-            new_python_commands(requested.group(1)), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
+            new_python(requested.group(1)), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
     if requested and all(vt(v) < vt(requested.group(1)) for v in versions):
         return [Evidence(
             (), "torch %s has no wheel for this Python: the newest offered is %s" % (requested.group(1), newest),
             "This Python gets torch up to %s only." % newest,
             "torch %s needs a newer Python than this one (or another platform)." % requested.group(1),
-            new_python_commands(requested.group(1)), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
+            new_python(requested.group(1)), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
     return []
 
 

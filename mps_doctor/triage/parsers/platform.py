@@ -3,6 +3,7 @@
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from mps_doctor.known_errors import intents
 from mps_doctor.probe.host import normalize_macos_version
 from mps_doctor.probe.host import parse_nvidia_smi as host_nvidia_smi
 from mps_doctor.triage.model import Evidence, Finding
@@ -84,7 +85,8 @@ def parse_platform(lines: Sequence[Line]) -> Result:
                 (), "a Linux container on a Mac (Docker Desktop's linuxkit VM): no Metal, so no MPS",
                 "The code runs in Linux (linuxkit) inside Docker on the Mac.",
                 "Containers on macOS run in a Linux VM that exposes no Metal device; MPS exists only in macOS itself.",
-                ("python3 -m venv .venv  # on the Mac, outside Docker",), "https://docs.pytorch.org/docs/stable/notes/mps.html",
+                intents({"note": "on the Mac, outside Docker"}, {"run": ["python", "-m", "venv", ".venv"]}),
+                "https://docs.pytorch.org/docs/stable/notes/mps.html",
                 line.number, "platform", overrides=True, devices=("mps",), kind="container-on-mac"))
     return out, evidence
 

@@ -3,6 +3,7 @@
 import re
 from typing import List, Sequence
 
+from mps_doctor.known_errors import intents
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result
 from mps_doctor.triage.text import Line, joined, matching
@@ -52,5 +53,5 @@ def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
         "Results computed on %s differ from what the CPU gives." % device,
         "Silent correctness bugs of this kind shipped in torch releases (pytorch#109457, #118115) and are fixed in "
         "later ones: upgrade torch (and macOS), compare with the CPU, and until then compute that operation on the CPU.",
-        ("python3 -m pip install --upgrade torch torchvision", "mps-doctor check --device %s" % device),
+        intents({"install_torch": {}}, {"check_again": {"device": device}}),
         "https://docs.pytorch.org/docs/stable/notes/mps.html", claim.number, "prose", devices=(device,), kind="wrong-results")]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mps_doctor.checking.model import InstallTorch, Options, Status
+from mps_doctor.checking.model import CheckAgain, InstallTorch, Options, Status, export, note
 from mps_doctor.checking.model import doctor as doctor_command
 from mps_doctor.checking.registry import CHECK_ID_PATTERN, all_checks
 from mps_doctor.checks.cuda import parse_visible_devices
@@ -510,3 +510,26 @@ def test_torchvision_029_pairs_by_its_exact_requirement(torch, vision, status):
     assert outcome.status == status, outcome.summary
     if status == Status.WARN:
         assert "requires torch==2.14.0" in outcome.summary
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    # mps.mpsgraph-compile-error: a setting, and macOS's sw_vers as a line to read.
+    ("loc(\"mps_select\"(\"(mpsFileLoc): /AppleInternal/Library/MetalPerformanceShadersGraph/MPSGraphUtilities.mm\":294:0)): error: "
+     "'anec.gain_offset_control' op result #0 must be 4D/5D memref of 16-bit float",
+     [export("PYTORCH_ENABLE_MPS_FALLBACK", "1"), note("run: sw_vers")]),
+    # cuda.no-gpus-available: nvidia-smi and a CUDA setting do not apply to a Mac.
+    ("No CUDA GPUs are available", []),
+    # cuda.arch-not-compatible: the install is the check's own remedy's to choose; the diagnostic runs this Python.
+    ("GPU with CUDA capability sm_120 is not compatible with the current PyTorch installation.",
+     [note("run: /Users/dev/proj/.venv/bin/python -c 'import torch; print(torch.cuda.get_arch_list())'")]),
+])
+def test_a_known_error_adds_its_catalogue_actions_for_this_machine(message, expected):
+    """explained: the catalogue entry's actions through checking/intents.py with this machine's system and Python."""
+    from mps_doctor.facts import ErrorInfo, Parity
+
+    facts = replay_facts(GOOD)
+    target = dataclasses.replace(facts.target, python="/Users/dev/proj/.venv/bin/python",
+                                 parity=Parity("mps", error=ErrorInfo("RuntimeError", message)))
+    outcome = result(dataclasses.replace(facts, target=target), "device.parity", device="mps")
+    assert outcome.remedy.key == "device-error" and "known error" in outcome.remedy.why
+    assert list(outcome.remedy.actions) == [CheckAgain(device="cpu")] + expected

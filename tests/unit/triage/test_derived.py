@@ -7,7 +7,7 @@ import os
 import pytest
 
 from mps_doctor import nvidia
-from mps_doctor.checking.model import Status
+from mps_doctor.checking.model import Status, run
 from mps_doctor.render.triage import render_triage
 from mps_doctor.triage.engine import read_paste, triage
 from tests.paths import TESTS_DIR
@@ -155,6 +155,9 @@ def test_a_stale_minimum_that_the_pasted_macos_meets_is_not_an_old_macos():
     assert report.result("macos.version").status != Status.FAIL
     root = report.result("torch.mps-available")
     assert "15.0" in root.summary and "14.5" in root.summary and "Metal" in root.remedy.why
+    # The catalogue's reading names the command that lists the Mac's Metal devices (its `actions`).
+    assert root.remedy.actions == (run("system_profiler", "SPDisplaysDataType"),)
+    assert "system_profiler SPDisplaysDataType" in render_triage(report, "markdown")
 
 
 def test_the_installed_torchs_own_minimum_decides_when_the_message_overstates_it():

@@ -139,7 +139,7 @@ def test_a_python_for_the_requested_torch_comes_from_the_release_table(requireme
     from mps_doctor.triage.parsers.install import pip_versions
 
     (evidence,) = pip_versions(requirement, listing, 3)
-    assert evidence.commands == ("uv python install %s" % python, "uv venv --python %s .venv" % python)
+    assert [(intent.kind, intent.option("python")) for intent in evidence.actions] == [("new_environment", python)]
 
 
 def test_uv_missing_cp313_wheel():
@@ -354,17 +354,19 @@ def test_printed_mps_checks_and_jupyter_outputs():
     assert known(paste, "interpreter.mac_ver") == "12.3.1"
 
 
-def test_catalogue_fix_commands_and_tolerant_loading():
+def test_catalogue_actions_and_tolerant_loading():
     from mps_doctor.known_errors import parse_catalogue
 
     entries = parse_catalogue({"version": 1, "errors": [
         {"id": "mps.op-not-implemented", "pattern": "not currently implemented for the MPS device",
          "cause": "c", "fix": "Upgrade torch; else set `PYTORCH_ENABLE_MPS_FALLBACK=1`; see `torch.mps`.",
+         "actions": [{"export": ["PYTORCH_ENABLE_MPS_FALLBACK", "1"]}, {"install_torch": {"nightly": True}}],
          "layer": None, "devices": ["mps"], "sources": ["https://github.com/pytorch/pytorch/issues/77764"]},
         {"id": "broken", "pattern": "(unclosed", "cause": "", "fix": ""},
         {"pattern": "no id"}]})
     assert [e.id for e in entries] == ["mps.op-not-implemented"]
-    assert entries[0].commands == ("export PYTORCH_ENABLE_MPS_FALLBACK=1",)
+    assert [(intent.kind, intent.words) for intent in entries[0].actions] == [
+        ("export", ("PYTORCH_ENABLE_MPS_FALLBACK", "1"))]
     assert entries[0].link == "https://github.com/pytorch/pytorch/issues/77764"
 
 
