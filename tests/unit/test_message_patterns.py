@@ -20,8 +20,6 @@ SEARCH_METHODS = {"find", "rfind", "index", "count", "startswith", "endswith"}
 
 FORMAT = "a format that a tool prints (a label or a header), not a message that names a cause"
 OWN = "mps-doctor's own words, which it matches in its own output"
-CAPABILITY = ("torch's and Triton's compute capability warnings, read across the lines after them: not yet catalogue "
-              "entries (issue 21 item 2, left for a follow-up)")
 # (file, the phrase's start) -> why it may stay in code.
 ALLOWED = {
     ("mps_doctor/triage/engine.py", "^Traceback"): "Python's traceback header: " + FORMAT,
@@ -29,14 +27,6 @@ ALLOWED = {
     ("mps_doctor/probe/host.py", "No such file"): "sysctl's stderr for a key that does not exist, read by the probe",
     ("mps_doctor/fleet/collect.py", "the input is larger than"): OWN,
     ("mps_doctor/render/triage.py", "not in the pasted text"): OWN,
-    ("mps_doctor/triage/parsers/windows.py", "Could not find module"): (
-        "ctypes' message on Windows with torch's DLL names in it: the DLL list is the parser's, not yet an entry"),
-    ("mps_doctor/triage/parsers/cuda.py", "with CUDA capability"): CAPABILITY,
-    ("mps_doctor/triage/parsers/cuda.py", "Found GPU"): CAPABILITY,
-    ("mps_doctor/triage/parsers/cuda.py", "minimum cuda capability"): CAPABILITY,
-    ("mps_doctor/triage/parsers/cuda.py", "(%s) with CUDA"): CAPABILITY,
-    ("mps_doctor/triage/parsers/cuda.py", "Found (%s)"): CAPABILITY,
-    ("mps_doctor/triage/parsers/cuda.py", "Capability >="): CAPABILITY,
 }
 
 

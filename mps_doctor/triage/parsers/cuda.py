@@ -3,6 +3,7 @@
 import re
 from typing import List, Sequence
 
+from mps_doctor import known_errors
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result
 from mps_doctor.triage.text import Line, matching
@@ -10,24 +11,10 @@ from mps_doctor.versions import load_releases, version_tuple
 
 CAPABILITY_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility"
 TRITON_DOCS = "https://github.com/triton-lang/triton#compatibility"
-# A GPU name as torch prints it (torch.cuda.get_device_name): letters, digits, spaces and a few marks, bounded.
-NAME = r"[A-Za-z][\w .()/-]{0,79}?"
-TRIGGER = re.compile(r"with CUDA capability sm_\d|which is of cuda capability \d|too old to be supported by the "
-                     r"triton GPU compiler|\binstall\b.*\btorch={2,3}\d", re.I | re.M)
-# torch/cuda/__init__.py, _check_capability (torch 1.x-2.x): 'Found GPU%d %s which is of cuda capability %d.%d.
-# PyTorch no longer supports this GPU because it is too old. The minimum cuda capability supported by this library
-# is %d.%d.' (later 'The minimum cuda capability that we support is %d.%d.').
-OLD_GPU = re.compile(r"Found GPU(\d+) (%s) which is of cuda capability (\d+)\.(\d+)" % NAME)
-OLD_MINIMUM = re.compile(r"minimum cuda capability (?:supported by this library is|that we support is) (\d+)\.(\d+)")
-# torch/cuda/__init__.py, _check_cubins: '%s with CUDA capability sm_%d%d is not compatible with the current PyTorch
-# installation. The current PyTorch install supports CUDA capabilities %s.'
-NOT_COMPATIBLE = re.compile(r"(%s) with CUDA capability sm_(\d+?)(\d) is not compatible" % NAME)
-SUPPORTED = re.compile(r"supports CUDA capabilities((?: (?:sm|compute)_\d+[a-z]?){1,40})")
-# triton/backends/nvidia (and torch._inductor): 'Found %s which is too old to be supported by the triton GPU compiler,
-# which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device is of CUDA
-# capability 6.1'.
-TRITON = re.compile(r"Found (%s) which is too old to be supported by the triton GPU compiler" % NAME)
-TRITON_NUMBERS = re.compile(r"Capability >= (\d+)\.(\d+), but your device is of CUDA capability (\d+)\.(\d+)")
+# The lines to read: torch's and Triton's capability warnings (catalogue entries of these kinds, whose named groups
+# are read below), or an install command that names a torch release.
+MESSAGE_KINDS = (known_errors.GPU_TOO_OLD_FOR_TORCH, known_errors.GPU_NOT_COMPATIBLE, known_errors.GPU_TOO_OLD_FOR_TRITON)
+TRIGGER = re.compile(known_errors.trigger(*MESSAGE_KINDS).pattern + r"|\binstall\b.*\btorch={2,3}\d", re.I | re.M)
 # `pip install torch==1.3.0`, `pip3 install torch===1.3.0 ...`, `uv pip install "torch==2.5.1"`.
 INSTALL = re.compile(r"\b(?:pip3?|uv pip|-m pip) install\b[^\n]{0,300}?[\s\"']torch={2,3}(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)")
 LOOKAHEAD = 3
@@ -47,26 +34,29 @@ def parse_cuda_messages(lines: Sequence[Line]) -> Result:
         installed = INSTALL.search(text)
         if installed:
             out.append(Finding("request.torch", installed.group(1), line.number, "cuda-message"))
-        old = OLD_GPU.search(text)
+        old = known_errors.search(known_errors.GPU_TOO_OLD_FOR_TORCH, text)
         if old:
-            capability = "%s.%s" % (old.group(3), old.group(4))
-            out += gpu_findings(old.group(2), capability, line.number)
-            minimum = OLD_MINIMUM.search(near)
-            evidence.append(too_old_for_torch(old.group(2).strip(), capability,
-                                              "%s.%s" % minimum.groups() if minimum else None, line.number))
-        mismatch = NOT_COMPATIBLE.search(text)
+            capability = "%s.%s" % (old.group("major"), old.group("minor"))
+            out += gpu_findings(old.group("name"), capability, line.number)
+            minimum = known_errors.search(known_errors.TORCH_MINIMUM_CAPABILITY, near)
+            evidence.append(too_old_for_torch(old.group("name").strip(), capability, "%s.%s" % (
+                minimum.group("major"), minimum.group("minor")) if minimum else None, line.number))
+        mismatch = known_errors.search(known_errors.GPU_NOT_COMPATIBLE, text)
         if mismatch:
-            out += gpu_findings(mismatch.group(1), "%s.%s" % (mismatch.group(2), mismatch.group(3)), line.number)
-            supported = SUPPORTED.search(near)
+            out += gpu_findings(mismatch.group("name"), "%s.%s" % (mismatch.group("major"), mismatch.group("minor")),
+                                line.number)
+            supported = known_errors.search(known_errors.TORCH_SUPPORTED_CAPABILITIES, near)
             if supported:
-                out.append(Finding("torch.cuda_arch_list", tuple(supported.group(1).split()), line.number, "cuda-message"))
-        triton = TRITON.search(text)
+                out.append(Finding("torch.cuda_arch_list", tuple(supported.group("list").split()), line.number,
+                                   "cuda-message"))
+        triton = known_errors.search(known_errors.GPU_TOO_OLD_FOR_TRITON, text)
         if triton:
-            numbers = TRITON_NUMBERS.search(near)
+            numbers = known_errors.search(known_errors.TRITON_CAPABILITY_NUMBERS, near)
             if numbers:
-                out += gpu_findings(triton.group(1), "%s.%s" % (numbers.group(3), numbers.group(4)), line.number)
-                evidence.append(too_old_for_triton(triton.group(1).strip(), "%s.%s" % numbers.group(3, 4),
-                                                   "%s.%s" % numbers.group(1, 2), line.number))
+                capability = "%s.%s" % (numbers.group("major"), numbers.group("minor"))
+                out += gpu_findings(triton.group("name"), capability, line.number)
+                evidence.append(too_old_for_triton(triton.group("name").strip(), capability, "%s.%s" % (
+                    numbers.group("min_major"), numbers.group("min_minor")), line.number))
     return out, evidence
 
 

@@ -3,6 +3,7 @@
 import re
 from typing import List, Sequence
 
+from mps_doctor import known_errors
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result
 from mps_doctor.triage.text import Line, matching
@@ -10,9 +11,6 @@ from mps_doctor.triage.text import Line, matching
 # Windows numbers NVIDIA's driver 31.0.15.3623 (Device Manager, dxdiag, wmic): its last five digits are the release
 # NVIDIA publishes, 536.23 (NVIDIA's driver release notes name both).
 WINDOWS_DRIVER = re.compile(r"\b(?:2\d|3\d)\.0\.1(\d)\.(\d{4})\b")
-# ctypes on Windows (Python 3.8+): "Could not find module '...\torch\lib\c10.dll' (or one of its dependencies)";
-# torch's own DLLs, as its wheel's torch\lib holds them.
-TORCH_DLL = re.compile(r"Could not find module '[^'\n]*\\(c10|c10_cuda|torch\w*|fbgemm|asmjit|shm|libiomp5md)\.dll'")
 WINDOWS_LINE = re.compile(r"(?i:driver)|\.dll'")
 VC_REDIST = "https://learn.microsoft.com/en-us/cpp/windows/latest-supported-vc-redist"
 
@@ -27,12 +25,12 @@ def parse_windows(lines: Sequence[Line]) -> Result:
             digits = driver.group(1) + driver.group(2)
             out += [Finding("nvidia_smi.driver_version", "%s.%s" % (digits[:3], digits[3:]), line.number, "windows"),
                     Finding("host.system", "Windows", line.number, "windows")]
-        dll = TORCH_DLL.search(line.text)
+        dll = known_errors.search(known_errors.TORCH_DLL_NOT_FOUND, line.text)
         if dll:
             out.append(Finding("host.system", "Windows", line.number, "windows"))
             evidence.append(Evidence(
-                (), "Windows cannot load torch's %s.dll or a DLL it needs: import torch fails" % dll.group(1),
-                "Windows could not load %s.dll from torch's lib folder, or one of the DLLs it depends on." % dll.group(1),
+                (), "Windows cannot load torch's %s.dll or a DLL it needs: import torch fails" % dll.group("dll"),
+                "Windows could not load %s.dll from torch's lib folder, or one of the DLLs it depends on." % dll.group("dll"),
                 "torch's DLLs need the Microsoft Visual C++ runtime (msvcp140.dll, vcruntime140.dll); when it is missing, "
                 "or the install is partial, import torch fails with this message. Install the latest Visual C++ "
                 "Redistributable, then reinstall torch in a fresh virtual environment if it persists.",
