@@ -25,6 +25,16 @@ def shorten(text: str, limit: int) -> str:
     return (head or text[:room]) + ELLIPSIS
 
 
+def shorten_path(text: str, limit: int) -> str:
+    """TEXT whole when it has at most LIMIT characters, else '...' and its end, from a path separator where one leaves
+    room: the end of a path (the file's own name) is what tells two paths apart."""
+    if len(text) <= limit:
+        return text
+    tail = text[len(text) - max(0, limit - len(ELLIPSIS)):]
+    cut = tail.find("/")
+    return ELLIPSIS + (tail[cut:] if 0 <= cut < len(tail) - 1 else tail)
+
+
 def wrap(text: str, width: int, indent: str = "") -> List[str]:
     """TEXT as lines of at most WIDTH characters, each starting with INDENT, broken only between units (UNIT): a
     path or a backquoted command is never split, and one longer than a line has a line of its own."""

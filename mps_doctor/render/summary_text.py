@@ -5,7 +5,7 @@ from typing import List, Sequence
 from mps_doctor.fleet.summarize import VERSION_LABELS, Machine, Summary
 from mps_doctor.render.safe import escaped_line
 from mps_doctor.render.script import posix_quote
-from mps_doctor.words import shorten
+from mps_doctor.words import shorten, shorten_path
 
 STATE_WORDS = {"ready": "ready", "not-ready": "not ready", "timed-out": "timed out",
                "doctor-failed": "incomplete (a check crashed)"}
@@ -40,10 +40,11 @@ def versions_line(counts) -> str:
 
 def columns(rows: Sequence[Sequence[str]], indent: str = "  ") -> List[str]:
     """ROWS as aligned columns, each cell one safe line, of at most CELL characters but in the last column (where a
-    command or a reason is never cut)."""
+    command or a reason is never cut); the first column, a machine's file, keeps its end."""
     if not rows:
         return []
-    cells = [[escaped_line(str(cell)) if i == len(row) - 1 else shorten(escaped_line(str(cell)), CELL)
+    cells = [[escaped_line(str(cell)) if i == len(row) - 1 else
+              shorten_path(escaped_line(str(cell)), CELL) if i == 0 else shorten(escaped_line(str(cell)), CELL)
               for i, cell in enumerate(row)] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
     return [(indent + "  ".join(cell.ljust(width) for cell, width in zip(row, widths))).rstrip() for row in cells]

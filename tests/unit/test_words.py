@@ -104,3 +104,14 @@ def test_no_report_or_plan_splits_a_path_or_a_command(name):
     assert split_units(render_text(report), texts) == []
     assert split_units(render_text(report, verbose=True), texts) == []
     assert split_units(render_script(plan), texts) == []
+
+
+@pytest.mark.parametrize(("text", "limit", "expected"), [
+    ("a/b.json", 40, "a/b.json"),
+    ("venv/lib/python3.11/site-packages/mps_doctor/data/report.schema.json", 40, ".../mps_doctor/data/report.schema.json"),
+    ("x" * 50, 10, "...xxxxxxx"),
+])
+def test_a_long_path_keeps_its_end(text, limit, expected):
+    from mps_doctor.words import shorten_path
+
+    assert shorten_path(text, limit) == expected and len(expected) <= limit
