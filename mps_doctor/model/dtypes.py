@@ -27,8 +27,10 @@ INT64_MACOS, INT64_FROM = "13.3", (2, 1)
 INT64_SOURCE = "https://github.com/pytorch/pytorch/pull/95817"
 # scatter_reduce amin/amax on int64 needs Metal's 64-bit atomics, macOS 15 (ScatterGather.mm: "scatter_reduce(amin/amax)
 # on int64 requires macOS 15 or newer"; pytorch/pytorch#184028, merged before release/2.13 was cut); 2.6 to 2.12 refuse
-# min/max on int64 on every macOS (pytorch/pytorch#141948).
-SCATTER_MACOS15_FROM, SCATTER_INT64_FROM = (2, 13), (2, 6)
+# min/max on int64 on every macOS (pytorch/pytorch#141948). The message is in the macOS wheels' binaries of 2.13 and
+# 2.14 only; 2.15's kernel falls back instead of refusing (read from the wheels: known_errors.json,
+# mps.op-needs-macos15, which names them).
+SCATTER_MACOS15_FROM, SCATTER_MACOS15_UNTIL, SCATTER_INT64_FROM = (2, 13), (2, 14), (2, 6)
 # torch.cuda.is_bf16_supported(): native bfloat16 from compute capability 8.0 (Ampere) (torch/cuda/__init__.py).
 CUDA_BF16_CAPABILITY = (8, 0)
 
@@ -111,7 +113,7 @@ def mps_findings(ops: Tuple[Op, ...], loaded: Optional[Loaded], torch: Optional[
             found.append(DtypeFinding("scatter-reduce-int64", "warn", "scatter_reduce on int64: torch %d.%d refuses "
                                       "its min and max reductions on MPS" % torch[:2], scatter, "",
                                       "https://github.com/pytorch/pytorch/pull/141948"))
-        elif macos is None or not at_least(macos, "15.0"):
+        elif torch[:2] <= SCATTER_MACOS15_UNTIL and (macos is None or not at_least(macos, "15.0")):
             found.append(DtypeFinding("scatter-reduce-int64", "warn", "scatter_reduce on int64: its amin and amax "
                                       "reductions need macOS 15 on MPS" + (", this Mac runs %s" % macos if macos else ""),
                                       scatter, "scatter_reduce(amin/amax) on int64 requires macOS 15 or newer",

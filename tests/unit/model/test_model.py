@@ -188,6 +188,9 @@ def test_scatter_reduce_on_int64_needs_macos_15_from_213():
     assert "refuses its min and max" in rules.mps_findings(ops, LOADED, (2, 9), "14.0", table)[0].summary
     assert "macOS 15" in rules.mps_findings(ops, LOADED, (2, 13), "14.6", table)[0].summary
     assert rules.mps_findings(ops, LOADED, (2, 13), "15.0", table) == ()
+    # 2.15's binary no longer carries the macOS 15 refusal (mps.op-needs-macos15, read from the wheels).
+    assert "macOS 15" in rules.mps_findings(ops, LOADED, (2, 14), "14.6", table)[0].summary
+    assert rules.mps_findings(ops, LOADED, (2, 15), "14.6", table) == ()
 
 
 def test_cuda_bfloat16_below_sm80_and_the_tf32_state():
