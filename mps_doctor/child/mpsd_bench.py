@@ -157,11 +157,7 @@ def bench_device(torch, device, images, labels, options, emit):
 
 def run(options, emit):
     """Bench each device of OPTIONS in turn (CPU first), one result frame per device."""
-    emit("begin", "interpreter")
-    emit("result", "interpreter", mpsd_probe.interpreter_facts())
-    emit("begin", "torch")
-    torch_data, torch = mpsd_probe.torch_facts()
-    emit("result", "torch", torch_data)
+    torch_data, torch = mpsd_probe.first_stages(emit)
     if torch is None:
         return
     emit("progress", "bench", {"phase": "data"})

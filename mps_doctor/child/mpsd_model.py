@@ -237,11 +237,7 @@ def wanted(session, stage):
 def run(options, emit):
     """The interpreter and torch stages as in `check`, then the model stages that OPTIONS["stages"] asks for."""
     fallback_env = os.environ.get("PYTORCH_ENABLE_MPS_FALLBACK")
-    emit("begin", "interpreter")
-    emit("result", "interpreter", mpsd_probe.interpreter_facts())
-    emit("begin", "torch")
-    torch_data, torch = mpsd_probe.torch_facts()
-    emit("result", "torch", torch_data)
+    torch_data, torch = mpsd_probe.first_stages(emit)
     if torch is None:
         return
     if hasattr(torch, "set_warn_always"):

@@ -473,13 +473,19 @@ def tf32_off(torch):
     return saved
 
 
-def run(options, emit):
-    """Run the stages that OPTIONS ask for, emitting one framed result per stage."""
+def first_stages(emit):
+    """The interpreter and torch stages that every mode starts with, emitted; (torch's facts, torch or None)."""
     emit("begin", "interpreter")
     emit("result", "interpreter", interpreter_facts())
     emit("begin", "torch")
     torch_data, torch = torch_facts()
     emit("result", "torch", torch_data)
+    return torch_data, torch
+
+
+def run(options, emit):
+    """Run the stages that OPTIONS ask for, emitting one framed result per stage."""
+    torch_data, torch = first_stages(emit)
     if torch is None:
         return
     device = resolve_device(options.get("device", "auto"), torch_data)
