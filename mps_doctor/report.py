@@ -45,6 +45,7 @@ class Verdict:
     summary: str
     counts: Dict[str, int]
     suspected: bool = False  # triage: the root cause is suspected, the paste lacks the fact that decides it
+    known_error: Optional[str] = None  # triage: the catalogue message that explains the root cause, if one does
 
 
 @dataclass(frozen=True)
@@ -288,10 +289,12 @@ def result_to_dict(result: CheckResult, commands: Tuple[str, ...]) -> Dict[str, 
 
 
 def verdict_to_dict(report: Report) -> Dict[str, Any]:
-    """The verdict's JSON; `suspected` only in a triage report, where a root cause can be suspected."""
+    """The verdict's JSON; `suspected` and `known_error` only in a triage report, where a root cause can be suspected
+    or explained by a pasted message."""
     verdict = to_jsonable(report.verdict)
     if not (report.source or {}).get("kind") == "pasted":
         verdict.pop("suspected", None)
+        verdict.pop("known_error", None)
     return verdict
 
 

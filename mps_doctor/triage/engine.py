@@ -92,8 +92,9 @@ FIRST_MPS_RELEASE = minor_of(load_releases().first_mps)  # MPS arrived in torch 
 def derive(known: Dict[str, Known]) -> Dict[str, Known]:
     """Facts that follow from others: a torch older than 1.12 was built without MPS; an x86_64 Python of a conda
     environment on macOS is an osx-64 (Intel) conda's."""
-    torch = known.get("packages.torch")
-    if torch is not None and "torch.mps_built" not in known and torch.parser in INSTALLED_SOURCES:
+    torch = next((known[path] for path in ("torch.version", "packages.torch")
+                  if path in known and known[path].parser in INSTALLED_SOURCES), None)
+    if torch is not None and "torch.mps_built" not in known:
         numbers = version_tuple(str(torch.value))[:2]
         if len(numbers) == 2 and numbers < FIRST_MPS_RELEASE:
             known = dict(known, **{"torch.mps_built": Known(False, torch.lines, "derived")})
@@ -234,6 +235,7 @@ class Evaluator:
         self.paste, self.layers = paste, tuple(layers)
         self.undecided: List[str] = []
         self.suspected: List[str] = []
+        self.decided_by: Dict[str, Evidence] = {}
 
     def has(self, requirement: str) -> bool:
         return any(option in self.paste.known for option in requirement.split("|"))
@@ -270,18 +272,33 @@ class Evaluator:
                 return outcome
             if outcome.status != Status.ERROR:
                 if evidence is not None and evidence.overrides:
-                    return from_evidence(evidence, self.paste)
+                    return self.failed_by(evidence, spec.id)
                 if outcome.status == Status.FAIL or evidence is None or not self.last_candidate(evidence, spec.id):
                     return with_lines(outcome, spec.id, self.paste)
-                return from_evidence(evidence, self.paste)
+                return self.failed_by(evidence, spec.id)
         if evidence is not None:
-            return from_evidence(evidence, self.paste)
+            return self.failed_by(evidence, spec.id)
         suspicion = suspect(spec.facts, self.paste.known)
         if suspicion is not None:
             self.suspected.append(spec.id)
             return suspicion
         self.undecided.append(spec.id)
         return Outcome(Status.SKIP, "%s: %s" % (NOT_IN_PASTE, ", ".join(missing) or "facts this check needs"))
+
+
+    def failed_by(self, evidence: Evidence, check_id: str) -> Outcome:
+        """CHECK_ID's failing outcome from EVIDENCE, remembered as what decided it."""
+        self.decided_by[check_id] = evidence
+        return from_evidence(evidence, self.paste)
+
+    def known_error(self, root_id: Optional[str]) -> Optional[str]:
+        """The catalogue id of the message that explains ROOT_ID: the message that failed that layer, or ROOT_ID
+        itself when it is a message; else None."""
+        pasted = {match.error.id for match in self.paste.matches}
+        if root_id is None or root_id in pasted:
+            return root_id
+        evidence = self.decided_by.get(root_id)
+        return evidence.source if evidence is not None and evidence.source in pasted else None
 
 
 def implicated(evidence: Evidence) -> Tuple[str, ...]:
@@ -352,7 +369,8 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         results.append(known_error_result(match, root is None and index == 0, number, paste))
     root_id = root.id if root is not None else (paste.matches[0].error.id if paste.matches else None)
     error = unexplained_error(paste) if root_id is None else None
-    verdict = replace(triage_verdict(results, device, root_id, error), suspected=root_id in evaluator.suspected)
+    verdict = replace(triage_verdict(results, device, root_id, error), suspected=root_id in evaluator.suspected,
+                      known_error=evaluator.known_error(root_id))
     device_from = choice.reason if choice is not None else "--device %s" % device
     source = dict(source_of(paste, device_from), **({"unexplained_error": {"line": error.number, "text": stripped_line(error.text)}}
                                                if error is not None else {}))
