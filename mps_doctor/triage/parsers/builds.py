@@ -1,12 +1,12 @@
 """Which build of torch a paste shows: conda's build strings, the index a pip install used, and the torch another
-library reports ("you have 2.1.0+cpu")."""
+library reports ("you have 2.1.0+cpu", Ultralytics' banner)."""
 
 import re
 from typing import List, Sequence
 
 from mps_doctor.triage.model import Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
-from mps_doctor.triage.parsers.common import Result
+from mps_doctor.triage.parsers.common import Result, python_version
 from mps_doctor.triage.text import Line, matching
 
 # `conda list` rows: Anaconda's `_pytorch_select 0.1 cpu_0` (or gpu_0) picks the variant; pytorch's own build string
@@ -17,7 +17,13 @@ CONDA_CUDA = re.compile(r"cuda(\d{2})\.?(\d)")
 INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(cpu|cu(\d{2,3}))\b")
 # xFormers' warning: "xFormers was built for: PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.1.0+cpu)".
 YOU_HAVE = re.compile(r"\bPyTorch \S+ with CUDA \d+ \(you have (\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\)")
-BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch)\s|download\.pytorch\.org/whl/|\(you have ", re.M)
+# The banner Ultralytics prints at every run (ultralytics/utils/torch_utils.py select_device, and YOLOv5's
+# utils/torch_utils.py): "Ultralytics YOLOv8.1.3 🚀 Python-3.10.11 torch-2.1.0+cpu CPU (...)", then "CUDA:0 (NVIDIA
+# GeForce RTX 3060, 12288MiB)" for each GPU torch sees, or "MPS (Apple M1 Pro)".
+ULTRALYTICS = re.compile(r"(?:Ultralytics|YOLOv5)\b.{0,60}? Python-(3\.\d+\.\d+) torch-(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)"
+                         r"(?: (?:CUDA:\d+ \(([^,()]{1,80}), \d+MiB\)|(MPS)\b|(CPU)\b))?")
+BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch)\s|download\.pytorch\.org/whl/|\(you have | Python-3\.\d+\.\d+ torch-",
+                        re.M)
 
 
 def cuda_of_label(digits: str) -> str:
@@ -51,4 +57,22 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         if have:
             out += [Finding("torch.version", have.group(1), line.number, p),
                     Finding("torch.installed", True, line.number, p)]
+        banner = ULTRALYTICS.search(text)
+        if banner:
+            out += banner_findings(banner, line.number)
     return out, []
+
+
+def banner_findings(banner: "re.Match", number: int) -> List[Finding]:
+    """The facts of Ultralytics' banner: the Python, the installed torch, and the device it chose (a GPU torch sees
+    means CUDA is available; MPS means an Apple Silicon Mac)."""
+    p = "build"
+    out = [Finding("interpreter.version", python_version(banner.group(1)), number, p),
+           Finding("torch.version", banner.group(2), number, p), Finding("torch.installed", True, number, p)]
+    gpu, mps = banner.group(3), banner.group(4)
+    if gpu:
+        out += [Finding("nvidia_smi.gpu", gpu.strip(), number, p), Finding("torch.cuda_available", True, number, p)]
+    if mps:
+        out += [Finding("host.system", "Darwin", number, p), Finding("host.hw_arm64", True, number, p),
+                Finding("torch.mps_available", True, number, p)]
+    return out

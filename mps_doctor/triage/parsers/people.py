@@ -5,6 +5,7 @@ and versions in their own words ("macOS 14.6.1", "Mac OS Sonoma 14.5", "Macosx M
 import re
 from typing import Iterator, List, Optional, Sequence, Tuple
 
+from mps_doctor.nvidia import capability_of
 from mps_doctor.triage.model import Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
 from mps_doctor.triage.parsers.common import Result, python_version
@@ -16,7 +17,8 @@ FIELD_KINDS = (
     ("os", re.compile(r"(?:OS|Operating system|Platform|OS version|System)(?: and version| version)?", re.I)),
     ("python", re.compile(r"Python(?: version)?", re.I)),
     ("torch", re.compile(r"(?:PyTorch|torch)(?: version)?", re.I)),
-    ("gpu", re.compile(r"GPU(?: vendor| type| models and configuration)?|Device|Accelerator|CUDA/cuDNN version", re.I)),
+    ("gpu", re.compile(r"GPU(?: vendor| type| models?| models and configuration)?|Graphics card|Device|Accelerator|"
+                       r"CUDA/cuDNN version", re.I)),
 )
 HEADING = re.compile(r"^#{2,4} +([^\n#]{1,60}?)\s*$", re.M)
 # "- OS (e.g., Linux): Windows 10 2004": the key, an example in parentheses the template gives, the answer.
@@ -91,6 +93,9 @@ def parse_people(lines: Sequence[Line]) -> Result:
         elif kind == "python":
             version = python_version(re.sub(r"^(?:Python|CPython)\s*", "", answer, flags=re.I))
             out += [Finding("interpreter.version", version, line.number, "template")] if version else []
+        elif kind == "gpu" and capability_of(answer):
+            # A GPU NVIDIA's tables know ("RTX 5080" in InvokeAI's "### GPU model"): its name is a fact.
+            out.append(Finding("nvidia_smi.gpu", answer.strip(), line.number, "template"))
         elif kind == "torch":
             found = re.match(r"v?(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\b", answer)
             out += package_finding("torch", found.group(1), line.number, "template") if found else []

@@ -94,6 +94,7 @@ def parse_session(lines: Sequence[Line]) -> Result:
         variable = ENV_SETTING.search(line.text)
         if variable:
             out.append(Finding("env." + variable.group(1), variable.group(2), line.number, "session"))
+        out += labelled_outputs(line)
         for pattern, path, convert in SESSION_CALLS if line.prompt == "python" or "print(" in line.text else ():
             if not re.search(pattern, line.text):
                 continue
@@ -106,6 +107,20 @@ def parse_session(lines: Sequence[Line]) -> Result:
                 if path in ("torch.mps_available", "torch.mps_built", "torch.cuda_available", "torch.version"):
                     out.append(Finding("torch.installed", True, reply.number, "session"))
     return out, []
+
+
+def labelled_outputs(line: Line) -> List[Finding]:
+    """A call printed with its answer on one line, as programs report them ("torch.cuda.is_available(): False" in
+    Ultralytics' select_device error, "torch.__version__ = 2.1.0")."""
+    if line.prompt:
+        return []
+    for pattern, path, convert in SESSION_CALLS:
+        printed = re.fullmatch(r"\s*(?:%s)\s*[:=]\s*(\S.{0,60})" % pattern, line.text)
+        value = convert(printed.group(1).strip()) if printed else NO_ANSWER
+        if printed and value != NO_ANSWER and (value is not None or path == "torch.cuda_version"):
+            installed = [Finding("torch.installed", True, line.number, "session")] if path != "interpreter.machine" else []
+            return [Finding(path, value, line.number, "session")] + installed
+    return []
 
 
 # A warning Python printed between a command and its output (`FILE:LINE: UserWarning: ...`, warnings.formatwarning),
