@@ -31,20 +31,26 @@ def parse_prose(lines: Sequence[Line]) -> Result:
         torch = PROSE_TORCH.search(text)
         if torch:
             out.append(Finding("packages.torch", torch.group(1), line.number, p))
-    return out, wrong_results(lines)
+    return out, wrong_results(lines) + capability_claims(lines)
 
 
 # How people report silent wrong results: "gives the wrong answer on MPS", "random numbers", "# NOT same!",
-# "is broken on MPS backend" (pytorch#111634, #81567, #118115, #90635).
+# "is broken on MPS backend" (pytorch#111634, #81567, #118115, #90635); in image generation, an image that is only
+# noise or black, and "a bug ... with the mps backend" without an error (ComfyUI#4263, #3346).
 WRONG_RESULTS = re.compile(r"\b(?:wrong|incorrect) (?:answer|result|output|value|number)s?\b|\bsome random numbers\b|"
                            r"#\s*NOT same\b|\b(?:is|are) broken on (?:the )?(?:MPS|CUDA)\b|"
-                           r"\bdiffer(?:s|ent)? from (?:the )?CPU\b", re.I)
+                           r"\bdiffer(?:s|ent)? from (?:the )?CPU\b|"
+                           r"\b(?:image|images|output|picture)s? (?:is|are) (?:just |only |all |pure )?(?:colou?r(?:ed)? |random )?noise\b|"
+                           r"\b(?:bug|problem) with (?:torch (?:with|on) )?(?:the )?mps backend\b", re.I)
+# The Apple GPU is the accelerator of a paste that names macOS without naming a device.
+MAC_NAMED = re.compile(r"\bmac ?os\b|\bsonoma\b|\bsequoia\b|\bventura\b|\bApple M[1-5]\b", re.I)
 
 
 def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
     """Evidence against device.parity when the paste reports results on an accelerator that are wrong."""
     text = joined(lines)
     device = next((d for d, pattern in (("mps", r"\bmps\b"), ("cuda", r"\bcuda\b")) if re.search(pattern, text, re.I)), None)
+    device = device or ("mps" if MAC_NAMED.search(text) else None)
     claim = next((line for _, line in matching(lines, WRONG_RESULTS) if WRONG_RESULTS.search(line.text)), None) if device else None
     if claim is None:
         return []
@@ -55,3 +61,28 @@ def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
         "later ones: upgrade torch (and macOS), compare with the CPU, and until then compute that operation on the CPU.",
         intents({"install_torch": {}}, {"check_again": {"device": device}}),
         "https://docs.pytorch.org/docs/stable/notes/mps.html", claim.number, "prose", devices=(device,), kind="wrong-results")]
+
+
+# People retelling a capability limit they were shown: "nothing under CUDA Compute 7.0 can be used" (vLLM#774),
+# "requires compute capability 7.0 or higher", "GPUs below compute capability 8.0 are not supported".
+CAPABILITY_CLAIM = re.compile(r"\b(?:under|below|less than|lower than|older than|at least|minimum(?: of)?|requires?)\s+"
+                              r"(?:(?:CUDA|NVIDIA)\s+)?compute(?:\s+capability)?\s+(\d{1,2}\.\d)\b|"
+                              r"\bcompute capability\s+(\d{1,2}\.\d)\s+(?:or (?:higher|above|newer)|is (?:not supported|required))",
+                              re.I)
+
+
+def capability_claims(lines: Sequence[Line]) -> List[Evidence]:
+    """Evidence against cuda.capability when the paste retells a compute-capability limit the GPU does not meet."""
+    claim = next((line for line in lines if "ompute" in line.text and CAPABILITY_CLAIM.search(line.text)), None)
+    if claim is None:
+        return []
+    found = CAPABILITY_CLAIM.search(claim.text)
+    needed = found.group(1) or found.group(2)
+    return [Evidence(
+        ("cuda.capability",), "the paste says the software needs compute capability %s or newer" % needed,
+        "The GPU is older than the compute capability %s that the software builds kernels for." % needed,
+        "A GPU below the compute capability a build targets cannot run its kernels, whatever the driver. "
+        "`nvidia-smi --query-gpu=name,compute_cap --format=csv` prints the GPU's capability: below %s, use a build "
+        "or release that still targets it, or another GPU." % needed,
+        intents({"run": ["nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv"]}),
+        "https://developer.nvidia.com/cuda-gpus", claim.number, "prose", devices=("cuda",))]
