@@ -352,7 +352,7 @@ def cuda_available(ctx: Context) -> Outcome:
 
 @check("cuda.capability", "The wheel has kernels for every visible GPU",
        layer=87, devices=("cuda",), facts=("torch.cuda_arch_list", "torch.cuda_devices"),
-       evidence=("gpu-too-old-for-torch", "gpu-too-old-for-triton", "gpu-below-cuda-floor"))
+       evidence=("gpu-too-old-for-torch", "gpu-too-old-for-triton", "gpu-below-cuda-floor", "capability-limit-retold"))
 def cuda_capability(ctx: Context) -> Outcome:
     """each GPU's compute capability against `torch.cuda.get_arch_list()` (sm_XY runs on X.Z with Z >= Y; compute_XY
     PTX on anything newer). The fix picks the CUDA build from the release table (PYTORCH_RELEASES_CODE_CC in the

@@ -79,10 +79,10 @@ def capability_claims(lines: Sequence[Line]) -> List[Evidence]:
     found = CAPABILITY_CLAIM.search(claim.text)
     needed = found.group(1) or found.group(2)
     return [Evidence(
-        ("cuda.capability",), "the paste says the software needs compute capability %s or newer" % needed,
+        (), "the paste says the software needs compute capability %s or newer" % needed,
         "The GPU is older than the compute capability %s that the software builds kernels for." % needed,
         "A GPU below the compute capability a build targets cannot run its kernels, whatever the driver. "
         "`nvidia-smi --query-gpu=name,compute_cap --format=csv` prints the GPU's capability: below %s, use a build "
         "or release that still targets it, or another GPU." % needed,
         intents({"run": ["nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv"]}),
-        "https://developer.nvidia.com/cuda-gpus", claim.number, "prose", devices=("cuda",))]
+        "https://developer.nvidia.com/cuda-gpus", claim.number, "prose", devices=("cuda",), kind="capability-limit-retold")]
