@@ -108,3 +108,69 @@ def test_illegal_hardware_instruction_on_apple_silicon_is_a_python_under_rosetta
     linux = triage("$ python app.py\nIllegal instruction (core dumped)\nUbuntu 22.04, Python 3.10\n")
     assert linux.verdict.root_cause == "process.illegal-instruction"
     assert "Rosetta" not in next(r for r in linux.results if r.id == "process.illegal-instruction").remedy.why
+
+
+# --- round 3: formats and retellings that unseen pastes used (issue 20) --------------------------------------------
+
+ULTRALYTICS_BANNER = "Ultralytics YOLOv8.1.3 🚀 Python-3.10.11 torch-2.1.0+cpu CPU (Intel Core(TM) i7-9700K 3.60GHz)\n"
+
+
+def test_ultralytics_banner_names_the_python_and_the_installed_torch_build():
+    # comic-translate-17: the banner's torch-2.1.0+cpu and Ultralytics' invalid CUDA device on an RTX 3060 Ti.
+    report = triage(dev_paste("comic-translate-17-ultralytics-torch-cpu-wheel"))
+    assert report.verdict.root_cause == "torch.cuda-built"
+    assert "ultralytics.invalid-cuda-device" in {r.id for r in report.results}
+    paste = read_paste(ULTRALYTICS_BANNER)
+    assert paste.known["interpreter.version"].value == (3, 10, 11)
+    assert paste.known["torch.version"].value == "2.1.0+cpu" and paste.known["torch.cuda_version"].value is None
+
+
+def test_ultralytics_banner_with_a_gpu_or_mps_says_what_torch_sees():
+    gpu = read_paste("Ultralytics 8.3.40 🚀 Python-3.12.7 torch-2.5.1+cu124 CUDA:0 (NVIDIA GeForce RTX 4090, 24564MiB)\n")
+    assert gpu.known["nvidia_smi.gpu"].value == ("NVIDIA GeForce RTX 4090",) and gpu.known["torch.cuda_available"].value is True
+    mps = read_paste("Ultralytics 8.3.40 🚀 Python-3.12.7 torch-2.5.1 MPS (Apple M2 Pro)\n")
+    assert mps.known["host.system"].value == "Darwin" and mps.known["torch.mps_available"].value is True
+    # A banner-like line that is not one (no Python-X torch-Y pair) is no fact.
+    assert "torch.version" not in read_paste("Ultralytics YOLOv8 🚀 is great, torch 2.1 too\n").known
+
+
+def test_a_call_printed_with_its_answer_on_one_line_is_a_fact():
+    paste = read_paste("torch.cuda.is_available(): False\ntorch.__version__ = 2.3.1\nplatform.machine(): x86_64\n")
+    assert paste.known["torch.cuda_available"].value is False
+    assert paste.known["torch.version"].value == "2.3.1"
+    assert paste.known["interpreter.machine"].value == "x86_64"
+    # Prose about a call is not its answer.
+    assert "torch.cuda_available" not in read_paste("torch.cuda.is_available(): I get False sometimes\n").known
+
+
+def test_an_issue_form_gpu_model_nvidia_knows_is_a_fact_with_its_capability():
+    # invokeai-7945: InvokeAI's form, "### GPU model" then "RTX 5080".
+    paste = read_paste(dev_paste("invokeai-7945-rtx5080-outdated-torch-no-sm120-windows"))
+    assert paste.known["nvidia_smi.gpu"].value == ("RTX 5080",)
+    assert "12.0" in paste.known["nvidia_smi.capability"].value
+    assert "nvidia_smi.gpu" not in read_paste("### GPU model\n\nsomething fast\n").known
+
+
+def test_an_apps_python_version_message_fails_the_python_layer():
+    # sdwebui-7964 (stable-diffusion-webui's launcher) and invokeai-7334 (InvokeAI's installer).
+    for name, message in (("sdwebui-7964-python311-incompatible-torch", "webui.python-version-untested"),
+                          ("invokeai-7334-python-3127-installer-refuses", "invokeai.installer-python-version")):
+        verdict = triage(dev_paste(name)).verdict
+        assert (verdict.root_cause, verdict.known_error) == ("python.version", message), name
+
+
+def test_an_image_of_noise_on_a_mac_is_a_silent_wrong_result():
+    # comfyui-4263: "the final image is just color noise" on macOS 14.6.1, no device named.
+    assert triage(dev_paste("comfyui-4263-flux-color-noise-mps-batchnorm-regression")).verdict.root_cause == "device.parity"
+    assert triage(dev_paste("comfyui-3346-wrong-sigma-mps-torch-222")).verdict.root_cause == "device.parity"
+    # Noise that is not the output ("noise schedule") or a Mac not named: no claim.
+    assert not read_paste("I changed the noise schedule on macOS 14.5 and torch 2.3.1\n").evidence
+    assert not [e for e in read_paste("the final image is just noise\n").evidence if e.kind == "wrong-results"]
+
+
+def test_a_retold_compute_capability_limit_fails_the_capability_layer():
+    # vllm-774: "nothing under CUDA Compute 7.0 can be used".
+    report = triage(dev_paste("vllm-774-pascal-compute-capability-below-70"))
+    assert report.verdict.root_cause == "cuda.capability" and "7.0" in report.verdict.summary
+    assert triage("vLLM requires compute capability 8.0 or higher on this GPU\n").verdict.root_cause == "cuda.capability"
+    assert not read_paste("compute the capability 7.0 of numbers\n").evidence
