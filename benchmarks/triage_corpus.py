@@ -1,7 +1,8 @@
 """Triage every pasted report in tests/pasted/ and compare what it names with the cause its thread confirmed.
 
 A case is diagnosed when the expected cause is the verdict's root cause or the catalogue message that explains it
-(`verdict.known_error`). Prints the dev cases one per line (ok or MISS, expected, got, device) and, per split, the
+(`verdict.known_error`); each is triaged under its thread's title, as the workflow passes it (`--body-only`: without
+it). Prints the dev cases one per line (ok or MISS, expected, got, device) and, per split, the
 share diagnosed; held-out cases are only counted, never listed, so that nobody tunes triage on them. Run from the
 checkout:
     python benchmarks/triage_corpus.py
@@ -19,10 +20,10 @@ from mps_doctor.errors import UsageError  # noqa: E402
 from mps_doctor.triage.engine import triage  # noqa: E402
 
 
-def named(text):
-    """(the causes triage names for TEXT, the device it chose)."""
+def named(text, title=None):
+    """(the causes triage names for TEXT under the issue's TITLE, the device it chose)."""
     try:
-        report = triage(text)
+        report = triage(text, title=title)
     except UsageError:
         return set(), "-"
     return {report.verdict.root_cause, report.verdict.known_error} - {None}, report.options.device
@@ -34,7 +35,7 @@ def main() -> int:
         with open(path[:-4] + ".json", encoding="utf-8") as handle:
             meta = json.load(handle)
         with open(path, encoding="utf-8") as handle:
-            got, device = named(handle.read())
+            got, device = named(handle.read(), None if "--body-only" in sys.argv else meta["title"])
         hit = meta["expected_root_cause"] in got
         counts = tally.setdefault(meta["split"], [0, 0])
         counts[0] += hit

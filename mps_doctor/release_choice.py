@@ -174,6 +174,18 @@ class ReleaseChoice:
         """The newest CUDA build of RELEASE that this driver runs and whose kernels cover every GPU torch sees."""
         return best_build(release, self.gpu_capabilities(), self.driver_cuda())
 
+    def release_for_driver(self) -> Optional[Tuple[Release, str]]:
+        """(the newest release this machine can install that the policy allows, its best build) among those with a
+        CUDA build this driver runs (NVIDIA's minimum drivers: a build newer than the driver's CUDA fails to load);
+        None when the driver's CUDA is unknown or no release has such a build."""
+        if not self.driver_cuda():
+            return None
+        for release in reversed(self.installable()):
+            build = self.best_build(release)
+            if build and self.allows(release):
+                return release, build
+        return None
+
     def cuda_build(self, installed: Optional[Release], cuda: Optional[str], asked: Optional[str]) -> Optional[str]:
         """The CUDA build to install INSTALLED (None: the release to install) from, for a remedy that asked for build
         CUDA of torch ASKED: this machine's best build of another release than ASKED, and where the release has no

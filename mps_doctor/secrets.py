@@ -36,7 +36,9 @@ NAMED_SECRET = re.compile(r"""(?i)(["']?\b[\w.-]{0,64}(?:token|passwd|password|s
                           r"""([^\s"',;&`\\]+)""")
 # Command-line options that take a credential: --password X, --token=X, -p X of some tools is too ambiguous to take.
 OPTION_SECRET = re.compile(r"(?i)(--(?:[\w-]*token|[\w-]*password|[\w-]*secret|api-key|auth)(?:=|\s+))([^\s\"'`\\]+)")
-PRIVATE_KEY = re.compile(r"-----BEGIN ([A-Z ]*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.DOTALL)
+# A block scrub() already replaced (its header then says REDACTED) is left as it is: scrubbing twice changes nothing.
+PRIVATE_KEY = re.compile(r"-----BEGIN ([A-Z ]*PRIVATE KEY(?: BLOCK)?)-----(?! REDACTED(?:\n|$)).*?(?:-----END \1-----|\Z)",
+                         re.DOTALL)
 
 
 def without_userinfo(value: str, replacement: str = "") -> str:

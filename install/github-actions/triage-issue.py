@@ -2,7 +2,9 @@
 """Post or update ONE mps-doctor triage comment on the issue of a GitHub `issues` event, with `gh`.
 
 Reads the event from $GITHUB_EVENT_PATH. The issue body goes from the event file into a temporary file that
-`mps-doctor triage` reads: it is never part of a command line or of the workflow's script. The comment carries a
+`mps-doctor triage` reads: it is never part of a command line or of the workflow's script. The title goes as one
+`--title=...` argument of that command, which runs without a shell (triage reads it only when the body names no
+cause). The comment carries a
 hidden marker, so an edited issue updates the same comment instead of adding one.
 
 Posts when triage finds a problem (exit 1); when it finds none (exit 0) it only updates an earlier comment. Text with
@@ -77,14 +79,22 @@ def fits(body):
     return len(body.encode("utf-8", "surrogatepass")) <= LIMIT
 
 
-def triage(body, workdir):
-    """(exit code, Markdown, errors) of `mps-doctor triage` on BODY, cut at GitHub's limit."""
+def title_argument(title):
+    """`--title=TITLE` for mps-doctor: one line of at most 256 characters (GitHub's cap), without NUL, which no
+    argument can hold; joined to the option by `=`, so that a title starting with a dash is never read as an option.
+    It is an argument of the command run without a shell, never part of a script."""
+    text = " ".join(str(title or "").replace("\0", " ").split())[:256]
+    return ["--title=" + text] if text else []
+
+
+def triage(body, workdir, title=""):
+    """(exit code, Markdown, errors) of `mps-doctor triage` on BODY, cut at GitHub's limit, with the issue's TITLE."""
     paste = os.path.join(workdir, "issue-body.md")
     with open(paste, "w", encoding="utf-8", errors="replace") as handle:
         handle.write(body[:LIMIT])
     command = shlex.split(os.environ.get("MPS_DOCTOR", "")) or [sys.executable, "-m", "mps_doctor"]
-    result = subprocess.run(command + ["triage", "--format", "markdown", paste], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, timeout=300)
+    result = subprocess.run(command + ["triage", "--format", "markdown"] + title_argument(title) + [paste],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
     return result.returncode, result.stdout, result.stderr
 
 
@@ -103,7 +113,9 @@ def main():
     bot = os.environ.get("TRIAGE_BOT_LOGIN", "github-actions[bot]")
     body = issue.get("body")
     with tempfile.TemporaryDirectory() as workdir:
-        code, markdown, errors = triage(body if isinstance(body, str) else "", workdir)
+        title = issue.get("title")
+        code, markdown, errors = triage(body if isinstance(body, str) else "", workdir,
+                                        title if isinstance(title, str) else "")
         if code not in (0, 1, 2):
             print("triage: mps-doctor failed (exit %d): %s" % (code, errors.strip()[:300]), file=sys.stderr)
             return 1

@@ -24,7 +24,7 @@ MACHINE_FORMATS = ("junit", "prometheus", "plist")
 @click.option("--no-github", is_flag=True, help="In GitHub Actions, write no step summary and no ::error/::warning "
               "annotations (written there by default).")
 @click.pass_context
-def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout, verbose, no_color, no_redact, no_github,
+def check(ctx, device, python, fmt, output, from_report, title, quick, strict, timeout, verbose, no_color, no_redact, no_github,
           config, select_ids, skip_ids, required):
     """Check whether PyTorch can train on the device from this Python, layer by layer."""
     from mps_doctor.diagnosis import diagnose
@@ -32,13 +32,13 @@ def check(ctx, device, python, fmt, output, from_report, quick, strict, timeout,
     from mps_doctor.render.text import fix_command
 
     try:
-        pasted, data = read_from(from_report, python, device)
+        pasted, data = read_from(from_report, python, device, title)
         if pasted is not None:
             from mps_doctor.render.triage import render_triage
 
             if fmt in ("junit", "prometheus"):
                 raise UsageError("--format %s needs a probe or a saved JSON report, not pasted text" % fmt)
-            fix = fix_command(pasted, local_doctor(), from_report, given(ctx, ("device",)))
+            fix = fix_command(pasted, local_doctor(), from_report, given(ctx, ("device", "title")))
             write_output(render_triage(pasted, fmt, verbose, to_stdout(output) and use_color(no_color),
                                        stdout_is_unicode(), not no_redact, fix), output)
             # check's 0 means ready: the work on the device ran and passed, which a paste can never show.

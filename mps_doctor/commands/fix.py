@@ -12,7 +12,7 @@ from mps_doctor.errors import DoctorError, UsageError
 from mps_doctor.output import write_output
 
 # The options of fix that its printed re-run repeats, in this order (--device only for a saved report or a paste).
-PLAN_OPTIONS = ("shell", "manager", "device", "torch_pin", "index_url", "pypi", "timeout")
+PLAN_OPTIONS = ("shell", "manager", "device", "title", "torch_pin", "index_url", "pypi", "timeout")
 
 
 @click.command("fix", context_settings=CONTEXT, epilog="\b\nExit codes: 0 a plan was printed, or nothing to fix; 2 usage "
@@ -28,7 +28,7 @@ PLAN_OPTIONS = ("shell", "manager", "device", "torch_pin", "index_url", "pypi", 
 @click.option("--pypi", is_flag=True, help="Install torch from the default index (no --index-url).")
 @output_option()
 @click.pass_context
-def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_pin, index_url, pypi, quick, timeout,
+def fix(ctx, print_commands, shell, manager, device, python, from_report, title, torch_pin, index_url, pypi, quick, timeout,
         strict, output, config, select_ids, skip_ids, required):
     """The exact, ordered, safe commands that fix what `check` finds, for this setup."""
     from mps_doctor.diagnosis import diagnose
@@ -42,7 +42,7 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_
             raise UsageError("--index-url and --pypi cannot be combined")
         if torch_pin is not None:
             pinned_release(torch_pin)
-        report, data = read_from(from_report, python, device)
+        report, data = read_from(from_report, python, device, title)
         if report is None:
             with status_line(sys.stderr, os.environ, enabled=not from_report) as progress:
                 report = diagnose(diagnosis_request(ctx, device=device, python=python, from_report=from_report,
@@ -51,7 +51,7 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, torch_
                                                     strict=strict, on_frame=progress))
         plan = build_plan(report, manager=manager, shell=shell, torch_pin=torch_pin,
                           index="" if pypi else index_url)
-        repeated = tuple(name for name in PLAN_OPTIONS if name != "device" or report.source is not None)
+        repeated = tuple(name for name in PLAN_OPTIONS if name not in ("device", "title") or report.source is not None)
         again = fix_command(report, local_doctor(), from_report, given(ctx, repeated) + ("--print-commands",))
         write_output(render_script(plan) if print_commands else render_explained(plan, again), output)
     except DoctorError as error:

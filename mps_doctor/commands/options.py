@@ -27,6 +27,8 @@ COLOR_HELP = ("No colour. Otherwise colour only on a terminal, never in CI or in
               "turns it off, FORCE_COLOR on (NO_COLOR wins).")
 FROM_HELP = ("A saved JSON report (e.g. a teammate's) whose facts are checked again instead of probing this machine; or "
              "pasted text, read as `triage` reads it (- for stdin).")
+TITLE_HELP = ("The issue's title, for pasted text: read (as line 1) only when the text names no cause, as a maintainer "
+              "reads an issue.")
 CONFIG_HELP = ("Policy file (default: the nearest pyproject.toml with a [tool.mps-doctor] table, searched upwards from "
                "the working directory to the repository's root).")
 
@@ -97,12 +99,18 @@ def config_option():
     return click.option("--config", metavar="FILE", help=CONFIG_HELP)
 
 
+def title_option():
+    """--title TEXT: the issue's title, for pasted text (triage, and check/fix --from a paste)."""
+    return click.option("--title", metavar="TEXT", help=TITLE_HELP)
+
+
 def diagnosis_options(strict_help: str):
     """The options of a diagnosis (check and fix; commands.shared.diagnosis_request reads them): the device, the
-    target, --from, --quick, --timeout, --strict (STRICT_HELP: what it changes for this command) and the policy's."""
+    target, --from (and --title for a paste), --quick, --timeout, --strict (STRICT_HELP: what it changes for this
+    command) and the policy's."""
     return together(
         device_option(), python_option(),
-        click.option("--from", "from_report", metavar="REPORT.json|FILE|-", help=FROM_HELP),
+        click.option("--from", "from_report", metavar="REPORT.json|FILE|-", help=FROM_HELP), title_option(),
         click.option("--quick", is_flag=True, help="Skip the training smoke step (the last layer)."),
         check_timeout_option(), click.option("--strict", is_flag=True, help=strict_help), policy_options)
 

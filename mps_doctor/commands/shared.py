@@ -61,9 +61,10 @@ def diagnosis_request(ctx, **fields):
     return DiagnosisRequest(**fields)
 
 
-def read_from(from_report, python, device):
-    """(the triage report, None) when --from names pasted text, (None, the bytes read) when it names a JSON report
-    (stdin, '-', is read once, here), (None, None) without --from or with --python (which --from excludes)."""
+def read_from(from_report, python, device, title=None):
+    """(the triage report, None) when --from names pasted text (with the issue's TITLE, as triage reads it), (None, the
+    bytes read) when it names a JSON report (stdin, '-', is read once, here), (None, None) without --from or with
+    --python (which --from excludes)."""
     if not from_report or python:
         return None, None
     from mps_doctor.inputs import embedded_report, is_json_document, read_input
@@ -78,7 +79,7 @@ def read_from(from_report, python, device):
     from mps_doctor.triage.engine import triage
 
     try:
-        return triage(text, device), None
+        return triage(text, device, title=title), None
     except UsageError:
         raise UsageError("--from %s: neither an mps-doctor JSON report nor pasted text it recognizes (collect_env, an "
                          "environment dump, an install log, a known error message)" % from_report)

@@ -26,12 +26,13 @@ from mps_doctor.checking.model import (
     run,
 )
 from mps_doctor.errors import UsageError
+from mps_doctor.nvidia import minimum_driver
 from mps_doctor.release_choice import ReleaseChoice, new_environment
 from mps_doctor.remedies.environments import NEW_ENV_TORCH, create_env, venv_python
 from mps_doctor.remedies.model import Plan, Step
 from mps_doctor.remedies.setup import Setup, detect_setup
 from mps_doctor.report import Report
-from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies
+from mps_doctor.versions import Release, admits, load_releases, minor_of, requirement, satisfies, version_tuple
 
 # How a plan for another machine (a saved report, a paste) starts mps-doctor: by name, installed there as the README
 # says; never this machine's path to it.
@@ -136,6 +137,11 @@ class Planner:
         if self.pinned is None and release is not None and not self.choice.allows(release):
             release = self.choice.release_to_install()
         cuda = self.choice.cuda_build(self.pinned or release, action.cuda, action.torch)
+        driver = self.choice.driver_cuda()
+        if cuda and driver and self.pinned is None and version_tuple(cuda) > version_tuple(driver):
+            # A build newer than the driver's CUDA would not load: the newest release with a build the driver runs.
+            fits = self.choice.release_for_driver()
+            release, cuda = fits if fits is not None else (release, cuda)
         torch = self.torch_pin or (release or self.choice.release_to_install() or self.releases.current).torch
         return release, cuda, torch
 
@@ -197,7 +203,7 @@ class Planner:
             if planned is not None:
                 self.mark(planned)
                 return ()
-            return (self.install_torch(action),)
+            return self.driver_first(action) + (self.install_torch(action),)
         if isinstance(action, InstallPackages):
             return (self.pip(*(("--upgrade",) if action.upgrade else ()), *action.packages),)
         if action.kind == "doctor":
@@ -205,6 +211,22 @@ class Planner:
             policy = self.repeated(strict=False) if action.argv[:1] == ("policy",) else ()
             return (run(*self.doctor, *action.argv, *policy),)
         return (action,)
+
+    def driver_first(self, action: InstallTorch) -> Tuple[Cmd, ...]:
+        """A note to update the NVIDIA driver before an install whose CUDA build is newer than the driver runs (no
+        release of the table has a build it runs), with the driver that build needs (NVIDIA's table)."""
+        cuda, driver = self.resolved(action)[1], self.choice.driver_cuda()
+        if not (cuda and driver and version_tuple(cuda) > version_tuple(driver)):
+            return ()
+        host = self.report.facts.host
+        installed = host.nvidia_smi.driver_version if host.nvidia_smi else None
+        # Windows numbers its drivers with two parts (475.14), Linux with three (535.104.05): NVIDIA's table.
+        system = host.system if host.system in ("Linux", "Windows") else (
+            "Windows" if installed and installed.count(".") == 1 else None)
+        minimum = minimum_driver(cuda, system)
+        needs = "driver %s or newer" % minimum if minimum else "a newer driver"
+        return (note("update the NVIDIA driver first: it runs CUDA up to %s, and this CUDA %s build needs %s "
+                     "(nvidia-smi shows the driver)" % (driver, cuda, needs)),)
 
     def check_again(self, action: CheckAgain) -> None:
         """Fold ACTION into the closing check: the first device or timeout asked for wins."""

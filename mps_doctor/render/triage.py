@@ -79,6 +79,7 @@ def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool
     read = "%d pasted line%s" % (count, "" if count == 1 else "s") if source else "the mps-doctor report in the paste"
     lines = ["mps-doctor %s triage: %s, device %s" % (report.tool_version, read, report.options.device)]
     lines += ["Device from: %s" % escaped_line(source["device_from"])] if source.get("device_from") else []
+    lines += [TITLE_NOTE] if source.get("title") else []
     lines.append("")
     rows = [tuple(escaped_line(cell) for cell in row) for row in fact_rows(report)]
     if rows:
@@ -93,6 +94,10 @@ def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool
     return "\n".join(lines) + "\n" + body
 
 
+# A report that read the issue's title (triage --title) numbers it line 1.
+TITLE_NOTE = "Line 1 is the issue's title, read because the text below it names no cause; the text's lines count from 3."
+
+
 def render_reply(report: Report) -> str:
     """A reply to post on the issue: the verdict, the cause, the fix commands, then as much of what was read from the
     paste as fits one comment (MAX_REPLY). Every value from the paste is literal text (render/md.py)."""
@@ -102,6 +107,8 @@ def render_reply(report: Report) -> str:
     device_from = (report.source or {}).get("device_from")
     if device_from:
         head += ["Why %s: %s." % (md.code(report.options.device), md.prose(device_from)), ""]
+    if (report.source or {}).get("title"):
+        head += [TITLE_NOTE, ""]
     if root is not None:
         head.append("**%s** (%s): %s" % ("Suspected cause" if verdict.suspected else "Cause", md.code(root.id),
                                           md.marked_prose(root.summary)))

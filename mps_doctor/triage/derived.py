@@ -66,7 +66,9 @@ def wheel_cuda(known: Dict[str, Any]) -> Tuple[Optional[str], str]:
     the PyPI Linux wheel of the torch version it installs or asks for (Linux only)."""
     if "torch.cuda_version" in known:
         cuda = value_of(known, "torch.cuda_version")
-        return (".".join(str(cuda).split(".")[:2]), "torch reports it") if cuda else (None, "")
+        how = {"build": "the install's index or build string says so", "derived": "its version's +cu label says so"}.get(
+            known["torch.cuda_version"].parser, "torch reports it")
+        return (".".join(str(cuda).split(".")[:2]), how) if cuda else (None, "")
     if value_of(known, "torch.wheel_cuda"):
         return str(value_of(known, "torch.wheel_cuda")), "the wheel's name says so"
     if value_of(known, "host.system") != "Linux":

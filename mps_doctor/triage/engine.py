@@ -29,7 +29,7 @@ from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.parsers.install import NO_WHEEL
 from mps_doctor.triage.stale import reconcile
 from mps_doctor.triage.suspected import suspect
-from mps_doctor.triage.text import Line, clean, joined
+from mps_doctor.triage.text import Line, Lines, clean, joined
 from mps_doctor.versions import load_releases, minor_of, version_tuple
 from mps_doctor.words import shorten
 
@@ -63,6 +63,10 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     """Clean RAW and run every parser and the catalogue over it."""
     all_checks()
     lines = clean(raw)
+    # Cleaning removes what could split a secret's shape apart (an escape, a tag, a control, an entity): scrub again.
+    rescrubbed = scrub(lines.text)
+    if rescrubbed != lines.text:
+        lines = Lines(rescrubbed.split("\n"), list(lines.prompts))
     findings: List[Finding] = []
     evidence: List[Evidence] = []
     for parser in PARSERS:
@@ -270,6 +274,13 @@ class Evaluator:
             outcome = spec.pasted(judged, ctx, self) if spec.pasted and judged.status != Status.ERROR else judged
             if outcome.status == Status.SKIP and judged.status != Status.SKIP:
                 return outcome
+            if outcome.status == Status.WARN and evidence is None:
+                # A layer that only warns for want of its decisive fact (a driver's CUDA that another pasted message
+                # stood in for) takes the suspicion for that fact.
+                suspicion = suspect(tuple(r.split("|")[0] for r in spec.facts), self.paste.known)
+                if suspicion is not None:
+                    self.suspected.append(spec.id)
+                    return suspicion
             if outcome.status != Status.ERROR:
                 if evidence is not None and evidence.overrides:
                     return self.failed_by(evidence, spec.id)
@@ -346,9 +357,40 @@ def known_error_result(match: Match, is_root: bool, number: int, paste: Paste) -
                        "known_errors.json: " + ", ".join(error.sources[:2]))
 
 
-def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError, ...]] = None) -> Report:
-    """The report for pasted text RAW; raise UsageError when it holds nothing recognizable. Secrets in RAW are
-    replaced before it is read, so that no fact, message or output can hold one."""
+# GitHub caps an issue's title at 256 characters.
+TITLE_LIMIT = 256
+
+
+def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError, ...]] = None,
+           title: Optional[str] = None) -> Report:
+    """The report for pasted text RAW; raise UsageError when it holds nothing recognizable. TITLE, the issue's title,
+    is read as a maintainer reads it: only when RAW names no cause, as line 1 above RAW (its lines then count from 3;
+    `source.title` says so). Secrets are replaced before anything is read, so that no fact, message or output can hold
+    one."""
+    heading = " ".join((title or "").split())[:TITLE_LIMIT]
+    try:
+        report = triage_text(raw, device, catalogue)
+    except UsageError:
+        if not heading:
+            raise
+        report = None
+    if not heading or report is not None and (report.verdict.root_cause or (report.source or {}).get("kind") != "pasted"):
+        return report
+    try:
+        titled = triage_text(heading + "\n\n" + raw, device, catalogue)
+    except UsageError:
+        titled = None
+    if titled is None or titled.verdict.root_cause is None:
+        if report is None:
+            raise UsageError("nothing recognizable in the pasted text or its title")
+        return report
+    cleaned = clean(scrub(heading))
+    text = scrub(cleaned[0].text) if len(cleaned) else ""
+    return replace(titled, source=dict(titled.source, title={"line": 1, "text": text}))
+
+
+def triage_text(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError, ...]] = None) -> Report:
+    """The report for pasted text RAW alone (triage)."""
     embedded = embedded_report(raw)
     if embedded is not None:
         return replayed_report(embedded)

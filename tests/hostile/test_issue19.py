@@ -105,3 +105,14 @@ def test_a_secret_in_a_saved_report_is_never_printed(tmp_path):
                  ("fix", "--from", str(path), "--print-commands")):
         code, out, err = run(args)
         assert code in (0, 1) and token not in out + err, (args, err)
+
+
+def test_scrubbing_twice_changes_nothing():
+    """Triage scrubs the paste and its cleaned lines again; a private key block already replaced stays one line, and
+    the lines after it stay."""
+    from mps_doctor.secrets import scrub
+
+    text = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----\nPyTorch version: 2.5.1\n"
+            "export HF_TOKEN=hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567\n")
+    once = scrub(text)
+    assert scrub(once) == once and once.count("\n") == text.count("\n") and "PyTorch version: 2.5.1" in once

@@ -159,3 +159,16 @@ def test_fact_names_in_text_output_are_escaped_and_never_pose_as_another_fact():
     assert ESCAPE_BYTES.search(output) is None
     rows = [line.split()[0] for line in output.splitlines() if line.startswith("  packages.")]
     assert rows.count("packages.torch") == 1 and "9.9.9" not in output
+
+
+def test_a_secret_split_by_what_cleaning_removes_is_still_never_repeated():
+    """An escape, a tag, a control character or an entity inside or before a token hides its shape from the first
+    scrub; the cleaned text is scrubbed again (and so is the issue's title)."""
+    token = SECRETS["github"]
+    split = ("\x1b[31m" + token, token[:6] + "<b></b>" + token[6:], token[:6] + "\x07" + token[6:],
+             token[:3] + "&#95;" + token[4:])
+    for hidden in split:
+        paste = "RuntimeError: Torch not compiled with CUDA enabled %s\nPython version: 3.11.4\n" % hidden
+        for report in (triage(paste), triage("help", title="Torch not compiled with CUDA enabled " + hidden)):
+            for fmt in ("json", "markdown", "text"):
+                assert token not in render_triage(report, fmt), (hidden, fmt)

@@ -88,12 +88,12 @@ def carried_over(old, new):
     return [line for line in lines if len(line) >= 8 and line != MARKER and line in new]
 
 
-def event(action, body, changes=None):
+def event(action, body, changes=None, title="MPS not available"):
     """An `issues` webhook payload with the fields GitHub documents (action, issue, repository, sender)."""
     payload = {
         "action": action,
         "issue": {"url": "https://api.github.com/repos/octo-org/octo-repo/issues/42", "number": 42,
-                  "title": "MPS not available", "user": {"login": "reporter", "type": "User"}, "labels": [],
+                  "title": title, "user": {"login": "reporter", "type": "User"}, "labels": [],
                   "state": "open", "locked": False, "comments": 0, "author_association": "NONE", "body": body,
                   "html_url": "https://github.com/octo-org/octo-repo/issues/42"},
         "repository": {"id": 1, "name": "octo-repo", "full_name": "octo-org/octo-repo", "private": False,
@@ -271,3 +271,19 @@ def test_workflow_permissions_and_body_handling():
     assert "github.event.issue.body" not in text and "issue.title" not in text
     assert any(command.endswith("triage-issue.py") for command in runs)
     assert {s["uses"].split("@")[0] for s in steps if "uses" in s} == {"actions/checkout", "actions/setup-python"}
+
+
+def test_the_title_decides_when_the_body_names_no_cause_and_never_runs_or_becomes_an_option(github, tmp_path):
+    run, calls, comments = github
+    # mobileagent-60: nvidia-smi's header and a Python version in the body, the error in the title.
+    body = paste("mobileagent-60-cpu-torch-with-nvidia-driver")
+    result = run(event("opened", body, title="Torch not compiled with CUDA enabled"))
+    assert result.returncode == 0, result.stderr
+    reply = comments()[0]["body"]
+    assert "torch.cuda-built" in reply and "Line 1 is the issue's title" in reply
+    # A title that looks like an option or a command stays a title: one --title=... argument, no shell.
+    hostile = "--no-redact $(touch %s) `touch %s`\0 @octo-org/admins" % (tmp_path / "pwned1", tmp_path / "pwned2")
+    result = run(event("edited", body, changes={"body": {"from": body}}, title=hostile))
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "pwned1").exists() and not (tmp_path / "pwned2").exists()
+    assert "@octo-org" not in comments()[0]["body"]

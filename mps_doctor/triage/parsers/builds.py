@@ -48,7 +48,9 @@ def parse_builds(lines: Sequence[Line]) -> Result:
             elif re.search(r"(?:^|_)cpu(?:_|$)", row.group(3)):
                 out.append(Finding("torch.cuda_version", None, line.number, p))
         index = INDEX.search(text)
-        if index and re.search(r"\binstall\b", text):
+        # pip prints "Looking in indexes: https://pypi.org/simple, https://download.pytorch.org/whl/cu121" as it
+        # installs from them (pip/_internal/cli/req_command.py).
+        if index and re.search(r"\binstall\b|^Looking in indexes:", text):
             out.append(Finding("torch.cuda_version", None if index.group(1) == "cpu" else cuda_of_label(index.group(2)),
                                line.number, p))
             pinned = re.search(r"\btorch==(\d+\.\d+(?:\.\d+)?)(?![\w.+])", text)

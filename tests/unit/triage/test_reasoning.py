@@ -4,7 +4,10 @@ and a small synthetic variant."""
 import json
 import os
 
+import pytest
+
 from mps_doctor.checking.model import Status
+from mps_doctor.errors import UsageError
 from mps_doctor.triage.engine import NOT_IN_PASTE, read_paste, triage
 from tests.paths import TESTS_DIR
 
@@ -174,3 +177,75 @@ def test_a_retold_compute_capability_limit_fails_the_capability_layer():
     assert report.verdict.root_cause == "cuda.capability" and "7.0" in report.verdict.summary
     assert triage("vLLM requires compute capability 8.0 or higher on this GPU\n").verdict.root_cause == "cuda.capability"
     assert not read_paste("compute the capability 7.0 of numbers\n").evidence
+
+
+# --- the issue's title, read as a maintainer reads it ---------------------------------------------------------------
+
+def test_the_title_is_read_only_when_the_body_names_no_cause():
+    # mobileagent-60: the body shows nvidia-smi's header and Python; "Torch not compiled with CUDA enabled" is the title.
+    body = dev_paste("mobileagent-60-cpu-torch-with-nvidia-driver")
+    assert triage(body).verdict.root_cause is None
+    report = triage(body, title="Torch not compiled with CUDA enabled")
+    assert report.verdict.root_cause == "torch.cuda-built" and report.source["title"]["line"] == 1
+    # A body that names a cause keeps it: comfyui-264's title speaks of results, its body of float64.
+    body = dev_paste("comfyui-264-ddim-float64-mps")
+    report = triage(body, title="Wrong results with DDIM on MPS")
+    assert report.verdict.root_cause == triage(body).verdict.root_cause and "title" not in report.source
+
+
+def test_a_title_alone_can_be_read_and_nothing_in_either_is_refused():
+    report = triage("please help, see the screenshot", title="RuntimeError: Torch not compiled with CUDA enabled")
+    assert report.verdict.root_cause and report.source["title"]["line"] == 1
+    with pytest.raises(UsageError):
+        triage("please help", title="it does not work")
+
+
+def test_a_title_with_a_secret_or_controls_is_cleaned_before_anything_reads_it():
+    token = "ghp_" + "a" * 36
+    report = triage("please help", title="Torch not compiled with CUDA enabled \x1b[31m%s" % token)
+    assert token not in json.dumps(report.source) and "\x1b" not in json.dumps(report.source)
+
+
+def test_the_cli_reads_the_title_and_repeats_it_in_the_fix_command(cli, tmp_path):
+    paste = tmp_path / "issue.md"
+    paste.write_text(dev_paste("mobileagent-60-cpu-torch-with-nvidia-driver"), encoding="utf-8")
+    result = cli("triage", str(paste), "--title=Torch not compiled with CUDA enabled")
+    assert result.exit_code == 1 and "Line 1 is the issue's title" in result.output
+    assert "fix --from %s --title 'Torch not compiled with CUDA enabled'" % paste in result.output
+    fixed = cli("fix", "--from", str(paste), "--title", "Torch not compiled with CUDA enabled", "--print-commands")
+    assert fixed.exit_code == 0 and "download.pytorch.org/whl/cu" in fixed.output
+
+
+# --- installs a driver can run -------------------------------------------------------------------------------------
+
+OLD_DRIVER = ("| NVIDIA-SMI 475.14       Driver Version: 475.14       CUDA Version: 11.4     |\n"
+              "AssertionError: Torch not compiled with CUDA enabled\n")
+
+
+def test_an_install_the_pasted_driver_cannot_run_says_to_update_the_driver_first():
+    from mps_doctor.render.triage import render_triage
+
+    reply = render_triage(triage(OLD_DRIVER), "markdown")
+    fix = reply.split("**Fix:**", 1)[1].split("```", 2)[1]
+    lines = [line for line in fix.splitlines() if line.strip()]
+    assert lines[1].startswith("# update the NVIDIA driver first: it runs CUDA up to 11.4")
+    assert "/whl/cu" in lines[2]
+
+
+# --- a launcher's assertion that CUDA is available ------------------------------------------------------------------
+
+WEBUI_LOG = ("Installing torch and torchvision\n"
+             "Looking in indexes: https://pypi.org/simple, https://download.pytorch.org/whl/cu121\n"
+             "RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to "
+             "disable this check\n")
+
+
+def test_the_webui_launchers_assertion_is_a_false_is_available_and_suspects_the_driver():
+    paste = read_paste(WEBUI_LOG)
+    assert paste.known["torch.cuda_available"].value is False and paste.known["torch.cuda_version"].value == "12.1"
+    report = triage(WEBUI_LOG)
+    assert report.verdict.root_cause == "cuda.driver-version" and report.verdict.suspected
+    assert "530.30.02" in layer(report, "cuda.driver-version").summary  # CUDA 12.1 GA, Linux numbering
+    # Without the index the build is unknown: is_available() False is the finding, nothing is suspected.
+    report = triage(WEBUI_LOG.split("\n", 2)[2])
+    assert report.verdict.root_cause == "cuda.available" and not report.verdict.suspected
