@@ -13,7 +13,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from mps_doctor.triage.engine import read_paste  # noqa: E402
+from mps_doctor.triage.paste import read_paste  # noqa: E402
 from mps_doctor.triage.text import MAX_LINE  # noqa: E402
 
 SIZE = 64 * 1024

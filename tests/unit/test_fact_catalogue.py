@@ -10,7 +10,7 @@ import pytest
 from mps_doctor import fact_catalogue
 from mps_doctor.checking.registry import all_checks
 from mps_doctor.facts import Host, Interpreter, NvidiaSmi, Target, TorchInfo
-from mps_doctor.triage.engine import build_facts, read_paste
+from mps_doctor.triage.paste import build_facts, read_paste
 from tests.paths import ROOT_DIR
 
 ROOT = ROOT_DIR

@@ -7,7 +7,8 @@ import pytest
 from mps_doctor.checking.model import Options, Policy, Status
 from mps_doctor.release_choice import ReleaseChoice
 from mps_doctor.report import run_checks
-from mps_doctor.triage.engine import read_paste, triage
+from mps_doctor.triage.engine import triage
+from mps_doctor.triage.paste import read_paste
 from mps_doctor.versions import load_releases
 from tests.machines import load_machine, replay_facts
 

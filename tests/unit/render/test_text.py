@@ -10,7 +10,7 @@ from mps_doctor.facts import ErrorInfo
 from mps_doctor.probe.target import last_line
 from mps_doctor.render.bench_text import render_bench_text
 from mps_doctor.report import run_checks
-from mps_doctor.triage.engine import first_sentence, stripped_line
+from mps_doctor.triage.paste import first_sentence, stripped_line
 from tests.machines import load_machine, replay_facts
 from tests.paths import ROOT_DIR
 

@@ -206,7 +206,7 @@ def test_uname_after_any_macos_prompt(line):
 
 def test_a_headline_is_never_cut_inside_a_word():
     """A catalogue cause whose first sentence is longer than a headline allows ends at a whole word and '...'."""
-    from mps_doctor.triage.engine import first_sentence
+    from mps_doctor.triage.paste import first_sentence
 
     words = ["word%d" % n for n in range(80)]
     head = first_sentence(" ".join(words) + ". Second sentence.")

@@ -8,7 +8,8 @@ import pytest
 from mps_doctor.checking.model import Status
 from mps_doctor.errors import UsageError
 from mps_doctor.render.triage import render_triage
-from mps_doctor.triage.engine import read_paste, triage
+from mps_doctor.triage.engine import triage
+from mps_doctor.triage.paste import read_paste
 from tests.unit.triage.test_engine import CORPUS
 
 

@@ -9,7 +9,8 @@ import pytest
 from mps_doctor import nvidia
 from mps_doctor.checking.model import Status, run
 from mps_doctor.render.triage import render_triage
-from mps_doctor.triage.engine import read_paste, triage
+from mps_doctor.triage.engine import triage
+from mps_doctor.triage.paste import read_paste
 from tests.paths import TESTS_DIR
 
 HERE = TESTS_DIR

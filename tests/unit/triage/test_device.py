@@ -7,7 +7,8 @@ import os
 import pytest
 
 from mps_doctor.render.triage import render_triage
-from mps_doctor.triage.engine import NOT_IN_PASTE, read_paste, triage
+from mps_doctor.triage.engine import NOT_IN_PASTE, triage
+from mps_doctor.triage.paste import read_paste
 from mps_doctor.triage.text import clean
 from tests.paths import TESTS_DIR
 

@@ -8,8 +8,9 @@ import pytest
 
 from mps_doctor.checking.model import Status
 from mps_doctor.errors import UsageError
-from mps_doctor.triage.engine import NOT_IN_PASTE, implicated, read_paste, triage
+from mps_doctor.triage.engine import NOT_IN_PASTE, implicated, triage
 from mps_doctor.triage.parsers import platform as platform_parser
+from mps_doctor.triage.paste import read_paste
 from mps_doctor.triage.text import clean
 from tests.paths import TESTS_DIR
 

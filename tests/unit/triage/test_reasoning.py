@@ -8,7 +8,8 @@ import pytest
 
 from mps_doctor.checking.model import Status
 from mps_doctor.errors import UsageError
-from mps_doctor.triage.engine import NOT_IN_PASTE, read_paste, triage
+from mps_doctor.triage.engine import NOT_IN_PASTE, triage
+from mps_doctor.triage.paste import read_paste
 from tests.paths import TESTS_DIR
 
 PASTED = os.path.join(TESTS_DIR, "pasted")

@@ -1,0 +1,222 @@
+"""A paste as read: its cleaned lines, the facts every parser found (with their lines), the evidence against layers
+and the catalogue's matches; the facts derived from them, and the device they speak of."""
+
+import re
+import unicodedata
+from dataclasses import dataclass, replace
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from mps_doctor.checking.pasted import PASTED_PYTHON
+from mps_doctor.checking.registry import REGISTRY, all_checks
+from mps_doctor.fact_catalogue import arguments_for
+from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
+from mps_doctor.known_errors import KnownError, Match, find_all
+from mps_doctor.secrets import scrub
+from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_from
+from mps_doctor.triage.device import Choice, choose, derive_build, fact_votes, line_votes, message_votes
+from mps_doctor.triage.model import Evidence, Finding
+from mps_doctor.triage.parsers import PARSERS, PRIORITY
+from mps_doctor.triage.parsers.install import NO_WHEEL
+from mps_doctor.triage.stale import reconcile
+from mps_doctor.triage.text import Line, Lines, clean, joined
+from mps_doctor.versions import load_releases, minor_of, version_tuple
+from mps_doctor.words import shorten
+
+
+@dataclass(frozen=True)
+class Known:
+    """One fact as read: its value, every line it came from, and the parser that read it."""
+
+    value: Any
+    lines: Tuple[int, ...]
+    parser: str
+
+
+@dataclass(frozen=True)
+class Paste:
+    """Everything read from one paste."""
+
+    lines: Sequence[Line]
+    known: Dict[str, Known]
+    evidence: Tuple[Evidence, ...]
+    matches: Tuple[Match, ...]
+
+    @property
+    def recognized(self) -> bool:
+        return bool(self.known or self.evidence or self.matches)
+
+
+def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> Paste:
+    """Clean RAW and run every parser and the catalogue over it."""
+    all_checks()
+    lines = clean(raw)
+    # Cleaning removes what could split a secret's shape apart (an escape, a tag, a control, an entity): scrub again.
+    rescrubbed = scrub(lines.text)
+    if rescrubbed != lines.text:
+        lines = Lines(rescrubbed.split("\n"), list(lines.prompts))
+    findings: List[Finding] = []
+    evidence: List[Evidence] = []
+    for parser in PARSERS:
+        found, implicated = parser(lines)
+        findings += found
+        evidence += implicated
+    matches = tuple(sorted(find_all(joined(lines), catalogue), key=lambda m: m.line))
+    for match in matches:
+        findings.append(Finding("message", stripped_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
+    known = derive_build(derive(assemble(findings)), Known)
+    # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
+    system = known["host.system"].value if "host.system" in known else None
+    matches = tuple(replace(match, error=match.error.on(system)) for match in matches)
+    evidence = [item for item in evidence if not advises_own_python(item, known)] + capability_evidence(known)
+    for match in matches:
+        if match.error.layer in REGISTRY and about_the_layer(match, lines):
+            evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
+    evidence = reconcile(evidence, matches, known, lambda match: lines[match.line - 1].number)
+    return Paste(lines, known, tuple(evidence), matches)
+
+
+# Sources that name the torch a machine has (not one it asked for, as pip's and uv's errors do, nor prose).
+INSTALLED_SOURCES = ("collect_env", "session", "conda-plan", "lightning", "hf-env", "wheel")
+FIRST_MPS_RELEASE = minor_of(load_releases().first_mps)  # MPS arrived in torch 1.12 (PyTorch 1.12 release notes)
+
+
+def derive(known: Dict[str, Known]) -> Dict[str, Known]:
+    """Facts that follow from others: a torch older than 1.12 was built without MPS; an x86_64 Python of a conda
+    environment on macOS is an osx-64 (Intel) conda's."""
+    torch = next((known[path] for path in ("torch.version", "packages.torch")
+                  if path in known and known[path].parser in INSTALLED_SOURCES), None)
+    if torch is not None and "torch.mps_built" not in known:
+        numbers = version_tuple(str(torch.value))[:2]
+        if len(numbers) == 2 and numbers < FIRST_MPS_RELEASE:
+            known = dict(known, **{"torch.mps_built": Known(False, torch.lines, "derived")})
+    conda, machine = known.get("interpreter.conda"), known.get("interpreter.machine")
+    if conda is not None and machine is not None and machine.value == "x86_64" and "interpreter.conda_subdir" not in known \
+            and value_of(known, "host.system") == "Darwin":
+        # conda installs a Python of its own subdir's architecture: x86_64 on macOS is osx-64 (conda's platform
+        # subdirs, docs.conda.io "Managing packages for different platforms").
+        known = dict(known, **{"interpreter.conda_subdir": Known("osx-64", tuple(sorted(set(conda.lines + machine.lines))),
+                                                                  "derived")})
+    return derive_cuda(known, Known)
+
+
+def value_of(known: Dict[str, Known], path: str) -> Any:
+    """The value of fact PATH in KNOWN, or None."""
+    return known[path].value if path in known else None
+
+
+def advises_own_python(evidence: Evidence, known: Dict[str, Known]) -> bool:
+    """Whether EVIDENCE blames the Python version for a missing wheel while the paste's Python is the version it
+    advises: then the version is not why (a 32-bit or PyPy build, a platform without wheels), and the evidence is
+    left out so that the paste's own version is never contradicted."""
+    version = value_of(known, "interpreter.version")
+    advised = [intent.option("python") for intent in evidence.actions if intent.kind == "new_environment"]
+    return evidence.kind == NO_WHEEL and bool(version) and ".".join(map(str, version[:2])) in advised
+
+
+def about_the_layer(match: Match, lines: Sequence[Line]) -> bool:
+    """Whether a match speaks of what its layer checks: for an entry marked torch_libraries_only, a library that fails
+    to load implicates its layer only when it is torch's own (an extension such as torch_scatter built for another
+    architecture is not torch)."""
+    context = " ".join(line.text for line in lines[max(0, match.line - 5):match.line])
+    if not match.error.torch_libraries_only or not re.search(r"\.(so|dylib|pyd|dll)\b", context):
+        return True
+    return bool(re.search(r"[/\\]torch[/\\]|libtorch|libc10|libshm", context))
+
+
+def catalogue_evidence(match: Match, number: int) -> Evidence:
+    """A catalogue match as evidence against its layer."""
+    error = match.error
+    return Evidence((error.layer,), "%s (%s)" % (first_sentence(error.cause), error.id), stripped_line(match.text),
+                    error.cause + (" Fix: " + error.fix if error.fix else ""), error.actions, error.link, number,
+                    error.id, devices=error.devices)
+
+
+# The ASCII characters that mean something to a shell, Markdown or HTML, and the controls and line separators.
+UNSAFE = re.compile("[!$&*<>?@\\[\\]^`{|}\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Unicode format characters (bidi controls, zero-width, tags), surrogates and private use: never part of a message.
+HIDDEN = ("Cf", "Cs", "Co")
+
+
+def stripped_line(text: str, limit: int = 300) -> str:
+    """Pasted TEXT as one line of at most LIMIT characters, without the ASCII characters that mean something to a
+    shell, Markdown or HTML (` $ < > @ | * [ ] ! & \\) and without invisible ones; other scripts' letters and
+    punctuation (，：…) are the user's words and stay."""
+    text = UNSAFE.sub("", " ".join(text.replace("\\", "/").split()))
+    return shorten("".join(char for char in text if unicodedata.category(char) not in HIDDEN), limit)
+
+
+def first_sentence(text: str) -> str:
+    """TEXT up to its first full stop, without it."""
+    head = text.split(". ", 1)[0].rstrip(".")
+    return shorten(head, 200)
+
+
+def assemble(findings: Sequence[Finding]) -> Dict[str, Known]:
+    """One value per fact: the most trusted parser's (PRIORITY), then the earliest line; lines of agreeing findings kept."""
+    rank = {name: index for index, name in enumerate(PRIORITY)}
+    known: Dict[str, Known] = {}
+    by_path: Dict[str, List[Finding]] = {}
+    for finding in findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    for path, group in by_path.items():
+        if path in ("message", "nvidia_smi.gpu"):
+            values = tuple(dict.fromkeys(stripped_line(f.value, 300) for f in group))
+            known[path] = Known(values, tuple(sorted({f.line for f in group})), group[0].parser)
+            continue
+        group = [Finding(f.path, stripped_line(f.value, 160), f.line, f.parser) if isinstance(f.value, str) else f for f in group]
+        best = min(group, key=lambda f: (rank.get(f.parser, len(rank)), f.line))
+        lines = tuple(sorted({f.line for f in group if f.value == best.value}))
+        known[path] = Known(best.value, lines, best.parser)
+    return known
+
+
+def value(paste: Paste, path: str, default: Any = None) -> Any:
+    known = paste.known.get(path)
+    return default if known is None else known.value
+
+
+def build_facts(paste: Paste, device: str) -> Facts:
+    """The paste's facts in the types `check` uses, placed where the fact catalogue says; anything the paste does not
+    say stays unknown (None)."""
+    get = lambda path, default=None: value(paste, path, default)  # noqa: E731
+    placed = arguments_for({path: known.value for path, known in paste.known.items()},
+                           ("host", "host.nvidia_smi", "target.interpreter", "target.torch"))
+    smi = None
+    if placed["host.nvidia_smi"]:
+        smi = NvidiaSmi(found=True, **dict(placed["host.nvidia_smi"], gpus=tuple(get("nvidia_smi.gpu", ()))))
+    host = Host(**dict(placed["host"], system=get("host.system", "unknown"), nvidia_smi=smi))
+    # Always an interpreter (version () = unknown): layers that need its facts are judged by what the paste holds.
+    interpreter = Interpreter(**dict(placed["target.interpreter"], version=tuple(get("interpreter.version") or ()),
+                                     sys_platform={"Darwin": "darwin", "Linux": "linux", "Windows": "win32"}.get(host.system),
+                                     conda_meta=bool(get("interpreter.conda_subdir"))))
+    packages = placed["target.torch"].get("packages", {})
+    torch = None
+    # torch's own messages (a driver too old, no kernel image) are facts about torch too: TorchInfo.warnings.
+    if packages or "message" in paste.known or any(k.startswith("torch.") for k in paste.known):
+        failed_import = bool(get("torch.import_failed") and not get("torch.installed") and packages.get("torch"))
+        torch = TorchInfo(**dict(
+            placed["target.torch"],
+            installed=bool(get("torch.installed")) or failed_import,
+            import_error=ErrorInfo("ImportError", "torch could not be imported (collect_env printed N/A)") if failed_import else None,
+            cuda_version=get("torch.cuda_version", get("torch.wheel_cuda")),
+            cuda_devices=devices_from(paste.known, CudaDevice),
+            packages=packages, warnings=tuple(get("message", ()))))
+    target = Target(python=python_of(paste), device=device, interpreter=interpreter, torch=torch)
+    return Facts(host=host, target=target)
+
+
+def infer_device(paste: Paste) -> str:
+    """The device the paste is about (device_choice)."""
+    return device_choice(paste).device
+
+
+def device_choice(paste: Paste) -> Choice:
+    """The device the paste is about, from all of its evidence with weights (triage/device.py)."""
+    at = [(e.devices, e.line) for e in paste.evidence] + [(m.error.devices, m.line) for m in paste.matches]
+    read = {n for k in paste.known.values() for n in k.lines} | {line for _, line in at}
+    return choose(fact_votes(paste.known) + message_votes(at) + line_votes(paste.lines, read, value(paste, "host.system")))
+
+def python_of(paste: Paste) -> str:
+    """How a command for the pasted machine starts its Python: `python` on Windows (python.org's installer and
+    conda put no python3 there), else PASTED_PYTHON."""
+    return "python" if value(paste, "host.system") == "Windows" else PASTED_PYTHON
