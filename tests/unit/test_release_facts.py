@@ -112,6 +112,14 @@ ALLOWED_IN_CATALOGUE = {
     ("torchvision.nms-missing", "0.20.1"): "an example of a mismatched pair",
     ("windows.dll-load-failed", "2.4.0"): HISTORIC + " (torch 2.4.0 missed a DLL that 2.4.1 ships)",
     ("windows.dll-load-failed", "2.4.1"): HISTORIC + " (torch 2.4.0 missed a DLL that 2.4.1 ships)",
+    ("torch.compile-windows-unsupported", "2.0"): HISTORIC + " (the releases whose dynamo check refuses Windows)",
+    ("torch.compile-windows-unsupported", "2.1"): HISTORIC + " (the releases whose dynamo check refuses Windows)",
+    ("torch.compile-windows-unsupported", "2.4"): HISTORIC + " (a release whose dynamo check no longer names Windows)",
+    ("torch.mps-device-type-unknown", "1.10"): HISTORIC + " (a release whose device parser has no 'mps')",
+    ("torchvision.functional-tensor-removed", "0.15"): HISTORIC + " (torchvision deprecated functional_tensor in 0.15)",
+    ("torchvision.functional-tensor-removed", "0.17"): HISTORIC + " (torchvision removed functional_tensor in 0.17)",
+    ("torchvision.functional-tensor-removed", "0.16"): HISTORIC + " (the last torchvision with functional_tensor)",
+    ("torchvision.functional-tensor-removed", "2.1"): HISTORIC + " (the torch that torchvision 0.16 pairs with)",
 }
 
 
