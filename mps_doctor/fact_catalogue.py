@@ -65,7 +65,7 @@ FACTS: Tuple[Fact, ...] = (
     Fact("nvidia_smi.cuda_version", "text", "the driver's CUDA version", "host.nvidia_smi.cuda_version",
          (PROBE, "nvidia-smi", "derived")),
     Fact("nvidia_smi.gpu", "texts", "the GPU's name", "host.nvidia_smi.gpus",
-         (PROBE, "nvidia-smi", "cuda-message", "build", "template") + COLLECT_ENV),
+         (PROBE, "nvidia-smi", "cuda-message", "build", "template", "prose") + COLLECT_ENV),
     Fact("nvidia_smi.capability", "texts", "the GPU's compute capability", None, ("cuda-message", "derived"),
          "each GPU's compute capability, as torch's warning states it or by NVIDIA's table of GPUs "
          "(data/nvidia.json); it gives the CUDA devices their capability"),

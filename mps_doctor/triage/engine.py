@@ -115,7 +115,10 @@ class Evaluator:
         if root_id is None or root_id in pasted:
             return root_id
         evidence = self.decided_by.get(root_id)
-        return evidence.source if evidence is not None and evidence.source in pasted else None
+        if evidence is not None and evidence.source in pasted:
+            return evidence.source
+        # A parser's reading of a message decided the layer (pip's version listing): the catalogue entry of that layer.
+        return next((match.error.id for match in self.paste.matches if match.error.layer == root_id), None)
 
 
 def implicated(evidence: Evidence) -> Tuple[str, ...]:

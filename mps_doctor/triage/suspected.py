@@ -39,9 +39,33 @@ def old_driver(known: Dict[str, Any]) -> Optional[Outcome]:
     )
 
 
+def cpu_wheel_on_windows(known: Dict[str, Any]) -> Optional[Outcome]:
+    """On Windows, `torch.cuda.is_available()` is False and the paste does not show torch's build: a CPU build is the
+    likeliest reason, since the torch that plain `pip install torch` gets on Windows is one (PyPI's win_amd64 wheels
+    have no CUDA; PyTorch's CUDA builds come from its own index, pytorch.org/get-started), and a reinstall by another
+    package's requirements brings it back."""
+    available = known.get("torch.cuda_available")
+    system = known["host.system"].value if "host.system" in known else None
+    if available is None or available.value is not False or system != "Windows":
+        return None
+    return Outcome(
+        Status.FAIL,
+        "%s: torch is a build without CUDA (the default on Windows); the paste does not show torch's build" % SUSPECTED,
+        ("torch.cuda.is_available() is False (pasted line %s) on Windows" % ", ".join(map(str, available.lines)),),
+        Remedy("torch.cuda.is_available() is False on Windows, and the paste does not show which build of torch it is.",
+               "The torch that `pip install torch` installs on Windows is a CPU build: PyPI's Windows wheels have no "
+               "CUDA, and PyTorch's CUDA builds come from its own index. It prints a version ending in +cpu and None "
+               "for the CUDA: then reinstall torch from PyTorch's CUDA index for the driver that `nvidia-smi` shows.",
+               (run("python", "-c", "import torch; print(torch.__version__, torch.version.cuda)"), run("nvidia-smi")),
+               WINDOWS_INSTALL_DOCS, key="suspected-cpu-wheel", title="Read torch's build"),
+    )
+
+
+WINDOWS_INSTALL_DOCS = "https://pytorch.org/get-started/locally/"
 # The decisive fact each suspicion stands in for: it speaks for a layer that needs that fact when the paste lacks it.
 SUSPICIONS: Dict[str, Callable[[Dict[str, Any]], Optional[Outcome]]] = {
     "nvidia_smi.cuda_version": old_driver,
+    "torch.cuda_version": cpu_wheel_on_windows,
 }
 
 

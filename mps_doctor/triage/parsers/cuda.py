@@ -14,7 +14,7 @@ TRITON_DOCS = "https://github.com/triton-lang/triton#compatibility"
 # The lines to read: torch's and Triton's capability warnings (catalogue entries of these kinds, whose named groups
 # are read below), or an install command that names a torch release.
 MESSAGE_KINDS = (known_errors.GPU_TOO_OLD_FOR_TORCH, known_errors.GPU_NOT_COMPATIBLE, known_errors.GPU_TOO_OLD_FOR_TRITON,
-                 known_errors.CUDA_AVAILABLE_ASSERTED)
+                 known_errors.CUDA_UNAVAILABLE_REPORTED)
 TRIGGER = re.compile(known_errors.trigger(*MESSAGE_KINDS).pattern + r"|\binstall\b.*\btorch={2,3}\d", re.I | re.M)
 # `pip install torch==1.3.0`, `pip3 install torch===1.3.0 ...`, `uv pip install "torch==2.5.1"`.
 INSTALL = re.compile(r"\b(?:pip3?|uv pip|-m pip) install\b[^\n]{0,300}?[\s\"']torch={2,3}(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)")
@@ -35,8 +35,9 @@ def parse_cuda_messages(lines: Sequence[Line]) -> Result:
         installed = INSTALL.search(text)
         if installed:
             out.append(Finding("request.torch", installed.group(1), line.number, "cuda-message"))
-        if known_errors.search(known_errors.CUDA_AVAILABLE_ASSERTED, text):
-            # A launcher's `assert torch.cuda.is_available()` failed (stable-diffusion-webui's launch_utils.py).
+        if known_errors.search(known_errors.CUDA_UNAVAILABLE_REPORTED, text):
+            # A program says torch.cuda.is_available() returned False: stable-diffusion-webui's launcher asserts it,
+            # Bark, RVC and GFPGAN fall back to the CPU with their own words (each entry names its source).
             out.append(Finding("torch.cuda_available", False, line.number, "cuda-message"))
         old = known_errors.search(known_errors.GPU_TOO_OLD_FOR_TORCH, text)
         if old:

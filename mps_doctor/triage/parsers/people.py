@@ -14,7 +14,8 @@ from mps_doctor.triage.text import Line, matching
 # The fields of the issue templates of PyTorch (`- OS (e.g., Linux):`, bug-report.yml), InvokeAI, ComfyUI,
 # LLaMA-Factory and others (GitHub issue forms print each field as `### Label`, a blank line, then the answer).
 FIELD_KINDS = (
-    ("os", re.compile(r"(?:OS|Operating system|Platform|OS version|System)(?: and version| version)?", re.I)),
+    ("os", re.compile(r"(?:OS|Operating system|Platform|OS version|System)(?: and version| version)?|"
+                      r"System info(?:rmation)?", re.I)),
     ("python", re.compile(r"Python(?: version)?", re.I)),
     ("torch", re.compile(r"(?:PyTorch|torch)(?: version)?", re.I)),
     ("gpu", re.compile(r"GPU(?: vendor| type| models?| models and configuration)?|Graphics card|Device|Accelerator|"
@@ -65,7 +66,11 @@ ON_A_MAC = re.compile(r"\b(?:on|using|from|with|my) (?:my |an? )?mac(?:book\w*)?
                       re.I)
 # A CUDA build people name ("no .whl packages for torch 1.12.1+cu113"): the build they want.
 CUDA_BUILD = re.compile(r"\b(?:torch|pytorch)[ =]=?v?(\d+\.\d+(?:\.\d+)?\+cu\d{2,3})\b", re.I)
-PEOPLE_LINE = re.compile(r"torch|mac|osx|os x|darwin|sonoma|ventura|sequoia|monterey|big sur|tahoe|catalina|windows|win\d|"
+# An NVIDIA GPU as people name it ("RTX 4090", "GeForce GTX 1060", "RTX 3080 Ti", "A100"); kept only when NVIDIA's
+# table knows it (data/nvidia.json), so "RTX" alone or a model number that is not a GPU is no fact.
+NVIDIA_NAME = re.compile(r"\b(?:(?:NVIDIA )?(?:GeForce )?(?:RTX|GTX) ?\d{3,4}(?: Ti| SUPER)?|(?:Tesla |NVIDIA )?[AHLTV]\d{2,3})\b")
+PEOPLE_LINE = re.compile(r"rtx|gtx|nvidia|tesla|"
+                         r"torch|mac|osx|os x|darwin|sonoma|ventura|sequoia|monterey|big sur|tahoe|catalina|windows|win\d|"
                          r"linux|ubuntu|debian|centos|fedora|rhel|rocky|alma|suse|manjaro|wsl|python", re.I)
 
 
@@ -112,6 +117,9 @@ def parse_people(lines: Sequence[Line]) -> Result:
             out += system_facts(line.text, line.number, "prose")
         elif ON_A_MAC.search(line.text):
             out.append(Finding("host.system", "Darwin", line.number, "prose"))
+        gpu = NVIDIA_NAME.search(line.text)
+        if gpu and capability_of(gpu.group(0)):
+            out.append(Finding("nvidia_smi.gpu", gpu.group(0), line.number, "prose"))
         build = CUDA_BUILD.search(line.text)
         if build:
             out.append(Finding("request.cuda_build", build.group(1), line.number, "prose"))

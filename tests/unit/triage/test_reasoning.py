@@ -250,3 +250,59 @@ def test_the_webui_launchers_assertion_is_a_false_is_available_and_suspects_the_
     # Without the index the build is unknown: is_available() False is the finding, nothing is suspected.
     report = triage(WEBUI_LOG.split("\n", 2)[2])
     assert report.verdict.root_cause == "cuda.available" and not report.verdict.suspected
+
+
+# --- a program that says CUDA is unavailable, and the likeliest reason on Windows -----------------------------------
+
+def test_an_apps_cpu_fallback_message_is_a_false_is_available():
+    for text in ("No GPU being used. Careful, inference might be very slow!",
+                 "没有发现支持的N卡, 使用CPU进行推理",
+                 "UserWarning: The unoptimized RealESRGAN is slow on CPU. We do not use it."):
+        assert read_paste(text).known["torch.cuda_available"].value is False, text
+
+
+def test_on_windows_a_false_is_available_without_the_build_suspects_the_cpu_wheel():
+    # rvc-350: a Windows venv, an RTX 3090, and RVC's "no supported N card, using the CPU".
+    report = triage(dev_paste("rvc-350-rtx3090-windows-cpu-torch"))
+    assert report.verdict.root_cause == "torch.cuda-built" and report.verdict.suspected
+    # bitsandbytes-1254: "### System Info" names Windows 11 and an RTX 4090; the session prints False.
+    report = triage(dev_paste("bitsandbytes-1254-rtx4090-cpu-torch-windows"))
+    assert report.verdict.root_cause == "torch.cuda-built" and report.verdict.suspected
+    assert "RTX 4090" in report.facts.host.nvidia_smi.gpus
+    # The build shown decides instead; and off Windows the CPU wheel is not the likeliest reason.
+    shown = triage("I'm on Windows 11\n>>> torch.__version__\n'2.5.1+cu124'\n>>> torch.cuda.is_available()\nFalse\n")
+    assert layer(shown, "torch.cuda-built").status == Status.PASS
+    linux = triage("I'm on Ubuntu 22.04\n>>> torch.cuda.is_available()\nFalse\n")
+    assert linux.verdict.root_cause != "torch.cuda-built" and not linux.verdict.suspected
+
+
+def test_people_name_their_nvidia_gpu_and_only_known_names_count():
+    assert read_paste("my GPU is an RTX 3080 Ti on this box").known["nvidia_smi.gpu"].value == ("RTX 3080 Ti",)
+    assert "nvidia_smi.gpu" not in read_paste("the RTX 9999 of my dreams").known
+
+
+# --- messages people write their own way, and apps' own messages ----------------------------------------------------
+
+def test_torch_not_compiled_with_cuda_is_read_however_it_is_cased():
+    # espnet-4513: "Assertion error: torch not compiled with cuda".
+    assert triage(dev_paste("espnet-4513-torch-not-compiled-with-cuda")).verdict.root_cause == "torch.cuda-built"
+
+
+def test_an_installers_python_refusal_and_python_311s_dataclass_check_fail_the_python_layer():
+    # kohya-ss-1361 (SD.Next's installer, which kohya_ss shares) and rvc-1767 (fairseq on Python 3.11).
+    for name, message in (("kohya-ss-1361-python-3113-incompatible", "launcher.python-version-incompatible"),
+                          ("rvc-1767-mac-m2-fairseq-python311-dataclass", "python.dataclass-mutable-default")):
+        verdict = triage(dev_paste(name)).verdict
+        assert (verdict.root_cause, verdict.known_error) == ("python.version", message), name
+
+
+def test_a_torch_dll_windows_cannot_load_is_read_when_the_message_breaks_its_line():
+    # quality-classifier-deberta-2: "Error loading" ends one line, the quoted fbgemm.dll path starts another.
+    report = triage(dev_paste("quality-classifier-deberta-2-fbgemm-dll-windows-store-python"))
+    assert report.verdict.root_cause == "torch.import" and "fbgemm.dll" in report.verdict.summary
+
+
+def test_a_layer_failed_by_a_parsers_reading_still_names_its_catalogue_message():
+    # biomedia-2: pip's version listing fails python.version; pip.torch-no-version is the message that says so.
+    verdict = triage(dev_paste("biomedia-2-torch-1102-no-wheel-for-space-python")).verdict
+    assert (verdict.root_cause, verdict.known_error) == ("python.version", "pip.torch-no-version")
