@@ -11,7 +11,7 @@ from mps_doctor.triage.text import Line, matching
 # Windows numbers NVIDIA's driver 31.0.15.3623 (Device Manager, dxdiag, wmic): its last five digits are the release
 # NVIDIA publishes, 536.23 (NVIDIA's driver release notes name both).
 WINDOWS_DRIVER = re.compile(r"\b(?:2\d|3\d)\.0\.1(\d)\.(\d{4})\b")
-WINDOWS_LINE = re.compile(r"(?i:driver)|\.dll'|\.dll\" or one of its dependencies")
+WINDOWS_LINE = re.compile(r"(?i:driver)|%s" % known_errors.trigger(known_errors.TORCH_DLL_NOT_FOUND).pattern, re.M)
 VC_REDIST = "https://learn.microsoft.com/en-us/cpp/windows/latest-supported-vc-redist"
 
 
