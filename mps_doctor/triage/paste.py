@@ -63,6 +63,8 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     matches = tuple(sorted(find_all(joined(lines), catalogue), key=lambda m: m.line))
     for match in matches:
         findings.append(Finding("message", stripped_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
+    fixed = {line.number for line in lines if FIX_LINE.search(line.text)}
+    findings = [finding for finding in findings if finding.line not in fixed or finding.path == "message"]
     known = derive_build(derive(assemble(findings)), Known)
     # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
     system = known["host.system"].value if "host.system" in known else None
@@ -149,6 +151,12 @@ def first_sentence(text: str) -> str:
     """TEXT up to its first full stop, without it."""
     head = text.split(". ", 1)[0].rstrip(".")
     return shorten(head, 200)
+
+
+# A line that tells how the reporter fixed it ("Update: Fixed it by running pip install ... cu117", "solved by
+# installing Python 3.10"): what it names is the fix, not the state the paste shows, so it gives no fact.
+FIX_LINE = re.compile(r"\b(?:fixed|solved|resolved)\b(?: (?:it|this|that|the (?:issue|problem|error)))?(?: now)? "
+                      r"(?:by|with|after)\b|\b(?:it )?(?:works|worked|working) (?:now|after)\b", re.I)
 
 
 def assemble(findings: Sequence[Finding]) -> Dict[str, Known]:

@@ -306,3 +306,15 @@ def test_a_layer_failed_by_a_parsers_reading_still_names_its_catalogue_message()
     # biomedia-2: pip's version listing fails python.version; pip.torch-no-version is the message that says so.
     verdict = triage(dev_paste("biomedia-2-torch-1102-no-wheel-for-space-python")).verdict
     assert (verdict.root_cause, verdict.known_error) == ("python.version", "pip.torch-no-version")
+
+
+def test_a_line_that_tells_the_fix_gives_no_fact_of_the_broken_state():
+    # bark-173: "Update: Fixed it by running `pip install torch ... --index-url .../cu117 --force-reinstall`" is the fix;
+    # the paste's state is Bark's "No GPU being used" on Windows 10.
+    report = triage(dev_paste("bark-173-windows-no-gpu-cpu-torch"))
+    assert "torch.cuda_version" not in {fact["fact"] for fact in report.source["facts"]}
+    assert report.verdict.root_cause == "torch.cuda-built" and report.verdict.suspected
+    stated = read_paste("I ran pip install torch --index-url https://download.pytorch.org/whl/cu121 and it fails\n")
+    assert stated.known["torch.cuda_version"].value == "12.1"
+    fixed = read_paste("Solved by pip install torch --index-url https://download.pytorch.org/whl/cu121\n")
+    assert "torch.cuda_version" not in fixed.known
