@@ -104,6 +104,14 @@ def html_prose(value: str) -> str:
 LEADING, TRAILING = "(\"'", ".,;:)\"'?"
 
 
+CLOSING = {")": "(", "]": "[", "}": "{"}
+
+
+def closes_inside(run: str, closing: str) -> bool:
+    """Whether CLOSING closes a bracket opened inside RUN."""
+    return run.count(CLOSING[closing]) > run.count(closing)
+
+
 def literal_runs(value: str, wrap: Callable[[str], str], line_start: bool = False) -> List[str]:
     """The words of VALUE (one line, control characters escaped): plain ones as they are, each run of the others
     joined by spaces and passed to WRAP, with the brackets and punctuation around a run left outside it."""
@@ -125,6 +133,9 @@ def literal_runs(value: str, wrap: Callable[[str], str], line_start: bool = Fals
             continue
         lead = 0 if first else len(word) - len(word.lstrip(LEADING))
         trail = len(word) - len(word.rstrip(TRAILING))
+        # A closing bracket that closes one inside the run ("is_available()") belongs to the run.
+        while trail and word[len(word) - trail] in CLOSING and closes_inside(word[lead:len(word) - trail], word[len(word) - trail]):
+            trail -= 1
         if lead + trail >= len(word):
             lead = trail = 0
         if lead:
