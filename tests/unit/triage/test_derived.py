@@ -84,6 +84,20 @@ def test_a_gpu_name_decides_its_capability_by_nvidias_table(name, capability):
     assert nvidia.capability_of(name) == capability
 
 
+# Rows read on developer.nvidia.com/cuda-gpus (12.1 to 8.6) and /cuda-legacy-gpus (7.2 to 5.0) on 2026-12-01.
+@pytest.mark.parametrize(("name", "capability"), [
+    ("NVIDIA GB10", "12.1"), ("NVIDIA GeForce RTX 5090", "12.0"),
+    ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "12.0"), ("NVIDIA B200", "10.0"),
+    ("NVIDIA H100 80GB HBM3", "9.0"), ("NVIDIA GeForce RTX 4090", "8.9"), ("NVIDIA L40S", "8.9"),
+    ("Jetson AGX Orin", "8.7"), ("NVIDIA RTX A6000", "8.6"), ("Tesla V100-SXM2-16GB", "7.0"),
+    ("NVIDIA GeForce GTX 1080", "6.1"), ("P520", "6.1"), ("Tesla P100-PCIE-16GB", "6.0"),
+    ("NVIDIA GeForce GTX 980", "5.2"), ("Quadro M5500M", "5.2"), ("NVIDIA GeForce GTX 750 Ti", "5.0"),
+    ("Quadro M2000M", "5.0"), ("NVIDIA NVS 810", "5.0"),
+])
+def test_rows_verified_on_nvidias_pages_give_the_capability_nvidia_states(name, capability):
+    assert nvidia.capability_of(name) == capability
+
+
 @pytest.mark.parametrize(("name", "capability"), [
     ("sdwebui-3003-gtx-titan-black-cc35-too-old", "3.5"), ("vllm-13202-tesla-p40-triton-capability-61", "6.1"),
     ("leggedlab-26-rtx5090-sm120", "12.0"), ("fooocus-3953-rtx5070-sm120-not-compatible", "12.0"),
