@@ -119,6 +119,7 @@ ALLOWED_IN_CATALOGUE = {
     ("torch.extension-abi-mismatch", "2.5"): "an example of PyG's wheel index for one torch and CUDA",
     ("torch.extension-abi-mismatch", "2.5.0"): "an example of PyG's wheel index for one torch and CUDA",
     ("torch.extension-abi-mismatch", "12.4"): "an example of PyG's wheel index for one torch and CUDA",
+    ("pip.torch-source-placeholder", "0.1.2"): HISTORIC + " (torch's only source release on PyPI, 2017)",
     ("python.dataclass-mutable-default", "3.10"): "Python's fact: the dataclasses change of 3.11",
     ("python.dataclass-mutable-default", "3.11"): "Python's fact: the dataclasses change of 3.11",
     ("python.dataclass-mutable-default", "0.12"): HISTORIC + " (the fairseq release that fails on Python 3.11)",

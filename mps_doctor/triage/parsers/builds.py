@@ -22,8 +22,14 @@ YOU_HAVE = re.compile(r"\bPyTorch \S+ with CUDA \d+ \(you have (\d+\.\d+(?:\.\d+
 # GeForce RTX 3060, 12288MiB)" for each GPU torch sees, or "MPS (Apple M1 Pro)".
 ULTRALYTICS = re.compile(r"(?:Ultralytics|YOLOv5)\b.{0,60}? Python-(3\.\d+\.\d+) torch-(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)"
                          r"(?: (?:CUDA:\d+ \(([^,()]{1,80}), \d+MiB\)|(MPS)\b|(CPU)\b))?")
-BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch)\s|download\.pytorch\.org/whl/|\(you have | Python-3\.\d+\.\d+ torch-",
-                        re.M)
+# A conda transaction names each package it installs as `channel/subdir::name-version-build` ("pytorch/linux-64::
+# pytorch-nightly-1.2.0.dev20190805+cpu-py3.7_cpu_0") and downloads as `name-version | build` ("pytorch-2.0.0.dev20221216
+# |  py3.8_cpu_0"); PyTorch's channel selects the CPU variant with `cpuonly` (once `cpu-only`) and `pytorch-mutex`'s cpu
+# build (pytorch.org's conda commands; the pytorch-mutex package of the pytorch channel).
+CONDA_PLANNED = re.compile(r"::(pytorch(?:-nightly)?|pytorch-mutex|cpuonly|cpu-only)-(\d[\w.+]*)-(\S+)|"
+                           r"(?:^|\s)(pytorch(?:-nightly)?|pytorch-mutex)-(\d[\w.+]*)\s*\|\s*(\S+)")
+BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch)\s|download\.pytorch\.org/whl/|\(you have | Python-3\.\d+\.\d+ torch-|"
+                        r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d", re.M)
 
 
 def cuda_of_label(digits: str) -> str:
@@ -59,6 +65,9 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         if have:
             out += [Finding("torch.version", have.group(1), line.number, p),
                     Finding("torch.installed", True, line.number, p)]
+        planned = CONDA_PLANNED.search(text)
+        if planned:
+            out += planned_findings(*(planned.group(1, 2, 3) if planned.group(1) else planned.group(4, 5, 6)), line.number)
         banner = ULTRALYTICS.search(text)
         if banner:
             out += banner_findings(banner, line.number)
@@ -77,4 +86,21 @@ def banner_findings(banner: "re.Match", number: int) -> List[Finding]:
     if mps:
         out += [Finding("host.system", "Darwin", number, p), Finding("host.hw_arm64", True, number, p),
                 Finding("torch.mps_available", True, number, p)]
+    return out
+
+
+def planned_findings(name: str, version: str, build: str, number: int) -> List[Finding]:
+    """The torch build of a package a conda transaction installs: pytorch's version and build string (cpu, or the
+    CUDA it names), or the CPU variant that cpuonly and pytorch-mutex's cpu build select."""
+    p = "build"
+    if name in ("cpuonly", "cpu-only") or (name == "pytorch-mutex" and re.match(r"cpu\b", build)):
+        return [Finding("torch.cuda_version", None, number, p)]
+    if name == "pytorch-mutex":
+        return []
+    out = package_finding("torch", version.split("+")[0], number, p)
+    cuda = CONDA_CUDA.search(build) or re.search(r"\+cu(\d{2})(\d)\b", version)
+    if cuda:
+        out.append(Finding("torch.cuda_version", "%s.%s" % (cuda.group(1), cuda.group(2)), number, p))
+    elif re.search(r"(?:^|_)cpu(?:_|$)", build) or version.endswith("+cpu"):
+        out.append(Finding("torch.cuda_version", None, number, p))
     return out
