@@ -318,3 +318,47 @@ def test_a_line_that_tells_the_fix_gives_no_fact_of_the_broken_state():
     assert stated.known["torch.cuda_version"].value == "12.1"
     fixed = read_paste("Solved by pip install torch --index-url https://download.pytorch.org/whl/cu121\n")
     assert "torch.cuda_version" not in fixed.known
+
+
+# --- installs and containers as their tools print them --------------------------------------------------------------
+
+def test_a_conda_transaction_names_the_build_it_installs():
+    # pytorch-23778 (the NEW packages list) and pytorch-91009 (the download table): conda resolved a CPU nightly.
+    for name in ("pytorch-23778-conda-nightly-cpu-only-during-upload", "pytorch-91009-conda-nightly-cu116-py38-resolves-cpu"):
+        report = triage(dev_paste(name))
+        assert report.verdict.root_cause == "torch.cuda-built", name
+    planned = read_paste("  pytorch   pytorch/linux-64::pytorch-2.1.0-py3.10_cuda12.1_cudnn8.9.2_0\n")
+    assert planned.known["torch.cuda_version"].value == "12.1" and planned.known["packages.torch"].value == "2.1.0"
+    assert read_paste("  cpuonly   pytorch/noarch::cpuonly-2.0-0\n").known["torch.cuda_version"].value is None
+
+
+def test_pip_falling_back_to_torchs_source_placeholder_means_no_wheel_for_this_python():
+    # pytorch-29090: Python 3.8 on Windows in 2019; pip took torch-0.1.2.post2.tar.gz.
+    verdict = triage(dev_paste("pytorch-29090-python38-windows-no-torch-wheels-2019")).verdict
+    assert (verdict.root_cause, verdict.known_error) == ("python.version", "pip.torch-source-placeholder")
+
+
+def test_winerror_126_fails_the_import_only_under_torchs_own_import():
+    # pytorch-39980: the traceback's torch/__init__.py frame, then "[WinError 126] ...".
+    assert triage(dev_paste("pytorch-39980-torch150-cu92-winerror126-import")).verdict.root_cause == "torch.import"
+    other = ('  File "C:\\\\Python37\\\\lib\\\\site-packages\\\\cv2\\\\__init__.py", line 5, in <module>\n'
+             "OSError: [WinError 126] The specified module could not be found\n")
+    assert not [e for e in read_paste(other).evidence if e.kind == "torch-dll-not-loaded"]
+
+
+def test_a_container_without_gpu_access_fails_the_driver_layer():
+    # floydhub-dockerfiles-3 (`docker run` without --gpus, is_available() False) and cnstark-pytorch-docker-19
+    # ("nvidia-smi ... command not found" in the container).
+    assert triage(dev_paste("floydhub-dockerfiles-3-docker-run-without-nvidia-docker")).verdict.root_cause == "cuda.driver"
+    verdict = triage(dev_paste("cnstark-pytorch-docker-19-forgot-gpus-all")).verdict
+    assert (verdict.root_cause, verdict.known_error) == ("cuda.driver", "nvidia.smi-not-found")
+    with_gpus = read_paste("$ docker run --gpus all -it pytorch/pytorch python\n>>> torch.cuda.is_available()\nFalse\n")
+    assert not [e for e in with_gpus.evidence if e.kind == "container-without-gpus"]
+    # A container on a Mac for the CPU: the docker line votes for no device.
+    assert triage("$ docker run -it python:3.12 python -c 'import torch'\nOS: macOS 14.5 (arm64)\n").options.device == "mps"
+
+
+def test_a_process_killed_by_a_signal_at_the_first_step_fails_the_smoke_layer():
+    # ultralytics-3591: "zsh: bus error  yolo task=detect mode=train ..." on MPS with a torch nightly.
+    verdict = triage(dev_paste("ultralytics-3591-bus-error-mps-training-torch-nightly")).verdict
+    assert (verdict.root_cause, verdict.known_error) == ("device.smoke", "process.crashed-by-signal")

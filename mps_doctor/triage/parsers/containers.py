@@ -1,0 +1,30 @@
+"""Containers: a `docker run` that gives the container no GPU."""
+
+import re
+from typing import List, Sequence
+
+from mps_doctor import known_errors
+from mps_doctor.triage.model import Evidence
+from mps_doctor.triage.parsers.common import Result
+from mps_doctor.triage.text import Line, matching
+
+DOCKER_LINE = known_errors.trigger(known_errors.DOCKER_RUN)
+# What gives a container NVIDIA's GPUs: `--gpus` (Docker 19.03+), the nvidia runtime, nvidia-docker, or CDI's
+# `--device nvidia.com/gpu=...` (NVIDIA Container Toolkit user guide; docker run reference, "--gpus").
+GPU_ACCESS = re.compile(r"--gpus\b|--runtime[= ]nvidia\b|\bnvidia-docker\b|--device[= ]nvidia\.com/gpu")
+
+
+def parse_containers(lines: Sequence[Line]) -> Result:
+    """A `docker run` without GPU access: evidence against the driver layer (it votes for no device; it speaks only
+    when the paste is about CUDA)."""
+    evidence: List[Evidence] = []
+    for _, line in matching(lines, DOCKER_LINE):
+        if GPU_ACCESS.search(line.text):
+            continue
+        error = known_errors.by_id("docker.run-without-gpus")
+        evidence.append(Evidence(
+            (), "the container was started without GPU access (`docker run` without `--gpus`)",
+            "The pasted `docker run` gives the container no GPU: it has neither `--gpus` nor the nvidia runtime.",
+            error.cause + " Fix: " + error.fix, error.actions, error.link, line.number, "docker", kind="container-without-gpus"))
+        break
+    return [], evidence
