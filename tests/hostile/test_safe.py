@@ -34,7 +34,8 @@ def test_displayable_reaches_every_string_of_a_dataclass_tree():
 
 def test_markdown_values_cannot_leave_their_cell_or_open_html():
     cell = prose("a | b `c` <img src=x> [l](http://e) \n& \\", table=True)
-    assert cell == "a `\\|` b `` `c` <img src=x> [l](http://e ``) `\\n& \\`"
+    # The bracket that closes one inside the run stays in it, and the run goes on to the end.
+    assert cell == "a `\\|` b `` `c` <img src=x> [l](http://e) \\n& \\ ``"
     assert code("a|b", table=True) == "`a\\|b`" and code("`x`") == "`` `x` ``" and code("") == "(empty)"
 
 
