@@ -362,3 +362,9 @@ def test_a_process_killed_by_a_signal_at_the_first_step_fails_the_smoke_layer():
     # ultralytics-3591: "zsh: bus error  yolo task=detect mode=train ..." on MPS with a torch nightly.
     verdict = triage(dev_paste("ultralytics-3591-bus-error-mps-training-torch-nightly")).verdict
     assert (verdict.root_cause, verdict.known_error) == ("device.smoke", "process.crashed-by-signal")
+
+
+def test_an_invalid_device_ordinal_fails_the_visible_devices_layer():
+    verdict = triage("RuntimeError: CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously "
+                     "reported at some other API call\n").verdict
+    assert (verdict.root_cause, verdict.known_error) == ("cuda.visible-devices", "cuda.invalid-device-ordinal")
