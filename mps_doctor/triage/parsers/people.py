@@ -118,8 +118,10 @@ def parse_people(lines: Sequence[Line]) -> Result:
         elif ON_A_MAC.search(line.text):
             out.append(Finding("host.system", "Darwin", line.number, "prose"))
         gpu = NVIDIA_NAME.search(line.text)
-        if gpu and capability_of(gpu.group(0)):
-            out.append(Finding("nvidia_smi.gpu", gpu.group(0), line.number, "prose"))
+        # "RTX3080" as people often write it is NVIDIA's "RTX 3080".
+        name = re.sub(r"\b(RTX|GTX)(?=\d)", r"\1 ", gpu.group(0)) if gpu else ""
+        if gpu and capability_of(name):
+            out.append(Finding("nvidia_smi.gpu", name, line.number, "prose"))
         build = CUDA_BUILD.search(line.text)
         if build:
             out.append(Finding("request.cuda_build", build.group(1), line.number, "prose"))

@@ -279,6 +279,7 @@ def test_on_windows_a_false_is_available_without_the_build_suspects_the_cpu_whee
 def test_people_name_their_nvidia_gpu_and_only_known_names_count():
     assert read_paste("my GPU is an RTX 3080 Ti on this box").known["nvidia_smi.gpu"].value == ("RTX 3080 Ti",)
     assert "nvidia_smi.gpu" not in read_paste("the RTX 9999 of my dreams").known
+    assert read_paste("i cant use my RTX3080 GPU").known["nvidia_smi.capability"].value == ("8.6",)
 
 
 # --- messages people write their own way, and apps' own messages ----------------------------------------------------
