@@ -74,6 +74,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         if match.error.layer in REGISTRY and about_the_layer(match, lines):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
     evidence = reconcile(evidence, matches, known, lambda match: lines[match.line - 1].number)
+    evidence += hosted_runtime_evidence(lines, known, matches)
     return Paste(lines, known, tuple(evidence), matches)
 
 
@@ -228,3 +229,30 @@ def python_of(paste: Paste) -> str:
     """How a command for the pasted machine starts its Python: `python` on Windows (python.org's installer and
     conda put no python3 there), else PASTED_PYTHON."""
     return "python" if value(paste, "host.system") == "Windows" else PASTED_PYTHON
+
+
+# A hosted notebook whose runtime has no GPU unless one is chosen: Colab ("Runtime > Change runtime type", Colab's FAQ)
+# and Kaggle ("Accelerator", Kaggle's notebook docs). Its torch is a CUDA build, so CUDA missing there is the runtime's.
+HOSTED_RUNTIME = re.compile(r"\b(Colab|Kaggle)\b", re.I)
+# Messages that say CUDA is missing: their entries fail these layers, or say the device is not CUDA.
+CUDA_MISSING_LAYERS = ("cuda.available", "cuda.driver")
+CUDA_MISSING_IDS = ("transformers.fp16-needs-cuda", "accelerate.fp16-needs-gpu")
+
+
+def hosted_runtime_evidence(lines: Sequence[Line], known: Dict[str, Known], matches: Sequence[Match]) -> List[Evidence]:
+    """Evidence against the driver layer when the paste runs in a hosted notebook and says CUDA is missing there (a
+    runtime started without a GPU: the notebook's own setting, not an install, fixes it)."""
+    hosted = next((line for line in lines if HOSTED_RUNTIME.search(line.text)), None)
+    missing = value_of(known, "torch.cuda_available") is False or any(
+        m.error.layer in CUDA_MISSING_LAYERS or m.error.id in CUDA_MISSING_IDS for m in matches)
+    if hosted is None or not missing:
+        return []
+    name = HOSTED_RUNTIME.search(hosted.text).group(1).capitalize()
+    return [Evidence(
+        (), "the %s runtime has no GPU: CUDA is missing there" % name,
+        "The paste runs in a %s notebook and says CUDA is missing." % name,
+        "A hosted notebook runtime has a GPU only when one is chosen for it (Colab: Runtime > Change runtime type > a "
+        "GPU; Kaggle: Settings > Accelerator > a GPU), and a free quota can run out. Its torch is a CUDA build already: "
+        "choose a GPU runtime and restart it, rather than reinstalling torch.",
+        (), "https://research.google.com/colaboratory/faq.html", hosted.number, "hosted", devices=("cuda",),
+        kind="hosted-runtime-without-gpu")]

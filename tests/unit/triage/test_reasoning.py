@@ -369,3 +369,13 @@ def test_an_invalid_device_ordinal_fails_the_visible_devices_layer():
     verdict = triage("RuntimeError: CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously "
                      "reported at some other API call\n").verdict
     assert (verdict.root_cause, verdict.known_error) == ("cuda.visible-devices", "cuda.invalid-device-ordinal")
+
+
+def test_cuda_missing_in_a_hosted_notebook_is_its_runtime_without_a_gpu():
+    # dedloc-3: transformers' fp16 message on Colab Pro; the runtime had no GPU.
+    assert triage(dev_paste("dedloc-3-fp16-colab-without-gpu-runtime")).verdict.root_cause == "cuda.driver"
+    kaggle = triage("Running in a Kaggle notebook\n>>> torch.cuda.is_available()\nFalse\n")
+    assert kaggle.verdict.root_cause == "cuda.driver" and "Kaggle" in kaggle.verdict.summary
+    # A GPU runtime that runs out of memory is no runtime without a GPU.
+    oom = read_paste("On Colab: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+    assert not [e for e in oom.evidence if e.kind == "hosted-runtime-without-gpu"]
