@@ -234,9 +234,15 @@ def python_of(paste: Paste) -> str:
 # A hosted notebook whose runtime has no GPU unless one is chosen: Colab ("Runtime > Change runtime type", Colab's FAQ)
 # and Kaggle ("Accelerator", Kaggle's notebook docs). Its torch is a CUDA build, so CUDA missing there is the runtime's.
 HOSTED_RUNTIME = re.compile(r"\b(Colab|Kaggle)\b", re.I)
-# Messages that say CUDA is missing: their entries fail these layers, or say the device is not CUDA.
-CUDA_MISSING_LAYERS = ("cuda.available", "cuda.driver")
+HOSTED_KIND = "hosted-runtime-without-gpu"
+# Messages that say CUDA is missing: those of the layers that decide whether CUDA is there (the one that reads
+# is_available(), the one this evidence fails), and the libraries' refusals of fp16 off CUDA.
 CUDA_MISSING_IDS = ("transformers.fp16-needs-cuda", "accelerate.fp16-needs-gpu")
+
+
+def cuda_missing_layers() -> Tuple[str, ...]:
+    """The layers whose failure means CUDA is missing."""
+    return tuple(s.id for s in all_checks() if "torch.cuda_available" in s.facts or HOSTED_KIND in s.evidence)
 
 
 def hosted_runtime_evidence(lines: Sequence[Line], known: Dict[str, Known], matches: Sequence[Match]) -> List[Evidence]:
@@ -244,7 +250,7 @@ def hosted_runtime_evidence(lines: Sequence[Line], known: Dict[str, Known], matc
     runtime started without a GPU: the notebook's own setting, not an install, fixes it)."""
     hosted = next((line for line in lines if HOSTED_RUNTIME.search(line.text)), None)
     missing = value_of(known, "torch.cuda_available") is False or any(
-        m.error.layer in CUDA_MISSING_LAYERS or m.error.id in CUDA_MISSING_IDS for m in matches)
+        m.error.layer in cuda_missing_layers() or m.error.id in CUDA_MISSING_IDS for m in matches)
     if hosted is None or not missing:
         return []
     name = HOSTED_RUNTIME.search(hosted.text).group(1).capitalize()
@@ -255,4 +261,4 @@ def hosted_runtime_evidence(lines: Sequence[Line], known: Dict[str, Known], matc
         "GPU; Kaggle: Settings > Accelerator > a GPU), and a free quota can run out. Its torch is a CUDA build already: "
         "choose a GPU runtime and restart it, rather than reinstalling torch.",
         (), "https://research.google.com/colaboratory/faq.html", hosted.number, "hosted", devices=("cuda",),
-        kind="hosted-runtime-without-gpu")]
+        kind=HOSTED_KIND)]
