@@ -280,6 +280,8 @@ def test_people_name_their_nvidia_gpu_and_only_known_names_count():
     assert read_paste("my GPU is an RTX 3080 Ti on this box").known["nvidia_smi.gpu"].value == ("RTX 3080 Ti",)
     assert "nvidia_smi.gpu" not in read_paste("the RTX 9999 of my dreams").known
     assert read_paste("i cant use my RTX3080 GPU").known["nvidia_smi.capability"].value == ("8.6",)
+    assert read_paste("服务器上有8张A100显卡").known["nvidia_smi.gpu"].value == ("A100",)
+    assert "nvidia_smi.gpu" not in read_paste("model XA100B and RTX30800").known
 
 
 # --- messages people write their own way, and apps' own messages ----------------------------------------------------
