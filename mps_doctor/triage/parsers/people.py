@@ -69,9 +69,9 @@ CUDA_BUILD = re.compile(r"\b(?:torch|pytorch)[ =]=?v?(\d+\.\d+(?:\.\d+)?\+cu\d{2
 # An NVIDIA GPU as people name it ("RTX 4090", "GeForce GTX 1060", "RTX 3080 Ti", "A100"); kept only when NVIDIA's
 # table knows it (data/nvidia.json), so "RTX" alone or a model number that is not a GPU is no fact.
 # Bounded by what is not a Latin letter or digit, so that a name beside CJK text ("8张A100") is read.
-NVIDIA_NAME = re.compile(r"(?<![A-Za-z0-9])(?:(?:NVIDIA )?(?:GeForce )?(?:RTX|GTX) ?\d{3,4}(?: Ti| SUPER)?|"
+NVIDIA_NAME = re.compile(r"(?<![A-Za-z0-9])(?:(?:NVIDIA )?(?:GeForce )?(?:RTX|GTX) ?\d{3,4}(?: Ti| SUPER)?|GeForce \d{3,4}M?|"
                          r"(?:Tesla |NVIDIA )?[AHLTV]\d{2,3})(?![A-Za-z0-9])")
-PEOPLE_LINE = re.compile(r"rtx|gtx|nvidia|tesla|(?<![A-Za-z0-9])[AHLTV]\d{2,3}(?![A-Za-z0-9])|"
+PEOPLE_LINE = re.compile(r"rtx|gtx|geforce|nvidia|tesla|(?<![A-Za-z0-9])[AHLTV]\d{2,3}(?![A-Za-z0-9])|"
                          r"torch|mac|osx|os x|darwin|sonoma|ventura|sequoia|monterey|big sur|tahoe|catalina|windows|win\d|"
                          r"linux|ubuntu|debian|centos|fedora|rhel|rocky|alma|suse|manjaro|wsl|python", re.I)
 

@@ -381,3 +381,15 @@ def test_cuda_missing_in_a_hosted_notebook_is_its_runtime_without_a_gpu():
     # A GPU runtime that runs out of memory is no runtime without a GPU.
     oom = read_paste("On Colab: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
     assert not [e for e in oom.evidence if e.kind == "hosted-runtime-without-gpu"]
+
+
+def test_an_ngc_containers_driver_refusal_fails_the_driver_version_layer():
+    # yolov5-1232: the YOLOv5 image (NGC's pytorch:20.10) needs driver 455.23; the host has 450.66.
+    verdict = triage(dev_paste("yolov5-1232-docker-needs-driver-455-has-450")).verdict
+    assert (verdict.root_cause, verdict.known_error) == ("cuda.driver-version", "ngc.container-driver-too-old")
+
+
+def test_bad_results_on_the_mac_are_a_silent_wrong_result():
+    # lerobot-496: "Eval with mps gives bad results" is the title; the body's system info says macOS.
+    report = triage(dev_paste("lerobot-496-mps-nonblocking-copy-garbage-eval"), title="Eval with mps gives bad results")
+    assert report.verdict.root_cause == "device.parity"
