@@ -15,11 +15,11 @@ from mps_doctor.triage.text import Line, matching
 # LLaMA-Factory and others (GitHub issue forms print each field as `### Label`, a blank line, then the answer).
 FIELD_KINDS = (
     ("os", re.compile(r"(?:OS|Operating system|Platform|OS version|System)(?: and version| version)?|"
-                      r"System info(?:rmation)?", re.I)),
-    ("python", re.compile(r"Python(?: version)?", re.I)),
-    ("torch", re.compile(r"(?:PyTorch|torch)(?: version)?", re.I)),
-    ("gpu", re.compile(r"GPU(?: vendor| type| models?| models and configuration)?|Graphics card|Device|Accelerator|"
-                       r"CUDA/cuDNN version", re.I)),
+                      r"System info(?:rmation)?|(?:系统平台|操作系统|系统)(?:版本号?)?", re.I)),
+    ("python", re.compile(r"Python(?: version| ?版本)?", re.I)),
+    ("torch", re.compile(r"(?:PyTorch|torch)(?: version| ?版本)?", re.I)),
+    ("gpu", re.compile(r"GPU(?: vendor| type| models?| models and configuration| ?型号)?|Graphics card|Device|Accelerator|"
+                       r"CUDA/cuDNN version|显卡(?:型号)?", re.I)),
 )
 HEADING = re.compile(r"^#{2,4} +([^\n#]{1,60}?)\s*$", re.M)
 # "- OS (e.g., Linux): Windows 10 2004": the key, an example in parentheses the template gives, the answer.

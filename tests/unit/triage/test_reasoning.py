@@ -393,3 +393,27 @@ def test_bad_results_on_the_mac_are_a_silent_wrong_result():
     # lerobot-496: "Eval with mps gives bad results" is the title; the body's system info says macOS.
     report = triage(dev_paste("lerobot-496-mps-nonblocking-copy-garbage-eval"), title="Eval with mps gives bad results")
     assert report.verdict.root_cause == "device.parity"
+
+
+def test_no_module_named_torch_fails_the_import_layer():
+    # gpt-sovits-307: the Mac's conda env had no torch left after a nightly reinstall.
+    verdict = triage(dev_paste("gpt-sovits-307-mac-nightly-torch-not-installed")).verdict
+    assert (verdict.root_cause, verdict.known_error) == ("torch.import", "torch.not-installed")
+    # A part of torch, or another package, is another message.
+    assert "torch.not-installed" not in {m.error.id for m in read_paste("No module named 'torch._C'\n").matches}
+    assert "torch.not-installed" not in {m.error.id for m in read_paste("No module named 'torchvision'\n").matches}
+
+
+def test_chinese_issue_form_fields_are_facts():
+    # so-vits-svc-143: "### 系统平台版本号" MacOS 12.6, "### Python版本" 3.10.8, "### PyTorch版本" 1.13.1.
+    paste = read_paste(dev_paste("so-vits-svc-143-mac-m1-training-needs-cuda"))
+    assert paste.known["host.macos_version"].value == "12.6"
+    assert paste.known["interpreter.version"].value == (3, 10, 8)
+    assert paste.known["packages.torch"].value == "1.13.1"
+
+
+def test_a_program_that_asserts_cuda_reads_as_no_cuda_on_a_mac_and_as_cuda_unavailable_elsewhere():
+    report = triage(dev_paste("so-vits-svc-143-mac-m1-training-needs-cuda"))
+    assert report.verdict.root_cause == "code.asserts-cuda-available" and "no Mac has CUDA" in report.verdict.summary
+    linux = triage("I'm on Ubuntu 22.04\n    assert torch.cuda.is_available()\nAssertionError\n")
+    assert (linux.verdict.root_cause, linux.verdict.known_error) == ("cuda.available", "code.asserts-cuda-available")
