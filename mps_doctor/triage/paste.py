@@ -234,6 +234,9 @@ def python_of(paste: Paste) -> str:
 # A hosted notebook whose runtime has no GPU unless one is chosen: Colab ("Runtime > Change runtime type", Colab's FAQ)
 # and Kaggle ("Accelerator", Kaggle's notebook docs). Its torch is a CUDA build, so CUDA missing there is the runtime's.
 HOSTED_RUNTIME = re.compile(r"\b(Colab|Kaggle)\b", re.I)
+# "It works on Colab" contrasts the hosted runtime with the machine that fails: that one is not the runtime.
+WORKS_THERE = re.compile(r"\b(?:works?|worked|working|fine|runs?)\b[^.\n]{0,30}\b(?:on|in) (?:Google )?(?:Colab|Kaggle)\b|"
+                         r"\b(?:on|in) (?:Google )?(?:Colab|Kaggle)\b[^.\n]{0,30}\b(?:works?|worked|fine|runs?)\b", re.I)
 HOSTED_KIND = "hosted-runtime-without-gpu"
 # Messages that say CUDA is missing: those of the layers that decide whether CUDA is there (the one that reads
 # is_available(), the one this evidence fails), and the libraries' refusals of fp16 off CUDA.
@@ -248,7 +251,7 @@ def cuda_missing_layers() -> Tuple[str, ...]:
 def hosted_runtime_evidence(lines: Sequence[Line], known: Dict[str, Known], matches: Sequence[Match]) -> List[Evidence]:
     """Evidence against the driver layer when the paste runs in a hosted notebook and says CUDA is missing there (a
     runtime started without a GPU: the notebook's own setting, not an install, fixes it)."""
-    hosted = next((line for line in lines if HOSTED_RUNTIME.search(line.text)), None)
+    hosted = next((line for line in lines if HOSTED_RUNTIME.search(line.text) and not WORKS_THERE.search(line.text)), None)
     missing = value_of(known, "torch.cuda_available") is False or any(
         m.error.layer in cuda_missing_layers() or m.error.id in CUDA_MISSING_IDS for m in matches)
     if hosted is None or not missing:

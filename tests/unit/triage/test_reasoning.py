@@ -378,6 +378,9 @@ def test_cuda_missing_in_a_hosted_notebook_is_its_runtime_without_a_gpu():
     assert triage(dev_paste("dedloc-3-fp16-colab-without-gpu-runtime")).verdict.root_cause == "cuda.driver"
     kaggle = triage("Running in a Kaggle notebook\n>>> torch.cuda.is_available()\nFalse\n")
     assert kaggle.verdict.root_cause == "cuda.driver" and "Kaggle" in kaggle.verdict.summary
+    # A machine compared with a notebook where it works is not the notebook.
+    local = read_paste("It works fine on Colab, but locally:\n>>> torch.cuda.is_available()\nFalse\n")
+    assert not [e for e in local.evidence if e.kind == "hosted-runtime-without-gpu"]
     # A GPU runtime that runs out of memory is no runtime without a GPU.
     oom = read_paste("On Colab: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
     assert not [e for e in oom.evidence if e.kind == "hosted-runtime-without-gpu"]
