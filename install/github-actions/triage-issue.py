@@ -84,6 +84,8 @@ def title_argument(title):
     argument can hold; joined to the option by `=`, so that a title starting with a dash is never read as an option.
     It is an argument of the command run without a shell, never part of a script."""
     text = " ".join(str(title or "").replace("\0", " ").split())[:256]
+    # A lone surrogate (JSON can carry one) is no character an argument can hold: replaced, as the body's are.
+    text = text.encode("utf-8", "replace").decode("utf-8")
     return ["--title=" + text] if text else []
 
 

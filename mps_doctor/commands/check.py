@@ -8,7 +8,7 @@ import click
 
 from mps_doctor import exit_codes
 from mps_doctor.commands.options import CONTEXT, REPORT_FORMATS, diagnosis_options, report_options
-from mps_doctor.commands.shared import diagnosis_request, fail, given, local_doctor, read_from
+from mps_doctor.commands.shared import diagnosis_request, fail, given, local_doctor, read_from, title_words
 from mps_doctor.errors import DoctorError, UsageError
 from mps_doctor.output import stdout_is_unicode, to_stdout, use_color, write_output
 
@@ -38,7 +38,7 @@ def check(ctx, device, python, fmt, output, from_report, title, quick, strict, t
 
             if fmt in ("junit", "prometheus"):
                 raise UsageError("--format %s needs a probe or a saved JSON report, not pasted text" % fmt)
-            fix = fix_command(pasted, local_doctor(), from_report, given(ctx, ("device", "title")))
+            fix = fix_command(pasted, local_doctor(), from_report, given(ctx, ("device",)) + title_words(pasted))
             write_output(render_triage(pasted, fmt, verbose, to_stdout(output) and use_color(no_color),
                                        stdout_is_unicode(), not no_redact, fix), output)
             # check's 0 means ready: the work on the device ran and passed, which a paste can never show.

@@ -7,12 +7,12 @@ import click
 
 from mps_doctor import exit_codes
 from mps_doctor.commands.options import CONTEXT, diagnosis_options, output_option
-from mps_doctor.commands.shared import diagnosis_request, fail, given, local_doctor, read_from
+from mps_doctor.commands.shared import diagnosis_request, fail, given, local_doctor, read_from, title_words
 from mps_doctor.errors import DoctorError, UsageError
 from mps_doctor.output import write_output
 
 # The options of fix that its printed re-run repeats, in this order (--device only for a saved report or a paste).
-PLAN_OPTIONS = ("shell", "manager", "device", "title", "torch_pin", "index_url", "pypi", "timeout")
+PLAN_OPTIONS = ("shell", "manager", "device", "torch_pin", "index_url", "pypi", "timeout")
 
 
 @click.command("fix", context_settings=CONTEXT, epilog="\b\nExit codes: 0 a plan was printed, or nothing to fix; 2 usage "
@@ -51,8 +51,9 @@ def fix(ctx, print_commands, shell, manager, device, python, from_report, title,
                                                     strict=strict, on_frame=progress))
         plan = build_plan(report, manager=manager, shell=shell, torch_pin=torch_pin,
                           index="" if pypi else index_url)
-        repeated = tuple(name for name in PLAN_OPTIONS if name not in ("device", "title") or report.source is not None)
-        again = fix_command(report, local_doctor(), from_report, given(ctx, repeated) + ("--print-commands",))
+        repeated = tuple(name for name in PLAN_OPTIONS if name != "device" or report.source is not None)
+        again = fix_command(report, local_doctor(), from_report, given(ctx, repeated) + title_words(report) +
+                            ("--print-commands",))
         write_output(render_script(plan) if print_commands else render_explained(plan, again), output)
     except DoctorError as error:
         fail(error)

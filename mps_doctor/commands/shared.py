@@ -83,3 +83,10 @@ def read_from(from_report, python, device, title=None):
     except UsageError:
         raise UsageError("--from %s: neither an mps-doctor JSON report nor pasted text it recognizes (collect_env, an "
                          "environment dump, an install log, a known error message)" % from_report)
+
+
+def title_words(report) -> tuple:
+    """`--title TEXT` for a command that repeats a triage: the title as the report kept it (one line, secrets
+    replaced), only when the title was read; else nothing."""
+    title = ((report.source or {}).get("title") or {}).get("text") if report is not None else None
+    return ("--title", title) if title else ()

@@ -5,7 +5,7 @@ import sys
 import click
 
 from mps_doctor.commands.options import CONTEXT, device_option, report_options, title_option
-from mps_doctor.commands.shared import fail, given, local_doctor
+from mps_doctor.commands.shared import fail, given, local_doctor, title_words
 from mps_doctor.errors import DoctorError
 from mps_doctor.output import stdout_is_unicode, to_stdout, use_color, write_output
 
@@ -31,7 +31,7 @@ def triage(ctx, file, device, title, fmt, output, verbose, no_color, no_redact):
         if file in (None, "-") and sys.stdin.isatty():
             click.echo("mps-doctor: reading pasted text from stdin (end with Ctrl-D)", err=True)
         report = triage_text(read_text(file, sys.stdin), device, title=title)
-        fix = fix_command(report, local_doctor(), file or "-", given(ctx, ("device", "title")))
+        fix = fix_command(report, local_doctor(), file or "-", given(ctx, ("device",)) + title_words(report))
         write_output(render_triage(report, fmt, verbose, use_color(no_color) and to_stdout(output), stdout_is_unicode(),
                                    not no_redact, fix), output)
     except DoctorError as error:

@@ -185,12 +185,12 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         titled = triage_text(heading + "\n\n" + raw, device, catalogue)
     except UsageError:
         titled = None
-    if titled is None or titled.verdict.root_cause is None:
+    if titled is None or titled.verdict.root_cause is None or (titled.source or {}).get("kind") != "pasted":
         if report is None:
             raise UsageError("nothing recognizable in the pasted text or its title")
         return report
     cleaned = clean(scrub(heading))
-    text = scrub(cleaned[0].text) if len(cleaned) else ""
+    text = stripped_line(scrub(cleaned[0].text)) if len(cleaned) else ""
     return replace(titled, source=dict(titled.source, title={"line": 1, "text": text}))
 
 

@@ -282,7 +282,7 @@ def test_the_title_decides_when_the_body_names_no_cause_and_never_runs_or_become
     reply = comments()[0]["body"]
     assert "torch.cuda-built" in reply and "Line 1 is the issue's title" in reply
     # A title that looks like an option or a command stays a title: one --title=... argument, no shell.
-    hostile = "--no-redact $(touch %s) `touch %s`\0 @octo-org/admins" % (tmp_path / "pwned1", tmp_path / "pwned2")
+    hostile = "--no-redact $(touch %s) `touch %s`\0 \ud800 @octo-org/admins" % (tmp_path / "pwned1", tmp_path / "pwned2")
     result = run(event("edited", body, changes={"body": {"from": body}}, title=hostile))
     assert result.returncode == 0, result.stderr
     assert not (tmp_path / "pwned1").exists() and not (tmp_path / "pwned2").exists()

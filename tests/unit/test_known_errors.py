@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from mps_doctor.known_errors import load_catalogue as loaded_catalogue
 from tests.paths import ROOT_DIR
 
 ROOT = ROOT_DIR
@@ -219,3 +220,21 @@ def test_an_on_variant_and_the_stale_reading_have_their_actions_checked_too():
     assert len(action_problems(doc)) == 2
     (entry,) = parse_catalogue(doc)
     assert entry.actions == () and [i.kind for i in entry.on("Darwin").actions] == ["note"]
+
+
+def test_no_catalogue_pattern_is_slow_on_its_own_message_repeated():
+    """A paste can repeat the start of any message many times on one line (an issue body is 64 KiB; the CLI reads
+    5 MiB): every pattern stays linear there (a `\\w*` before an overlapping class made one cubic)."""
+    import time
+
+    for error in loaded_catalogue():
+        found = error.pattern.search(error.example)
+        starts = (0, found.start()) if found else (0,)
+        for start, size in ((start, size) for start in starts for size in (6, 11, 17, 40)):
+            seed = error.example[start:start + size]
+            if not seed.strip():
+                continue
+            line = (seed * (65536 // len(seed) + 1))[:65536]
+            started = time.perf_counter()
+            error.pattern.search(line)
+            assert time.perf_counter() - started < 0.5, (error.id, seed)

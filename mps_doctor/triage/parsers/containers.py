@@ -18,8 +18,8 @@ def parse_containers(lines: Sequence[Line]) -> Result:
     """A `docker run` without GPU access: evidence against the driver layer (it votes for no device; it speaks only
     when the paste is about CUDA)."""
     evidence: List[Evidence] = []
-    for _, line in matching(lines, DOCKER_LINE):
-        if GPU_ACCESS.search(line.text):
+    for index, line in matching(lines, DOCKER_LINE):
+        if GPU_ACCESS.search(command_text(lines, index)):
             continue
         error = known_errors.by_id("docker.run-without-gpus")
         evidence.append(Evidence(
@@ -28,3 +28,17 @@ def parse_containers(lines: Sequence[Line]) -> Result:
             error.cause + " Fix: " + error.fix, error.actions, error.link, line.number, "docker", kind="container-without-gpus"))
         break
     return [], evidence
+
+
+# A line a shell continues on the next: `\` (POSIX shells), `^` (cmd), a backquote (PowerShell).
+CONTINUED = re.compile(r"[\\^`]\s*$")
+
+
+def command_text(lines: Sequence[Line], index: int, limit: int = 20) -> str:
+    """The command that starts at line INDEX, with the lines it continues on (at most LIMIT)."""
+    parts = [lines[index].text]
+    for following in lines[index + 1:index + 1 + limit]:
+        if not CONTINUED.search(parts[-1]):
+            break
+        parts.append(following.text)
+    return " ".join(parts)

@@ -10,6 +10,7 @@ from mps_doctor.triage.model import Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
 from mps_doctor.triage.parsers.common import Result, python_version
 from mps_doctor.triage.text import Line, matching
+from mps_doctor.words import shorten
 
 # The fields of the issue templates of PyTorch (`- OS (e.g., Linux):`, bug-report.yml), InvokeAI, ComfyUI,
 # LLaMA-Factory and others (GitHub issue forms print each field as `### Label`, a blank line, then the answer).
@@ -76,6 +77,11 @@ PEOPLE_LINE = re.compile(r"rtx|gtx|geforce|nvidia|tesla|(?<![A-Za-z0-9])[AHLTV]\
                          r"linux|ubuntu|debian|centos|fedora|rhel|rocky|alma|suse|manjaro|wsl|python", re.I)
 
 
+def gpu_name(text: str) -> str:
+    """A GPU's name as NVIDIA writes it: "RTX3080", as people often write it, is "RTX 3080"."""
+    return re.sub(r"\b(RTX|GTX)(?=\d)", r"\1 ", text)
+
+
 def system_facts(text: str, number: int, parser: str) -> List[Finding]:
     """The operating system (and macOS version) that TEXT names, as the user's own: nothing for a requirement."""
     mac = MAC_VERSION.search(text)
@@ -94,15 +100,20 @@ def system_facts(text: str, number: int, parser: str) -> List[Finding]:
 def parse_people(lines: Sequence[Line]) -> Result:
     """Template fields and what people write about their system and Python."""
     out: List[Finding] = []
+    gpu_fields = set()
     for kind, answer, line in template_fields(lines):
+        gpu_fields.update([line.number] if kind == "gpu" else [])
         if kind == "os":
             out += system_facts(answer, line.number, "template")
         elif kind == "python":
             version = python_version(re.sub(r"^(?:Python|CPython)\s*", "", answer, flags=re.I))
             out += [Finding("interpreter.version", version, line.number, "template")] if version else []
         elif kind == "gpu" and capability_of(answer):
-            # A GPU NVIDIA's tables know ("RTX 5080" in InvokeAI's "### GPU model"): its name is a fact.
-            out.append(Finding("nvidia_smi.gpu", answer.strip(), line.number, "template"))
+            # A GPU NVIDIA's tables know ("RTX 5080" in InvokeAI's "### GPU model"): its name, not the rest of the
+            # answer, is a fact.
+            named = NVIDIA_NAME.search(answer)
+            out.append(Finding("nvidia_smi.gpu", gpu_name(named.group(0)) if named else shorten(answer.strip(), 80),
+                               line.number, "template"))
         elif kind == "torch":
             found = re.match(r"v?(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\b", answer)
             out += package_finding("torch", found.group(1), line.number, "template") if found else []
@@ -120,9 +131,8 @@ def parse_people(lines: Sequence[Line]) -> Result:
         elif ON_A_MAC.search(line.text):
             out.append(Finding("host.system", "Darwin", line.number, "prose"))
         gpu = NVIDIA_NAME.search(line.text)
-        # "RTX3080" as people often write it is NVIDIA's "RTX 3080".
-        name = re.sub(r"\b(RTX|GTX)(?=\d)", r"\1 ", gpu.group(0)) if gpu else ""
-        if gpu and capability_of(name):
+        name = gpu_name(gpu.group(0)) if gpu else ""
+        if gpu and capability_of(name) and line.number not in gpu_fields:
             out.append(Finding("nvidia_smi.gpu", name, line.number, "prose"))
         build = CUDA_BUILD.search(line.text)
         if build:

@@ -4,9 +4,12 @@ import re
 from typing import List, Sequence
 
 from mps_doctor.known_errors import intents
+from mps_doctor.nvidia import capability_of
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result
+from mps_doctor.triage.parsers.people import NVIDIA_NAME, gpu_name
 from mps_doctor.triage.text import Line, joined, matching
+from mps_doctor.versions import version_tuple
 
 PROSE_LINE = re.compile(r"m[1-5]|intel|i386|mac ?os|torch", re.I)
 PROSE_TORCH = re.compile(r"\b(?:PyTorch|torch)\s*(?:version\s*)?(?::\s*)?(?:stable\s*\()?v?(\d+\.\d+\.\d+)\b")
@@ -79,9 +82,13 @@ def capability_claims(lines: Sequence[Line]) -> List[Evidence]:
         return []
     found = CAPABILITY_CLAIM.search(claim.text)
     needed = found.group(1) or found.group(2)
+    # A GPU the paste names that meets the limit is not below it.
+    named = [capability_of(gpu_name(m.group(0))) for m in NVIDIA_NAME.finditer(joined(lines))]
+    if any(c and version_tuple(c) >= version_tuple(needed) for c in named):
+        return []
     return [Evidence(
         (), "the paste says the software needs compute capability %s or newer" % needed,
-        "The GPU is older than the compute capability %s that the software builds kernels for." % needed,
+        "The paste says the software needs a GPU of compute capability %s or newer." % needed,
         "A GPU below the compute capability a build targets cannot run its kernels, whatever the driver. "
         "`nvidia-smi --query-gpu=name,compute_cap --format=csv` prints the GPU's capability: below %s, use a build "
         "or release that still targets it, or another GPU." % needed,

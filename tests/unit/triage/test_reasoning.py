@@ -420,3 +420,38 @@ def test_a_program_that_asserts_cuda_reads_as_no_cuda_on_a_mac_and_as_cuda_unava
     assert report.verdict.root_cause == "code.asserts-cuda-available" and "no Mac has CUDA" in report.verdict.summary
     linux = triage("I'm on Ubuntu 22.04\n    assert torch.cuda.is_available()\nAssertionError\n")
     assert (linux.verdict.root_cause, linux.verdict.known_error) == ("cuda.available", "code.asserts-cuda-available")
+
+
+# --- review findings ------------------------------------------------------------------------------------------------
+
+def test_a_retold_capability_limit_that_the_named_gpu_meets_is_no_evidence():
+    paste = read_paste("I use an RTX 4090. vLLM requires compute capability 7.0 or higher, which my card has\n")
+    assert not [e for e in paste.evidence if e.kind == "capability-limit-retold"]
+
+
+def test_a_docker_run_continued_on_the_next_lines_is_read_whole():
+    paste = read_paste("$ docker run \\\n  --gpus all \\\n  img python x.py\n")
+    assert not [e for e in paste.evidence if e.kind == "container-without-gpus"]
+
+
+def test_a_script_that_asserts_cuda_is_no_finding_until_the_assertion_fails():
+    source = "  assert torch.cuda.is_available()\nx = torch.zeros(1).cuda()\n"
+    assert "code.asserts-cuda-available" not in {m.error.id for m in read_paste(source).matches}
+
+
+def test_a_title_that_makes_the_body_an_embedded_report_never_crashes(cli, tmp_path):
+    # A bare `check --format json` report as the body; the title "```json" would fence it into an embedded report.
+    with open(os.path.join(TESTS_DIR, "golden", "check", "intel-mac-torch222.md"), encoding="utf-8") as handle:
+        bare = handle.read().split("```json\n", 1)[1].split("\n```", 1)[0]
+    body = tmp_path / "issue.md"
+    body.write_text(bare, encoding="utf-8")
+    result = cli("triage", str(body), "--title", "```json")
+    assert result.exit_code in (0, 1, 2) and "internal error" not in result.output + getattr(result, "stderr", "")
+
+
+def test_the_fix_command_repeats_the_title_as_triage_kept_it(cli, tmp_path):
+    paste = tmp_path / "issue.md"
+    paste.write_text("please help\n", encoding="utf-8")
+    token = "ghp_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+    result = cli("triage", str(paste), "--title", "Torch not compiled with CUDA enabled %s $(x)" % token)
+    assert result.exit_code == 1 and token not in result.output and "$(x)" not in result.output
