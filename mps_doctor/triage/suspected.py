@@ -41,9 +41,12 @@ def old_driver(known: Dict[str, Any]) -> Optional[Outcome]:
 
 def cpu_wheel_on_windows(known: Dict[str, Any]) -> Optional[Outcome]:
     """On Windows, `torch.cuda.is_available()` is False and the paste does not show torch's build: a CPU build is the
-    likeliest reason, since the torch that plain `pip install torch` gets on Windows is one (PyPI's win_amd64 wheels
-    have no CUDA; PyTorch's CUDA builds come from its own index, pytorch.org/get-started), and a reinstall by another
-    package's requirements brings it back."""
+    likeliest reason, since the torch that plain `pip install torch` gets on Windows is one (PyTorch's CUDA builds
+    come from its own index, pytorch.org/get-started), and a reinstall by another package's requirements brings it
+    back."""
+    # The artifact: PyPI's torch-2.15.0-cp312-cp312-win_amd64.whl (sha256 f2bd0a3709a7493a6ef2ac5a654111242a854439f7
+    # 558f910b6b653b56f7504d) has torch/version.py `__version__ = '2.15.0+cpu'`, `cuda = None`, and every CUDA
+    # Requires-Dist of its METADATA is marked `platform_system == "Linux"`.
     available = known.get("torch.cuda_available")
     system = known["host.system"].value if "host.system" in known else None
     if available is None or available.value is not False or system != "Windows":
