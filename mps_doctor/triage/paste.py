@@ -10,7 +10,7 @@ from mps_doctor.checking.pasted import PASTED_PYTHON
 from mps_doctor.checking.registry import REGISTRY, all_checks
 from mps_doctor.fact_catalogue import arguments_for
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
-from mps_doctor.known_errors import KnownError, Match, find_all
+from mps_doctor.known_errors import CUDA_REQUIRED, KnownError, Match, find_all
 from mps_doctor.secrets import scrub
 from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_from
 from mps_doctor.triage.device import Choice, choose, derive_build, fact_votes, line_votes, message_votes
@@ -238,13 +238,11 @@ HOSTED_RUNTIME = re.compile(r"\b(Colab|Kaggle)\b", re.I)
 WORKS_THERE = re.compile(r"\b(?:works?|worked|working|fine|runs?)\b[^.\n]{0,30}\b(?:on|in) (?:Google )?(?:Colab|Kaggle)\b|"
                          r"\b(?:on|in) (?:Google )?(?:Colab|Kaggle)\b[^.\n]{0,30}\b(?:works?|worked|fine|runs?)\b", re.I)
 HOSTED_KIND = "hosted-runtime-without-gpu"
-# Messages that say CUDA is missing: those of the layers that decide whether CUDA is there (the one that reads
-# is_available(), the one this evidence fails), and the libraries' refusals of fp16 off CUDA.
-CUDA_MISSING_IDS = ("transformers.fp16-needs-cuda", "accelerate.fp16-needs-gpu")
 
 
 def cuda_missing_layers() -> Tuple[str, ...]:
-    """The layers whose failure means CUDA is missing."""
+    """The layers whose failure means CUDA is missing: the one that reads is_available(), and the one this evidence
+    fails."""
     return tuple(s.id for s in all_checks() if "torch.cuda_available" in s.facts or HOSTED_KIND in s.evidence)
 
 
@@ -253,7 +251,7 @@ def hosted_runtime_evidence(lines: Sequence[Line], known: Dict[str, Known], matc
     runtime started without a GPU: the notebook's own setting, not an install, fixes it)."""
     hosted = next((line for line in lines if HOSTED_RUNTIME.search(line.text) and not WORKS_THERE.search(line.text)), None)
     missing = value_of(known, "torch.cuda_available") is False or any(
-        m.error.layer in cuda_missing_layers() or m.error.id in CUDA_MISSING_IDS for m in matches)
+        m.error.layer in cuda_missing_layers() or m.error.kind == CUDA_REQUIRED for m in matches)
     if hosted is None or not missing:
         return []
     name = HOSTED_RUNTIME.search(hosted.text).group(1).capitalize()
