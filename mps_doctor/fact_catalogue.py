@@ -99,7 +99,7 @@ FACTS: Tuple[Fact, ...] = (
     Fact("torch.wheel_cuda", "text", "the wheel's CUDA build", "target.torch.cuda_version", ("wheel",),
          "the `+cuXYZ` of an installed wheel's file name, when no torch reports its own", copied=False),
     Fact("torch.cuda_available", "flag", "torch.cuda.is_available()", "target.torch.cuda_available",
-         (PROBE,) + COLLECT_ENV + ("session", "build", "cuda-message")),
+         (PROBE,) + COLLECT_ENV + ("session", "build", "cuda-message", "prose")),
     Fact("torch.cuda_arch_list", "texts", "the wheel's CUDA architectures", "target.torch.cuda_arch_list",
          (PROBE, "cuda-message", "derived")),
     Fact("torch.cuda_devices", "texts", "the CUDA devices torch sees", "target.torch.cuda_devices", (PROBE, "derived"),

@@ -39,26 +39,33 @@ def old_driver(known: Dict[str, Any]) -> Optional[Outcome]:
     )
 
 
-def cpu_wheel_on_windows(known: Dict[str, Any]) -> Optional[Outcome]:
-    """On Windows, `torch.cuda.is_available()` is False and the paste does not show torch's build: a CPU build is the
-    likeliest reason, since the torch that plain `pip install torch` gets on Windows is one (PyTorch's CUDA builds
-    come from its own index, pytorch.org/get-started), and a reinstall by another package's requirements brings it
-    back."""
+def cpu_build(known: Dict[str, Any]) -> Optional[Outcome]:
+    """`torch.cuda.is_available()` is False and the paste does not show torch's build, on Windows, or on a machine
+    whose system is not shown but whose NVIDIA GPU is named with no driver line: a CPU build is the likeliest reason,
+    since the torch that plain `pip install torch` gets on Windows is one (PyTorch's CUDA builds come from its own
+    index, pytorch.org/get-started), a reinstall by another package's requirements brings it back, and a named GPU
+    without a driver line leaves the build as the first thing to read."""
     # The artifact: PyPI's torch-2.15.0-cp312-cp312-win_amd64.whl (sha256 f2bd0a3709a7493a6ef2ac5a654111242a854439f7
     # 558f910b6b653b56f7504d) has torch/version.py `__version__ = '2.15.0+cpu'`, `cuda = None`, and every CUDA
     # Requires-Dist of its METADATA is marked `platform_system == "Linux"`.
     available = known.get("torch.cuda_available")
     system = known["host.system"].value if "host.system" in known else None
-    if available is None or available.value is not False or system != "Windows":
+    gpu_without_driver = "nvidia_smi.gpu" in known and "nvidia_smi.driver_version" not in known
+    if available is None or available.value is not False or not (
+            system == "Windows" or (system is None and gpu_without_driver)):
         return None
+    where = "on Windows" if system == "Windows" else "with an NVIDIA GPU named"
     return Outcome(
         Status.FAIL,
-        "%s: torch is a build without CUDA (the default on Windows); the paste does not show torch's build" % SUSPECTED,
-        ("torch.cuda.is_available() is False (pasted line %s) on Windows" % ", ".join(map(str, available.lines)),),
-        Remedy("torch.cuda.is_available() is False on Windows, and the paste does not show which build of torch it is.",
-               "The torch that `pip install torch` installs on Windows is a CPU build: PyPI's Windows wheels have no "
-               "CUDA, and PyTorch's CUDA builds come from its own index. It prints a version ending in +cpu and None "
-               "for the CUDA: then reinstall torch from PyTorch's CUDA index for the driver that `nvidia-smi` shows.",
+        "%s: torch is a build without CUDA%s; the paste does not show torch's build" % (
+            SUSPECTED, " (the default on Windows)" if system == "Windows" else ""),
+        ("torch.cuda.is_available() is False (pasted line %s) %s" % (", ".join(map(str, available.lines)), where),),
+        Remedy("torch.cuda.is_available() is False %s, and the paste does not show which build of torch it is." % where,
+               "A torch built without CUDA is the commonest reason: the torch that `pip install torch` installs on "
+               "Windows is a CPU build (PyPI's Windows wheels have no CUDA; PyTorch's CUDA builds come from its own "
+               "index), and another package's requirements can reinstall one. It prints a version ending in +cpu and "
+               "None for the CUDA: then reinstall torch from PyTorch's CUDA index for the driver that `nvidia-smi` "
+               "shows.",
                (run("python", "-c", "import torch; print(torch.__version__, torch.version.cuda)"), run("nvidia-smi")),
                WINDOWS_INSTALL_DOCS, key="suspected-cpu-wheel", title="Read torch's build"),
     )
@@ -68,7 +75,7 @@ WINDOWS_INSTALL_DOCS = "https://pytorch.org/get-started/locally/"
 # The decisive fact each suspicion stands in for: it speaks for a layer that needs that fact when the paste lacks it.
 SUSPICIONS: Dict[str, Callable[[Dict[str, Any]], Optional[Outcome]]] = {
     "nvidia_smi.cuda_version": old_driver,
-    "torch.cuda_version": cpu_wheel_on_windows,
+    "torch.cuda_version": cpu_build,
 }
 
 

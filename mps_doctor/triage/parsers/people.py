@@ -72,7 +72,13 @@ CUDA_BUILD = re.compile(r"\b(?:torch|pytorch)[ =]=?v?(\d+\.\d+(?:\.\d+)?\+cu\d{2
 # Bounded by what is not a Latin letter or digit, so that a name beside CJK text ("8张A100") is read.
 NVIDIA_NAME = re.compile(r"(?<![A-Za-z0-9])(?:(?:NVIDIA )?(?:GeForce )?(?:RTX|GTX) ?\d{3,4}(?: Ti| SUPER)?|GeForce \d{3,4}M?|"
                          r"(?:Tesla |NVIDIA )?[AHLTV]\d{2,3})(?![A-Za-z0-9])")
-PEOPLE_LINE = re.compile(r"rtx|gtx|geforce|nvidia|tesla|(?<![A-Za-z0-9])[AHLTV]\d{2,3}(?![A-Za-z0-9])|"
+# A GeForce named by its number alone beside a word for a GPU or its memory ("有4080显卡", "my 3060 card", "My gpu in this
+# setup is a 1060 6gb"): NVIDIA sells the 10 and 16 series as GTX and the 20 series on as RTX.
+GEFORCE_NUMBER = r"((?:10[5-8]|16[56]|20[6-8]|30[5-9]|40[6-9]|50[6-9])0)( ?Ti| SUPER)?"
+BARE_GEFORCE = re.compile(r"(?<![A-Za-z0-9.])%s(?=\s?(?:显卡|(?:graphics |video )?card\b|GPU\b|\d{1,2} ?GB\b))|"
+                          r"\b(?:GPU|graphics card|video card)\b[^.\n]{0,24}?\b(?:is|:) (?:an? |the )?%s(?![A-Za-z0-9.])"
+                          % (GEFORCE_NUMBER, GEFORCE_NUMBER), re.I)
+PEOPLE_LINE = re.compile(r"rtx|gtx|geforce|nvidia|tesla|gpu|card|显卡|(?<![A-Za-z0-9])[AHLTV]\d{2,3}(?![A-Za-z0-9])|"
                          r"torch|mac|osx|os x|darwin|sonoma|ventura|sequoia|monterey|big sur|tahoe|catalina|windows|win\d|"
                          r"linux|ubuntu|debian|centos|fedora|rhel|rocky|alma|suse|manjaro|wsl|python", re.I)
 
@@ -80,6 +86,15 @@ PEOPLE_LINE = re.compile(r"rtx|gtx|geforce|nvidia|tesla|(?<![A-Za-z0-9])[AHLTV]\
 def gpu_name(text: str) -> str:
     """A GPU's name as NVIDIA writes it: "RTX3080", as people often write it, is "RTX 3080"."""
     return re.sub(r"\b(RTX|GTX)(?=\d)", r"\1 ", text)
+
+
+def bare_geforce(text: str) -> str:
+    """The GeForce that TEXT names by its number alone ("4080显卡" is "RTX 4080"), or ''."""
+    found = BARE_GEFORCE.search(text)
+    if not found:
+        return ""
+    number, suffix = (found.group(1), found.group(2)) if found.group(1) else (found.group(3), found.group(4))
+    return "%s %s%s" % ("GTX" if number[:2] in ("10", "16") else "RTX", number, suffix or "")
 
 
 def system_facts(text: str, number: int, parser: str) -> List[Finding]:
@@ -131,8 +146,8 @@ def parse_people(lines: Sequence[Line]) -> Result:
         elif ON_A_MAC.search(line.text):
             out.append(Finding("host.system", "Darwin", line.number, "prose"))
         gpu = NVIDIA_NAME.search(line.text)
-        name = gpu_name(gpu.group(0)) if gpu else ""
-        if gpu and capability_of(name) and line.number not in gpu_fields:
+        name = gpu_name(gpu.group(0)) if gpu else bare_geforce(line.text)
+        if name and capability_of(name) and line.number not in gpu_fields:
             out.append(Finding("nvidia_smi.gpu", name, line.number, "prose"))
         build = CUDA_BUILD.search(line.text)
         if build:

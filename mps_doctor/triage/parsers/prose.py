@@ -34,7 +34,41 @@ def parse_prose(lines: Sequence[Line]) -> Result:
         torch = PROSE_TORCH.search(text)
         if torch:
             out.append(Finding("packages.torch", torch.group(1), line.number, p))
-    return out, wrong_results(lines) + capability_claims(lines)
+    return out + cpu_only_told(lines), wrong_results(lines) + capability_claims(lines)
+
+
+# People telling that torch runs on the CPU beside their NVIDIA GPU: "it only uses the CPU", "GPU usage is always 0%",
+# "doesn't detect my GPU", "cuda is not available", and the same in Chinese: "只使用CPU", "GPU使用率一直是0%",
+# "检测不到cuda", "找不到cuda" (CosyVoice#687, LLaMA-Factory#3228, Fooocus#1189).
+CPU_ONLY_TOLD = re.compile(
+    r"\b(?:only|just|still|always) (?:uses?|using|runs? on|running on|works? on|working on) (?:the |my )?CPU\b|"
+    r"\b(?:doesn'?t|does not|don'?t|do not|isn'?t|is not|not|never|can'?t|cannot|can not) (?:use|using|utili[sz]e|"
+    r"utili[sz]ing|detect|detecting|recogni[sz]e|see|seeing|find|finding) (?:the |my )?(?:NVIDIA )?(?:GPU|graphics card|CUDA)s?\b|"
+    r"\bGPU (?:usage|utili[sz]ation|load) (?:is |stays |remains |at )?(?:always |still |only |just )?0 ?%|"
+    r"\bCUDA (?:is )?not (?:available|detected|found)\b|\bno CUDA GPUs? (?:is |are )?(?:available|found|detected)\b|"
+    r"只(?:使用|用|跑|能用)了?\s?CPU|GPU(?:使用率|占用率?|利用率)\S{0,4}0\s?%|(?:检测|找|识别)不到\s?(?:cuda|gpu|显卡)|"
+    r"(?:cuda|gpu)\s?不可用|没有?(?:使用|用上?|调用)\s?(?:GPU|显卡)", re.I)
+# A Mac or its GPU, named anywhere in the paste: there the CPU run is not CUDA's.
+APPLE_NAMED = re.compile(r"\bmps\b|\bmac(?:book\w*|os| ?os x| ?mini)?\b|\bApple M[1-5]\b|\bM[1-5](?: Pro| Max| Ultra)?\b|"
+                         r"\bsonoma\b|\bsequoia\b|\bventura\b", re.I)
+CUDA_NAMED = re.compile(r"(?<![A-Za-z])cuda(?![A-Za-z])|nvidia|geforce|\b[RG]TX ?\d|显卡", re.I)
+
+
+def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:
+    """torch.cuda.is_available() False when the paste tells that torch runs on the CPU or finds no CUDA, names CUDA or
+    an NVIDIA GPU, and names no Mac (whose GPU is not a CUDA one)."""
+    told = next((line for line in lines if CPU_ONLY_TOLD.search(line.text)), None)
+    if told is None or line_is_code(told):
+        return []
+    text = joined(lines)
+    if not CUDA_NAMED.search(text) or APPLE_NAMED.search(text):
+        return []
+    return [Finding("torch.cuda_available", False, told.number, "prose")]
+
+
+def line_is_code(line: Line) -> bool:
+    """Whether LINE is a command, a prompt or a traceback line rather than a sentence."""
+    return bool(line.prompt) or line.text.lstrip().startswith(("File ", "Traceback", "$", ">>>", "#", "import ", "print("))
 
 
 # How people report silent wrong results: "gives the wrong answer on MPS", "random numbers", "# NOT same!",

@@ -455,3 +455,47 @@ def test_the_fix_command_repeats_the_title_as_triage_kept_it(cli, tmp_path):
     token = "ghp_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
     result = cli("triage", str(paste), "--title", "Torch not compiled with CUDA enabled %s $(x)" % token)
     assert result.exit_code == 1 and token not in result.output and "$(x)" not in result.output
+
+
+# --- round 4: a GPU beside CUDA that is not used, told in prose or by a trainer's log --------------------------------
+
+def test_people_telling_torch_runs_on_the_cpu_beside_an_nvidia_gpu_is_a_false_is_available():
+    for text in ("有4080显卡，却只使用CPU是怎么回事？GPU使用率一直是0%。",
+                 "My RTX 3060 sits idle: it only uses the CPU",
+                 "GPU usage is always 0% on my GeForce GTX 1080",
+                 "我的模型检测不到cuda",
+                 "cuda is not available with my RTX 3090"):
+        found = read_paste(text).known["torch.cuda_available"]
+        assert (found.value, found.parser) == (False, "prose"), text
+    # On a Mac the GPU is no CUDA one; a sentence with no CUDA or NVIDIA word, or a command, tells nothing.
+    for text in ("it only uses the CPU on my M1 Mac with cuda code", "I do not use the GPU for this",
+                 ">>> print('only uses the CPU')  # cuda"):
+        assert "torch.cuda_available" not in read_paste(text).known, text
+
+
+def test_a_geforce_named_by_its_number_beside_a_word_for_a_gpu_is_that_geforce():
+    cases = {"有4080显卡": "RTX 4080", "My gpu in this setup is a 1060 6gb": "GTX 1060", "my 3060 Ti card": "RTX 3060 Ti"}
+    for text, name in cases.items():
+        assert read_paste(text).known["nvidia_smi.gpu"].value == (name,), text
+    for text in ("I bought 1080 shares", "version 1060 is out", "port 4080"):
+        assert "nvidia_smi.gpu" not in read_paste(text).known, text
+
+
+def test_a_named_nvidia_gpu_without_a_driver_line_or_system_suspects_a_cpu_build():
+    # cosyvoice-687: the title names the RTX 4080 and the CPU run; no system, no driver, no build.
+    report = triage(dev_paste("cosyvoice-687-rtx4080-cpu-torch"), title="有4080显卡，却只使用CPU是怎么回事？GPU使用率一直是0%。")
+    assert report.verdict.root_cause == "torch.cuda-built" and report.verdict.suspected
+    # A driver line shown leaves the build's suspicion to the layers that read it; so does a system that is Linux.
+    shown = triage("NVIDIA-SMI 550.54.14    Driver Version: 550.54.14    CUDA Version: 12.4\nGPU 0: NVIDIA GeForce RTX 4080\n"
+                   ">>> torch.cuda.is_available()\nFalse\n")
+    assert shown.verdict.root_cause != "torch.cuda-built"
+    linux = triage("I'm on Ubuntu 22.04 with an RTX 4080\n>>> torch.cuda.is_available()\nFalse\n")
+    assert linux.verdict.root_cause != "torch.cuda-built" and not linux.verdict.suspected
+
+
+def test_a_trainers_summary_line_on_the_cpu_is_a_false_is_available():
+    # llamafactory-3228: transformers' "Process rank: 0, device: cpu, n_gpu: 0" beside eight A100s.
+    paste = read_paste(dev_paste("llamafactory-3228-linux-a100-cpu-torch-device-cpu"))
+    assert paste.known["torch.cuda_available"].value is False
+    assert "transformers.training-device-cpu" in {match.error.id for match in paste.matches}
+    assert "torch.cuda_available" not in read_paste("Process rank: 0, device: cuda:0, n_gpu: 8").known
