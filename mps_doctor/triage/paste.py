@@ -99,6 +99,11 @@ def derive(known: Dict[str, Known]) -> Dict[str, Known]:
         # subdirs, docs.conda.io "Managing packages for different platforms").
         known = dict(known, **{"interpreter.conda_subdir": Known("osx-64", tuple(sorted(set(conda.lines + machine.lines))),
                                                                   "derived")})
+    macos = value_of(known, "host.macos_version")
+    if macos and "host.hw_arm64" not in known and version_tuple(str(macos))[:1] < (11,):
+        # Apple Silicon Macs run macOS 11 Big Sur or later (Apple, "Mac computers with Apple silicon", HT211814): a
+        # macOS 10.x is an Intel Mac's.
+        known = dict(known, **{"host.hw_arm64": Known(False, known["host.macos_version"].lines, "derived")})
     return derive_cuda(known, Known)
 
 

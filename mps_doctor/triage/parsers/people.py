@@ -59,8 +59,8 @@ WINDOWS = re.compile(r"\bWindows(?: (?:1[01]|7|8(?:\.1)?|Server)\b|\b)|\bwin(?:1
 LINUX = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky Linux|AlmaLinux|openSUSE|Manjaro|WSL2?)", re.I)
 # "Python 3.10.11", "Python版本：3.10.11", "Python version: 3.11", "I have Python 3.11": a bare "Python 3.11" in a
 # sentence may be any Python, so two numbers need a label or a verb of having.
-PYTHON = re.compile(r"\bPython ?(?:version|版本)? ?[:：=] ?(3\.\d{1,2}(?:\.\d{1,2})?)\b|"
-                    r"\b(?:using|have|with|running|on|use) Python ?(3\.\d{1,2}(?:\.\d{1,2})?)\b|"
+PYTHON = re.compile(r"\bPython ?(?:version|版本)? ?[:：=] ?(3\.\d{1,2}(?:\.\d{1,2})?)\b|\bPython version (3\.\d{1,2}(?:\.\d{1,2})?)\b|"
+                    r"\b(?:using|have|with|running|on|use|installed) Python ?(3\.\d{1,2}(?:\.\d{1,2})?)\b|"
                     r"\bPython +(3\.\d{1,2}\.\d{1,2})\b", re.I)
 # A user who writes from a Mac: "on my Mac", "is mac actually supported?", "from a MacBook".
 ON_A_MAC = re.compile(r"\b(?:on|using|from|with|my) (?:my |an? )?mac(?:book\w*)?\b|\bis mac (?:actually |really )?supported\b",
@@ -154,6 +154,6 @@ def parse_people(lines: Sequence[Line]) -> Result:
             out.append(Finding("request.cuda_build", build.group(1), line.number, "prose"))
         python = PYTHON.search(line.text)
         if python:
-            version = python_version(python.group(1) or python.group(2) or python.group(3))
+            version = python_version(next(group for group in python.groups() if group))
             out += [Finding("interpreter.version", version, line.number, "prose")] if version else []
     return out, []

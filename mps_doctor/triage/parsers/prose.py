@@ -11,7 +11,7 @@ from mps_doctor.triage.parsers.people import NVIDIA_NAME, gpu_name
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import version_tuple
 
-PROSE_LINE = re.compile(r"m[1-5]|intel|i386|mac ?os|torch", re.I)
+PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
 PROSE_TORCH = re.compile(r"\b(?:PyTorch|torch)\s*(?:version\s*)?(?::\s*)?(?:stable\s*\()?v?(\d+\.\d+\.\d+)\b")
 
 
@@ -25,7 +25,7 @@ def parse_prose(lines: Sequence[Line]) -> Result:
         if re.search(r"\b(?:Apple |MacBook(?: Pro| Air)? |Mac ?mini |iMac |Mac Studio )?M[1-5](?: Pro| Max| Ultra)?\b", text) and \
                 re.search(r"\b(?:Apple|Mac|MacBook|macOS|mac)\b|\bM[1-5] (?:Pro|Max|Ultra)\b", text, re.I):
             out += [Finding("host.hw_arm64", True, line.number, p), Finding("host.system", "Darwin", line.number, p)]
-        if re.search(r"\b(?:mac(?:book)?(?: \w+)? is (?:an )?intel|intel[- ](?:based )?mac)", text, re.I):
+        if re.search(r"\b(?:mac(?:book)?(?: \w+)? is (?:an )?(?:intel|x86(?:_64)?)|(?:intel|x86(?:_64)?)[- ](?:based )?mac)", text, re.I):
             out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if re.search(r"\b(?:platform|processor)\b[^.]{0,20}\bi386\b", text, re.I):
             out.append(Finding("interpreter.machine", "x86_64", line.number, p))

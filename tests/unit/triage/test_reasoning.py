@@ -499,3 +499,23 @@ def test_a_trainers_summary_line_on_the_cpu_is_a_false_is_available():
     assert paste.known["torch.cuda_available"].value is False
     assert "transformers.training-device-cpu" in {match.error.id for match in paste.matches}
     assert "torch.cuda_available" not in read_paste("Process rank: 0, device: cuda:0, n_gpu: 8").known
+
+
+def test_a_macos_before_11_is_an_intel_mac_and_people_call_intel_macs_x86():
+    # Apple Silicon Macs run macOS 11 or later; invokeai-7176: "not bundled for x86 Macs anymore".
+    assert read_paste("macOS 10.15.7 here").known["host.hw_arm64"].value is False
+    assert "host.hw_arm64" not in read_paste("macOS 14.5 here").known
+    assert read_paste("my mac is x86_64").known["host.hw_arm64"].value is False
+    verdict = triage(dev_paste("invokeai-7176-intel-mac-torch-241-ceiling-222")).verdict
+    assert verdict.root_cause == "hardware.apple-silicon"
+
+
+def test_python_versions_people_write_without_a_colon_or_after_installing():
+    assert read_paste("python version 3.12").known["interpreter.version"].value == (3, 12)
+    assert read_paste("I guess this is because I have installed python 3.11.").known["interpreter.version"].value == (3, 11)
+
+
+def test_poetrys_refusal_of_every_torch_wheel_is_a_missing_wheel():
+    # second-me-32: Poetry skipped all 17 wheels of torch 2.5.1 for their ABI tags.
+    verdict = triage(dev_paste("second-me-32-poetry-torch251-intel-mac")).verdict
+    assert (verdict.root_cause, verdict.known_error) == ("python.version", "poetry.torch-no-installation-candidates")
