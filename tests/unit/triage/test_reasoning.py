@@ -519,3 +519,11 @@ def test_poetrys_refusal_of_every_torch_wheel_is_a_missing_wheel():
     # second-me-32: Poetry skipped all 17 wheels of torch 2.5.1 for their ABI tags.
     verdict = triage(dev_paste("second-me-32-poetry-torch251-intel-mac")).verdict
     assert (verdict.root_cause, verdict.known_error) == ("python.version", "poetry.torch-no-installation-candidates")
+
+
+def test_pips_message_quoted_whole_by_a_person_is_pips_message():
+    # pytorch-95628: pip returns 'no matching distribution found". ... I have installed python 3.11 (Windows, cu116).
+    verdict = triage(dev_paste("pytorch-95628-python311-windows-cu116-no-matching")).verdict
+    assert (verdict.root_cause, verdict.known_error) == ("python.version", "pip.torch-no-matching-distribution")
+    assert read_paste('pip says "No matching distribution found" for me').matches
+    assert not read_paste("No matching distribution found for torchaudio-nightly").matches
