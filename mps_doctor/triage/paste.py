@@ -4,7 +4,7 @@ and the catalogue's matches; the facts derived from them, and the device they sp
 import re
 import unicodedata
 from dataclasses import dataclass, replace
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from mps_doctor.checking.pasted import PASTED_PYTHON
 from mps_doctor.checking.registry import REGISTRY, all_checks
@@ -40,6 +40,7 @@ class Paste:
     known: Dict[str, Known]
     evidence: Tuple[Evidence, ...]
     matches: Tuple[Match, ...]
+    prose_lines: FrozenSet[int] = frozenset()
 
     @property
     def recognized(self) -> bool:
@@ -75,7 +76,8 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
     evidence = reconcile(evidence, matches, known, lambda match: lines[match.line - 1].number)
     evidence += hosted_runtime_evidence(lines, known, matches)
-    return Paste(lines, known, tuple(evidence), matches)
+    prose_lines = frozenset({f.line for f in findings if f.parser == "prose"} - {f.line for f in findings if f.parser != "prose"})
+    return Paste(lines, known, tuple(evidence), matches, prose_lines)
 
 
 # Sources that name the torch a machine has (not one it asked for, as pip's and uv's errors do, nor prose).
@@ -227,7 +229,8 @@ def infer_device(paste: Paste) -> str:
 def device_choice(paste: Paste) -> Choice:
     """The device the paste is about, from all of its evidence with weights (triage/device.py)."""
     at = [(e.devices, e.line) for e in paste.evidence] + [(m.error.devices, m.line) for m in paste.matches]
-    read = {n for k in paste.known.values() for n in k.lines} | {line for _, line in at}
+    # A sentence that only a prose reader took a fact from still speaks of its device in its other words.
+    read = ({n for k in paste.known.values() for n in k.lines} - paste.prose_lines) | {line for _, line in at}
     return choose(fact_votes(paste.known) + message_votes(at) + line_votes(paste.lines, read, value(paste, "host.system")))
 
 def python_of(paste: Paste) -> str:

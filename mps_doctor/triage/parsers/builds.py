@@ -28,8 +28,14 @@ ULTRALYTICS = re.compile(r"(?:Ultralytics|YOLOv5)\b.{0,60}? Python-(3\.\d+\.\d+)
 # build (pytorch.org's conda commands; the pytorch-mutex package of the pytorch channel).
 CONDA_PLANNED = re.compile(r"::(pytorch(?:-nightly)?|pytorch-mutex|cpuonly|cpu-only)-(\d[\w.+]*)-(\S+)|"
                            r"(?:^|\s)(pytorch(?:-nightly)?|pytorch-mutex)-(\d[\w.+]*)\s*\|\s*(\S+)")
+# People telling that the CPU build is what got installed: "installs CPU version even from a clean environment",
+# "observe cpuonly version being installed", "pip installed the cpu-only build" (pytorch#65338, whisperX#983).
+CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|pulled|downloads|downloaded|observe) "
+                            r"(?:the |a |only )?(?:cpu|cpu-only|cpuonly|cpu only)[- ](?:version|build|variant|wheel)s?\b|"
+                            r"\b(?:cpu|cpu-only|cpuonly) (?:version|build|variant) (?:is |was |being |gets |got )?installed\b",
+                            re.I)
 BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch)\s|download\.pytorch\.org/whl/|\(you have | Python-3\.\d+\.\d+ torch-|"
-                        r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d", re.M)
+                        r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d|cpu", re.M | re.I)
 
 
 def cuda_of_label(digits: str) -> str:
@@ -68,6 +74,8 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         planned = CONDA_PLANNED.search(text)
         if planned:
             out += planned_findings(*(planned.group(1, 2, 3) if planned.group(1) else planned.group(4, 5, 6)), line.number)
+        if CPU_BUILD_TOLD.search(text) and not line.prompt:
+            out.append(Finding("torch.cuda_version", None, line.number, "prose"))
         banner = ULTRALYTICS.search(text)
         if banner:
             out += banner_findings(banner, line.number)

@@ -527,3 +527,16 @@ def test_pips_message_quoted_whole_by_a_person_is_pips_message():
     assert (verdict.root_cause, verdict.known_error) == ("python.version", "pip.torch-no-matching-distribution")
     assert read_paste('pip says "No matching distribution found" for me').matches
     assert not read_paste("No matching distribution found for torchaudio-nightly").matches
+
+
+def test_people_telling_the_cpu_build_got_installed_name_torchs_build():
+    # pytorch-65338: "observe cpuonly version being installed" after a conda command that names no CUDA package.
+    for text in ("installs CPU version even from a clean environment", "observe cpuonly version being installed",
+                 "pip installed the cpu-only build of torch"):
+        found = read_paste(text).known["torch.cuda_version"]
+        assert (found.value, found.parser) == (None, "prose"), text
+    assert "torch.cuda_version" not in read_paste("the CPU version is faster").known
+    assert triage(dev_paste("pytorch-65338-conda-nightly-conda-forge-cpuonly")).verdict.root_cause == "torch.cuda-built"
+    # The sentence still speaks of the machine's GPU: pytorch-23778 stays a CUDA paste.
+    report = triage(dev_paste("pytorch-23778-conda-nightly-cpu-only-during-upload"))
+    assert (report.options.device, report.verdict.root_cause) == ("cuda", "torch.cuda-built")
