@@ -95,8 +95,8 @@ def fact_votes(known: Dict[str, Any]) -> List[Vote]:
     elif get("torch.cuda_available") is False and known["torch.cuda_available"].parser not in ("collect_env", "hf-env"):
         # collect_env prints it on every machine; a user who runs it asks about CUDA, and a program that reports it
         # looked for a CUDA GPU.
-        why = "a program found no CUDA GPU" if known["torch.cuda_available"].parser == "cuda-message" else \
-            "the paste asks torch.cuda.is_available()"
+        why = {"cuda-message": "a program found no CUDA GPU", "prose": "the paste says torch runs without CUDA"}.get(
+            known["torch.cuda_available"].parser, "the paste asks torch.cuda.is_available()")
         votes.append(Vote("cuda", RAN, why, first_line(known, "torch.cuda_available")))
     for path, why in (("nvidia_smi.driver_version", "an NVIDIA driver"), ("nvidia_smi.gpu", "an NVIDIA GPU")):
         if get(path):
