@@ -1,5 +1,6 @@
 """The known-error catalogue and the pasted-text corpus: every entry is real, sourced, and matches its own example."""
 
+import glob
 import json
 import os
 import re
@@ -238,3 +239,11 @@ def test_no_catalogue_pattern_is_slow_on_its_own_message_repeated():
             started = time.perf_counter()
             error.pattern.search(line)
             assert time.perf_counter() - started < 0.5, (error.id, seed)
+
+
+def test_every_pasted_case_comes_from_a_thread_of_its_own():
+    threads = {}
+    for path in sorted(glob.glob(os.path.join(PASTED, "*.json"))):
+        with open(path, encoding="utf-8") as handle:
+            threads.setdefault(json.load(handle)["url"].rstrip("/"), []).append(os.path.basename(path))
+    assert not {url: names for url, names in threads.items() if len(names) > 1}
