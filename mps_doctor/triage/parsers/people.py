@@ -61,7 +61,10 @@ LINUX = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky Linux|Alm
 # sentence may be any Python, so two numbers need a label or a verb of having.
 PYTHON = re.compile(r"\bPython ?(?:version|版本)? ?[:：=] ?(3\.\d{1,2}(?:\.\d{1,2})?)\b|\bPython version (3\.\d{1,2}(?:\.\d{1,2})?)\b|"
                     r"\b(?:using|have|with|running|on|use|installed) Python ?(3\.\d{1,2}(?:\.\d{1,2})?)\b|"
-                    r"\bPython +(3\.\d{1,2}\.\d{1,2})\b", re.I)
+                    r"\bPython +(3\.\d{1,2}\.\d{1,2})\b|"
+                    # SD.Next's and kohya_ss's setup logs: "Python: version=3.12.7 platform=Windows", "Python version is
+                    # 3.11.2 (main, ...)" (installer.py, setup_common.py).
+                    r"\bPython: version=(3\.\d{1,2}\.\d{1,2})\b|\bPython version is (3\.\d{1,2}\.\d{1,2})\b", re.I)
 # A user who writes from a Mac: "on my Mac", "is mac actually supported?", "from a MacBook".
 ON_A_MAC = re.compile(r"\b(?:on|using|from|with|my) (?:my |an? )?mac(?:book\w*)?\b|\bis mac (?:actually |really )?supported\b",
                       re.I)
