@@ -29,10 +29,12 @@ ULTRALYTICS = re.compile(r"(?:Ultralytics|YOLOv5)\b.{0,60}? Python-(3\.\d+\.\d+)
 CONDA_PLANNED = re.compile(r"::(pytorch(?:-nightly)?|pytorch-mutex|cpuonly|cpu-only)-(\d[\w.+]*)-(\S+)|"
                            r"(?:^|\s)(pytorch(?:-nightly)?|pytorch-mutex)-(\d[\w.+]*)\s*\|\s*(\S+)")
 # People telling that the CPU build is what got installed: "installs CPU version even from a clean environment",
-# "observe cpuonly version being installed", "pip installed the cpu-only build" (pytorch#65338, whisperX#983).
+# "observe cpuonly version being installed", "pip installed the cpu-only build", "Torch cpu installed on nvidia system"
+# (pytorch#65338, whisperX#983, SD.Next#3476).
 CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|pulled|downloads|downloaded|observe) "
                             r"(?:the |a |only )?(?:cpu|cpu-only|cpuonly|cpu only)[- ](?:version|build|variant|wheel)s?\b|"
-                            r"\b(?:cpu|cpu-only|cpuonly) (?:version|build|variant) (?:is |was |being |gets |got )?installed\b",
+                            r"\b(?:(?:torch|pytorch)[- ](?:cpu|cpu-only|cpuonly) (?:version |build |variant )?|"
+                            r"(?:cpu|cpu-only|cpuonly) (?:version|build|variant) )(?:is |was |being |gets |got )?installed\b",
                             re.I)
 BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch)\s|download\.pytorch\.org/whl/|\(you have | Python-3\.\d+\.\d+ torch-|"
                         r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d|cpu", re.M | re.I)

@@ -540,3 +540,26 @@ def test_people_telling_the_cpu_build_got_installed_name_torchs_build():
     # The sentence still speaks of the machine's GPU: pytorch-23778 stays a CUDA paste.
     report = triage(dev_paste("pytorch-23778-conda-nightly-cpu-only-during-upload"))
     assert (report.options.device, report.verdict.root_cause) == ("cuda", "torch.cuda-built")
+
+
+def test_setup_scripts_python_refusals_and_their_python_lines():
+    # kohya-ss-2617 (its setup_common.py) and sdnext-3561 (SD.Next's newer wording of its installer's refusal).
+    for name in ("kohya-ss-2617-debian-python-3112-not-appropriate", "sdnext-3561-python-3127-required-3123-or-lower"):
+        verdict = triage(dev_paste(name)).verdict
+        assert (verdict.root_cause, verdict.known_error) == ("python.version", "launcher.python-version-incompatible"), name
+    assert read_paste("INFO     Python: version=3.12.7 platform=Windows").known["interpreter.version"].value == (3, 12, 7)
+    assert read_paste("INFO     Python version is 3.11.2 (main, Mar 13 2023)").known["interpreter.version"].value == (3, 11, 2)
+
+
+def test_an_assertion_inside_apples_mps_framework_is_a_kernel_bug():
+    # pytorch-136132 (MPSNDArray's buffer check) and pytorch-148194 (MPSGraph's runtime on a nightly).
+    for name in ("pytorch-136132-mps-sum-5d-negative-dim-crash", "pytorch-148194-mps-sdpa-nightly-placeholder-abort"):
+        verdict = triage(dev_paste(name)).verdict
+        assert (verdict.root_cause, verdict.known_error) == ("device.parity", "mps.framework-assertion"), name
+
+
+def test_a_title_that_tells_the_cpu_build_was_installed():
+    # sdnext-3476: the log's tail names nothing; the title does.
+    report = triage(dev_paste("sdnext-3476-torch-cpu-installed-on-nvidia-system"),
+                    title="[Issue]: Torch cpu installed on nvidia system")
+    assert report.verdict.root_cause == "torch.cuda-built"
