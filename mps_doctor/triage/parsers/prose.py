@@ -109,11 +109,18 @@ CAPABILITY_CLAIM = re.compile(r"\b(?:under|below|less than|lower than|older than
                               re.I)
 
 
+# People retelling torch's warning that the GPU "is not compatible with the current PyTorch installation" (its
+# capability is not in the build's arch list): "warnings such as device incompatible" (nerfstudio#1307).
+INCOMPATIBLE_TOLD = re.compile(r"\b(?:device|GPU|graphics card)s? (?:is |are )?(?:incompatible|not compatible)\b|"
+                               r"\bincompatible (?:device|GPU)s?\b", re.I)
+
+
 def capability_claims(lines: Sequence[Line]) -> List[Evidence]:
-    """Evidence against cuda.capability when the paste retells a compute-capability limit the GPU does not meet."""
+    """Evidence against cuda.capability when the paste retells a compute-capability limit the GPU does not meet, or
+    torch's warning that the GPU is incompatible with the build."""
     claim = next((line for line in lines if "ompute" in line.text and CAPABILITY_CLAIM.search(line.text)), None)
     if claim is None:
-        return []
+        return incompatible_told(lines)
     found = CAPABILITY_CLAIM.search(claim.text)
     needed = found.group(1) or found.group(2)
     # A GPU the paste names that meets the limit is not below it.
@@ -128,3 +135,20 @@ def capability_claims(lines: Sequence[Line]) -> List[Evidence]:
         "or release that still targets it, or another GPU." % needed,
         intents({"run": ["nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv"]}),
         "https://developer.nvidia.com/cuda-gpus", claim.number, "prose", devices=("cuda",), kind="capability-limit-retold")]
+
+
+def incompatible_told(lines: Sequence[Line]) -> List[Evidence]:
+    """Evidence against cuda.capability when a paste about CUDA says torch found the GPU incompatible."""
+    told = next((line for line in lines if INCOMPATIBLE_TOLD.search(line.text) and not line_is_code(line)), None)
+    if told is None or not CUDA_NAMED.search(joined(lines)) or APPLE_NAMED.search(joined(lines)):
+        return []
+    return [Evidence(
+        (), "the paste says torch found the GPU incompatible: its compute capability is not in this build's",
+        "The paste tells that torch warned the GPU is incompatible with the installed build.",
+        "torch warns that a GPU 'is not compatible with the current PyTorch installation' when the build has no kernels "
+        "for its compute capability (a CUDA 10.2 build has none for an RTX 30-series, sm_86). "
+        "`nvidia-smi --query-gpu=name,compute_cap --format=csv` prints the capability: install a build of a CUDA "
+        "that covers it (PyTorch's index for that CUDA).",
+        intents({"run": ["nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv"]}),
+        "https://pytorch.org/get-started/locally/", told.number, "prose", devices=("cuda",),
+        kind="capability-limit-retold")]

@@ -563,3 +563,11 @@ def test_a_title_that_tells_the_cpu_build_was_installed():
     report = triage(dev_paste("sdnext-3476-torch-cpu-installed-on-nvidia-system"),
                     title="[Issue]: Torch cpu installed on nvidia system")
     assert report.verdict.root_cause == "torch.cuda-built"
+
+
+def test_torchs_incompatible_gpu_warning_retold_fails_the_capability_layer():
+    # nerfstudio-1307: pip swapped in torch 1.12.1 for CUDA 10.2, which "gives warnings such as device incompatible".
+    report = triage(dev_paste("nerfstudio-1307-pip-replaced-torch-with-cu102-build"))
+    assert report.verdict.root_cause == "cuda.capability"
+    assert not read_paste("my GPU is not compatible with macOS, on my M1 Mac with cuda code").evidence
+    assert not read_paste("the device is incompatible").evidence  # no CUDA in the paste
