@@ -3,7 +3,7 @@
 from typing import Optional
 
 from mps_doctor.checking.context import Context, timeout_outcome, unknown_release
-from mps_doctor.checking.model import InstallPackages, InstallTorch, Outcome, Remedy, failed, passed, run, skipped, warned
+from mps_doctor.checking.model import InstallPackages, InstallTorch, Outcome, Remedy, failed, note, passed, run, skipped, warned
 from mps_doctor.checking.pasted import installed_torch_version
 from mps_doctor.checking.registry import check
 from mps_doctor.facts import describe_failure
@@ -76,6 +76,8 @@ def python_version(ctx: Context) -> Outcome:
         return broken
     py = ctx.python_version
     label = "%d.%d" % py[:2]
+    if ctx.interp is not None and ctx.interp.pointer_bits == 32 and not ctx.torch_imported():
+        return thirty_two_bit(ctx, label)
     version = ctx.torch_version()
     if version:
         release, exact = ctx.releases.row_for(version)
@@ -180,6 +182,23 @@ def free_threaded_remedy(ctx: Context, label: str, platform: str) -> Remedy:
 def capitalized(text: str) -> str:
     """TEXT with its first letter upper-case (a phrase that starts a sentence)."""
     return text[:1].upper() + text[1:]
+
+
+def thirty_two_bit(ctx: Context, label: str) -> Outcome:
+    """A 32-bit Python gets no torch at all: each release's PyPI files are for 64-bit platforms only (macOS arm64,
+    Linux x86_64 and aarch64, Windows amd64: the wheel lists in the release table's sources), and pip then finds
+    nothing, or torch's 0.1.2 placeholder (pytorch#27815, #149823)."""
+    return failed(
+        "Python %s is a 32-bit build: torch publishes 64-bit wheels only" % label,
+        Remedy("%s is a 32-bit build." % ctx.python_label(),
+               "torch's wheels are for 64-bit Pythons (Windows amd64, Linux x86_64 and aarch64, macOS arm64); a "
+               "32-bit Python, or any Python on a 32-bit Windows, gets none. Install the 64-bit Python (python.org's "
+               "'Windows installer (64-bit)', on a 64-bit Windows) and create the environment with it.",
+               (note("install the 64-bit Python from https://www.python.org/downloads/ (on a 64-bit Windows)"),
+                run("python", "-c", 'import struct; print(struct.calcsize("P") * 8)')),
+               "https://github.com/pytorch/pytorch/issues/149823", key="python-64-bit",
+               title="Use a 64-bit Python"),
+    )
 
 
 def python_remedy(ctx: Context, why: str) -> Remedy:

@@ -65,6 +65,10 @@ PYTHON = re.compile(r"\bPython ?(?:version|版本)? ?[:：=] ?(3\.\d{1,2}(?:\.\d
                     # SD.Next's and kohya_ss's setup logs: "Python: version=3.12.7 platform=Windows", "Python version is
                     # 3.11.2 (main, ...)" (installer.py, setup_common.py).
                     r"\bPython: version=(3\.\d{1,2}\.\d{1,2})\b|\bPython version is (3\.\d{1,2}\.\d{1,2})\b", re.I)
+# A 32-bit Python or Windows in people's words ("Windows10 32bit", "32-bit Python 3.7", "python 3.8 (32 bit)"): a
+# 32-bit Windows runs only 32-bit Pythons, and torch publishes no 32-bit wheels (pytorch#149823, #27815).
+THIRTY_TWO_BIT = re.compile(r"\b(?:Windows ?(?:7|8|8\.1|10|11)?|Python ?(?:3(?:\.\d{1,2}){0,2})?) ?[(,]? ?32[- ]?bits?\b|"
+                            r"\b32[- ]?bits? (?:Windows|Python|version of Python|OS)\b", re.I)
 # A user who writes from a Mac: "on my Mac", "is mac actually supported?", "from a MacBook".
 ON_A_MAC = re.compile(r"\b(?:on|using|from|with|my) (?:my |an? )?mac(?:book\w*)?\b|\bis mac (?:actually |really )?supported\b",
                       re.I)
@@ -155,6 +159,8 @@ def parse_people(lines: Sequence[Line]) -> Result:
         build = CUDA_BUILD.search(line.text)
         if build:
             out.append(Finding("request.cuda_build", build.group(1), line.number, "prose"))
+        if THIRTY_TWO_BIT.search(line.text):
+            out.append(Finding("interpreter.pointer_bits", 32, line.number, "prose"))
         python = PYTHON.search(line.text)
         if python:
             version = python_version(next(group for group in python.groups() if group))

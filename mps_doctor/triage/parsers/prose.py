@@ -146,7 +146,7 @@ def incompatible_told(lines: Sequence[Line]) -> List[Evidence]:
         (), "the paste says torch found the GPU incompatible: its compute capability is not in this build's",
         "The paste tells that torch warned the GPU is incompatible with the installed build.",
         "torch warns that a GPU 'is not compatible with the current PyTorch installation' when the build has no kernels "
-        "for its compute capability (a CUDA 10.2 build has none for an RTX 30-series, sm_86). "
+        "for its compute capability (a build of an older CUDA has none for a newer GPU). "
         "`nvidia-smi --query-gpu=name,compute_cap --format=csv` prints the capability: install a build of a CUDA "
         "that covers it (PyTorch's index for that CUDA).",
         intents({"run": ["nvidia-smi", "--query-gpu=name,compute_cap", "--format=csv"]}),

@@ -324,6 +324,18 @@ def test_an_intel_mac_needs_a_new_python_only_outside_the_last_intel_releases_ra
     assert "torch 2.2.2" in remedy.why and load_releases().last_intel_torch == "2.2.2"
 
 
+@pytest.mark.parametrize(("bits", "status"), [(32, Status.FAIL), (64, Status.PASS), (None, Status.PASS)])
+def test_a_32_bit_python_gets_no_torch_wheel(bits, status):
+    """torch's PyPI files are for 64-bit platforms only (the release table's wheel lists): a 32-bit Python fails."""
+    facts = replay_facts(load_machine("linux-x86-cpu-torch"))
+    interp = dataclasses.replace(facts.target.interpreter, pointer_bits=bits)
+    facts = dataclasses.replace(facts, target=dataclasses.replace(facts.target, interpreter=interp, torch=None))
+    outcome = result(facts, "python.version", device="cpu")
+    assert outcome.status == status, outcome.summary
+    if status == Status.FAIL:
+        assert "32-bit" in outcome.summary and outcome.remedy.key == "python-64-bit"
+
+
 # --- issue 24 items 9 and 10: remedies worded for this platform, distribution and way of installing ------------------
 
 CI_BOX = load_machine("linux-x86-cpu-torch")

@@ -571,3 +571,13 @@ def test_torchs_incompatible_gpu_warning_retold_fails_the_capability_layer():
     assert report.verdict.root_cause == "cuda.capability"
     assert not read_paste("my GPU is not compatible with macOS, on my M1 Mac with cuda code").evidence
     assert not read_paste("the device is incompatible").evidence  # no CUDA in the paste
+
+
+def test_a_32_bit_windows_or_python_told_in_prose_gets_no_wheel():
+    # pytorch-149823: "Windows10 32bit" and Python 3.13, which torch supported on 64-bit platforms only.
+    for text in ("（Windows10 32bit）", "I use 32-bit Python 3.7", "python 3.8 (32 bit) on windows"):
+        assert read_paste(text).known["interpreter.pointer_bits"].value == 32, text
+    for text in ("a 32 bit float tensor", "Windows 11 64-bit"):
+        assert "interpreter.pointer_bits" not in read_paste(text).known, text
+    report = triage(dev_paste("pytorch-149823-python313-windows-32bit"), title="Please support python 3.13!")
+    assert report.verdict.root_cause == "python.version" and "32-bit" in layer(report, "python.version").summary
