@@ -131,6 +131,7 @@ ALLOWED_IN_CATALOGUE = {
     ("torchvision.functional-tensor-removed", "0.17"): HISTORIC + " (torchvision removed functional_tensor in 0.17)",
     ("torchvision.functional-tensor-removed", "0.16"): HISTORIC + " (the last torchvision with functional_tensor)",
     ("torchvision.functional-tensor-removed", "2.1"): HISTORIC + " (the torch that torchvision 0.16 pairs with)",
+    ("mps.conv-output-over-65536-before-macos-15-1", "15.1"): HISTORIC + " (below it Convolution.mm refuses outputs over 65536)",
 }
 
 
