@@ -44,23 +44,38 @@ def cpu_build(known: Dict[str, Any]) -> Optional[Outcome]:
     whose system is not shown but whose NVIDIA GPU is named with no driver line: a CPU build is the likeliest reason,
     since the torch that plain `pip install torch` gets on Windows is one (PyTorch's CUDA builds come from its own
     index, pytorch.org/get-started), a reinstall by another package's requirements brings it back, and a named GPU
-    without a driver line leaves the build as the first thing to read."""
+    without a driver line leaves the build as the first thing to read. On Windows beside a named NVIDIA GPU, a torch
+    version shown without its +cu label is suspected too."""
     # The artifact: PyPI's torch-2.15.0-cp312-cp312-win_amd64.whl (sha256 f2bd0a3709a7493a6ef2ac5a654111242a854439f7
     # 558f910b6b653b56f7504d) has torch/version.py `__version__ = '2.15.0+cpu'`, `cuda = None`, and every CUDA
     # Requires-Dist of its METADATA is marked `platform_system == "Linux"`.
     available = known.get("torch.cuda_available")
     system = known["host.system"].value if "host.system" in known else None
     gpu_without_driver = "nvidia_smi.gpu" in known and "nvidia_smi.driver_version" not in known
-    if available is None or available.value is not False or not (
-            system == "Windows" or (system is None and gpu_without_driver)):
-        return None
-    where = "on Windows" if system == "Windows" else "with an NVIDIA GPU named"
+    if available is not None and available.value is False and (system == "Windows" or (system is None and gpu_without_driver)):
+        where = "on Windows" if system == "Windows" else "with an NVIDIA GPU named"
+        return cpu_build_outcome("torch.cuda.is_available() is False (pasted line %s) %s" % (
+            ", ".join(map(str, available.lines)), where), "torch.cuda.is_available() is False %s" % where, system)
+    # PyTorch's CUDA wheels for Windows carry their CUDA in the version (2.5.1+cu124): a version shown without it, beside
+    # the NVIDIA GPU the user expects torch to use, is PyPI's CPU build (F5-TTS#404: "so it seems like a torch-cpu
+    # version").
+    version = next((known[path] for path in ("torch.version", "packages.torch") if path in known), None)
+    if system == "Windows" and "nvidia_smi.gpu" in known and version is not None and "+" not in str(version.value) and \
+            (available is None or available.value is False):
+        return cpu_build_outcome("torch %s shows no +cu label (pasted line %s) on Windows beside an NVIDIA GPU" % (
+            version.value, ", ".join(map(str, version.lines))),
+            "torch %s, as pasted, carries no +cu label on Windows" % version.value, system)
+    return None
+
+
+def cpu_build_outcome(evidence: str, problem: str, system: Optional[str]) -> Outcome:
+    """The suspicion that torch is a CPU build, with the EVIDENCE line, the PROBLEM sentence and the paste's SYSTEM."""
     return Outcome(
         Status.FAIL,
         "%s: torch is a build without CUDA%s; the paste does not show torch's build" % (
             SUSPECTED, " (the default on Windows)" if system == "Windows" else ""),
-        ("torch.cuda.is_available() is False (pasted line %s) %s" % (", ".join(map(str, available.lines)), where),),
-        Remedy("torch.cuda.is_available() is False %s, and the paste does not show which build of torch it is." % where,
+        (evidence,),
+        Remedy("%s, and the paste does not show which build of torch it is." % problem,
                "A torch built without CUDA is the commonest reason: the torch that `pip install torch` installs on "
                "Windows is a CPU build (PyPI's Windows wheels have no CUDA; PyTorch's CUDA builds come from its own "
                "index), and another package's requirements can reinstall one. It prints a version ending in +cpu and "

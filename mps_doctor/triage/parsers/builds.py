@@ -19,8 +19,9 @@ INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(cpu|cu(\d{2,3}))\b
 YOU_HAVE = re.compile(r"\bPyTorch \S+ with CUDA \d+ \(you have (\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\)")
 # The banner Ultralytics prints at every run (ultralytics/utils/torch_utils.py select_device, and YOLOv5's
 # utils/torch_utils.py): "Ultralytics YOLOv8.1.3 🚀 Python-3.10.11 torch-2.1.0+cpu CPU (...)", then "CUDA:0 (NVIDIA
-# GeForce RTX 3060, 12288MiB)" for each GPU torch sees, or "MPS (Apple M1 Pro)".
-ULTRALYTICS = re.compile(r"(?:Ultralytics|YOLOv5)\b.{0,60}? Python-(3\.\d+\.\d+) torch-(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)"
+# GeForce RTX 3060, 12288MiB)" for each GPU torch sees, or "MPS (Apple M1 Pro)"; YOLOv5 before 6.2 printed no Python:
+# "YOLOv5 🚀 2022-4-22 torch 1.11.0+cpu CPU".
+ULTRALYTICS = re.compile(r"(?:Ultralytics|YOLOv5)\b.{0,60}? (?:Python-(3\.\d+\.\d+) torch-|torch )(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)"
                          r"(?: (?:CUDA:\d+ \(([^,()]{1,80}), \d+MiB\)|(MPS)\b|(CPU)\b))?")
 # A conda transaction names each package it installs as `channel/subdir::name-version-build` ("pytorch/linux-64::
 # pytorch-nightly-1.2.0.dev20190805+cpu-py3.7_cpu_0") and downloads as `name-version | build` ("pytorch-2.0.0.dev20221216
@@ -36,7 +37,7 @@ CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|p
                             r"\b(?:(?:torch|pytorch)[- ](?:cpu|cpu-only|cpuonly) (?:version |build |variant )?|"
                             r"(?:cpu|cpu-only|cpuonly) (?:version|build|variant) )(?:is |was |being |gets |got )?installed\b",
                             re.I)
-BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch)\s|download\.pytorch\.org/whl/|\(you have | Python-3\.\d+\.\d+ torch-|"
+BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch)\s|download\.pytorch\.org/whl/|\(you have | Python-3\.\d+\.\d+ torch-|YOLOv5|"
                         r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d|cpu", re.M | re.I)
 
 
@@ -88,8 +89,8 @@ def banner_findings(banner: "re.Match", number: int) -> List[Finding]:
     """The facts of Ultralytics' banner: the Python, the installed torch, and the device it chose (a GPU torch sees
     means CUDA is available; MPS means an Apple Silicon Mac)."""
     p = "build"
-    out = [Finding("interpreter.version", python_version(banner.group(1)), number, p),
-           Finding("torch.version", banner.group(2), number, p), Finding("torch.installed", True, number, p)]
+    out = [Finding("interpreter.version", python_version(banner.group(1)), number, p)] if banner.group(1) else []
+    out += [Finding("torch.version", banner.group(2), number, p), Finding("torch.installed", True, number, p)]
     gpu, mps = banner.group(3), banner.group(4)
     if gpu:
         out += [Finding("nvidia_smi.gpu", gpu.strip(), number, p), Finding("torch.cuda_available", True, number, p)]

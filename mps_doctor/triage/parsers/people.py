@@ -69,6 +69,10 @@ PYTHON = re.compile(r"\bPython ?(?:version|版本)? ?[:：=] ?(3\.\d{1,2}(?:\.\d
 # 32-bit Windows runs only 32-bit Pythons, and torch publishes no 32-bit wheels (pytorch#149823, #27815).
 THIRTY_TWO_BIT = re.compile(r"\b(?:Windows ?(?:7|8|8\.1|10|11)?|Python ?(?:3(?:\.\d{1,2}){0,2})?) ?[(,]? ?32[- ]?bits?\b|"
                             r"\b32[- ]?bits? (?:Windows|Python|version of Python|OS)\b", re.I)
+# A system named as a line of its own in a list of one's setup ("Windows 11", "- Ubuntu 22.04") or after a word for
+# the machine ("My setup: Windows 10, NVidia RTX 2070").
+SYSTEM_LINE = re.compile(r"(?:^\W{0,4}|\b(?:setup|system|machine|PC|laptop|computer|OS)\s*[:：]\s*)"
+                         r"(?:Windows (?:1[01]|7|8(?:\.1)?)\b|(?:Ubuntu|Debian|CentOS|Fedora) ?\d[\d.]*\b)[^\w\n]{0,3}(?:[,;(]|$)", re.I)
 # A user who writes from a Mac: "on my Mac", "is mac actually supported?", "from a MacBook".
 ON_A_MAC = re.compile(r"\b(?:on|using|from|with|my) (?:my |an? )?mac(?:book\w*)?\b|\bis mac (?:actually |really )?supported\b",
                       re.I)
@@ -79,13 +83,15 @@ CUDA_BUILD = re.compile(r"\b(?:torch|pytorch)[ =]=?v?(\d+\.\d+(?:\.\d+)?\+cu\d{2
 # Bounded by what is not a Latin letter or digit, so that a name beside CJK text ("8张A100") is read.
 NVIDIA_NAME = re.compile(r"(?<![A-Za-z0-9])(?:(?:NVIDIA )?(?:GeForce )?(?:RTX|GTX) ?\d{3,4}(?: Ti| SUPER)?|GeForce \d{3,4}M?|"
                          r"(?:Tesla |NVIDIA )?[AHLTV]\d{2,3})(?![A-Za-z0-9])")
-# A GeForce named by its number alone beside a word for a GPU or its memory ("有4080显卡", "my 3060 card", "My gpu in this
-# setup is a 1060 6gb"): NVIDIA sells the 10 and 16 series as GTX and the 20 series on as RTX.
+# A GeForce named by its number alone beside a word for a GPU or its memory, or as what someone has ("有4080显卡", "my
+# 3060 card", "My gpu in this setup is a 1060 6gb", "I have a 3060 and a core i9"): NVIDIA sells the 10 and 16 series
+# as GTX and the 20 series on as RTX.
 GEFORCE_NUMBER = r"((?:10[5-8]|16[56]|20[6-8]|30[5-9]|40[6-9]|50[6-9])0)( ?Ti| SUPER)?"
 BARE_GEFORCE = re.compile(r"(?<![A-Za-z0-9.])%s(?=\s?(?:显卡|(?:graphics |video )?card\b|GPU\b|\d{1,2} ?GB\b))|"
-                          r"\b(?:GPU|graphics card|video card)\b[^.\n]{0,24}?\b(?:is|:) (?:an? |the )?%s(?![A-Za-z0-9.])"
-                          % (GEFORCE_NUMBER, GEFORCE_NUMBER), re.I)
-PEOPLE_LINE = re.compile(r"rtx|gtx|geforce|nvidia|tesla|gpu|card|显卡|(?<![A-Za-z0-9])[AHLTV]\d{2,3}(?![A-Za-z0-9])|"
+                          r"\b(?:GPU|graphics card|video card)\b[^.\n]{0,24}?\b(?:is|:) (?:an? |the )?%s(?![A-Za-z0-9.])|"
+                          r"\b(?:I have|I've got|I got|I'm using|I am using|I use|with) an? %s(?![A-Za-z0-9.])"
+                          % (GEFORCE_NUMBER, GEFORCE_NUMBER, GEFORCE_NUMBER), re.I)
+PEOPLE_LINE = re.compile(r"rtx|gtx|geforce|nvidia|tesla|gpu|card|显卡|\ban? [1-5]0[5-9]0\b|(?<![A-Za-z0-9])[AHLTV]\d{2,3}(?![A-Za-z0-9])|"
                          r"torch|mac|osx|os x|darwin|sonoma|ventura|sequoia|monterey|big sur|tahoe|catalina|windows|win\d|"
                          r"linux|ubuntu|debian|centos|fedora|rhel|rocky|alma|suse|manjaro|wsl|python", re.I)
 
@@ -100,7 +106,8 @@ def bare_geforce(text: str) -> str:
     found = BARE_GEFORCE.search(text)
     if not found:
         return ""
-    number, suffix = (found.group(1), found.group(2)) if found.group(1) else (found.group(3), found.group(4))
+    groups = found.groups()
+    number, suffix = next((groups[i], groups[i + 1]) for i in range(0, len(groups), 2) if groups[i])
     return "%s %s%s" % ("GTX" if number[:2] in ("10", "16") else "RTX", number, suffix or "")
 
 
@@ -147,8 +154,8 @@ def parse_people(lines: Sequence[Line]) -> Result:
         mac = MAC_VERSION.search(line.text)
         if mac and not REQUIREMENT.search(line.text, mac.start()):
             out += system_facts(line.text, line.number, "prose")
-        elif re.search(r"\b(?:on|using|running|with|my|have)\s+(?:a\s+|an\s+)?(?:%s|%s)" % (WINDOWS.pattern, LINUX.pattern),
-                       line.text, re.I) and not REQUIREMENT.search(line.text):
+        elif (re.search(r"\b(?:on|using|running|with|my|have)\s+(?:a\s+|an\s+)?(?:%s|%s)" % (WINDOWS.pattern, LINUX.pattern),
+                        line.text, re.I) or SYSTEM_LINE.search(line.text)) and not REQUIREMENT.search(line.text):
             out += system_facts(line.text, line.number, "prose")
         elif ON_A_MAC.search(line.text):
             out.append(Finding("host.system", "Darwin", line.number, "prose"))

@@ -12,7 +12,7 @@ from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import version_tuple
 
 PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
-PROSE_TORCH = re.compile(r"\b(?:PyTorch|torch)\s*(?:version\s*)?(?::\s*)?(?:stable\s*\()?v?(\d+\.\d+\.\d+)\b")
+PROSE_TORCH = re.compile(r"\b(?:PyTorch|torch)\s*(?:[Vv]ersion\s*)?(?::\s*|==)?(?:stable\s*\()?v?(\d+\.\d+\.\d+(?:\+\w+)?)(?!\w|\.\d)")
 
 
 def parse_prose(lines: Sequence[Line]) -> Result:
@@ -32,7 +32,9 @@ def parse_prose(lines: Sequence[Line]) -> Result:
         if re.search(r"\bOS\W{0,4}:\W{0,4}mac ?OS\b", text, re.I):
             out.append(Finding("host.system", "Darwin", line.number, p))
         torch = PROSE_TORCH.search(text)
-        if torch:
+        # An install command or an installer's error names the torch it asks for, not the one installed (pip's and
+        # conda's own parsers read those).
+        if torch and not re.search(r"\binstall|\brequirement\b|\bdistribution\b|\bERROR\b", text, re.I):
             out.append(Finding("packages.torch", torch.group(1), line.number, p))
     return out + cpu_only_told(lines), wrong_results(lines) + capability_claims(lines)
 

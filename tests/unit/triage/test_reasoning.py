@@ -581,3 +581,41 @@ def test_a_32_bit_windows_or_python_told_in_prose_gets_no_wheel():
         assert "interpreter.pointer_bits" not in read_paste(text).known, text
     report = triage(dev_paste("pytorch-149823-python313-windows-32bit"), title="Please support python 3.13!")
     assert report.verdict.root_cause == "python.version" and "32-bit" in layer(report, "python.version").summary
+
+
+def test_yolov5s_older_banner_names_torchs_build():
+    # yolov5-7639: "YOLOv5  2022-4-22 torch 1.11.0+cpu CPU" (YOLOv5 before 6.2 printed no Python).
+    assert triage(dev_paste("yolov5-7639-gtx1080-torch-1110-cpu-wheel")).verdict.root_cause == "torch.cuda-built"
+    known = read_paste("YOLOv5 🚀 v6.1-1 torch 1.11.0+cu113 CUDA:0 (NVIDIA GeForce GTX 1080, 8192MiB)").known
+    assert known["torch.version"].value == "1.11.0+cu113" and "interpreter.version" not in known
+
+
+def test_torchs_old_driver_message_retold_without_its_article():
+    # pytorch-920: "NVIDIA driver on your system is too old (found version 6000)".
+    verdict = triage(dev_paste("pytorch-920-driver-cuda6-too-old")).verdict
+    assert (verdict.root_cause, verdict.known_error) == ("cuda.driver-version", "cuda.driver-too-old")
+
+
+def test_on_windows_a_torch_version_without_its_cuda_label_beside_an_nvidia_gpu_suspects_a_cpu_build():
+    # f5-tts-140 ("My setup: Windows 10, NVidia RTX 2070, CUDA 11.8, torch==2.3.0.") and f5-tts-404 (a list of lines).
+    for name in ("f5-tts-140-windows-rtx2070-cpu-torch", "f5-tts-404-windows-rtx3070-cpu-torch"):
+        verdict = triage(dev_paste(name)).verdict
+        assert verdict.root_cause == "torch.cuda-built" and verdict.suspected, name
+    labelled = triage("Windows 11\nRTX 3070\ntorch Version: 2.5.1+cu124\n")
+    assert not labelled.verdict.suspected and layer(labelled, "torch.cuda-built").status == Status.PASS
+
+
+def test_systems_and_torch_versions_people_list():
+    cases = {"Windows 11": "Windows", "- Ubuntu 22.04": "Linux", "My setup: Windows 10, NVidia RTX 2070": "Windows"}
+    for text, system in cases.items():
+        assert read_paste(text).known["host.system"].value == system, text
+    for text in ("wheels exist for Windows 10 and Linux", "Windows 11 is great, they say"):
+        assert "host.system" not in read_paste(text).known, text
+    assert read_paste("torch Version: 2.5.1").known["packages.torch"].value == "2.5.1"
+    assert read_paste("my torch==2.3.0.").known["packages.torch"].value == "2.3.0"
+    # What an install command or pip's error names is asked for, not installed.
+    for text in ("pip install torch==2.3.0", "ERROR: No matching distribution found for torch==2.1.0"):
+        found = read_paste(text).known.get("packages.torch")
+        assert found is None or found.parser != "prose", text
+    assert read_paste("So I have a 3060 and a core i9").known["nvidia_smi.gpu"].value == ("RTX 3060",)
+    assert "nvidia_smi.gpu" not in read_paste("I have a 1080p monitor").known
