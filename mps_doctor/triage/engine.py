@@ -71,9 +71,13 @@ class Evaluator:
         return candidates[-1] == check_id
 
     def __call__(self, spec, ctx: Context) -> Outcome:
-        if spec.advisory:
-            return Outcome(Status.SKIP, "%s: advisories need the machine itself" % NOT_IN_PASTE)
         evidence = self.evidence_for(spec.id)
+        if spec.advisory:
+            # A pasted message an advisory registers for decides it (torchvision built for another torch); anything
+            # else an advisory reads needs the machine itself.
+            if evidence is not None:
+                return self.failed_by(evidence, spec.id)
+            return Outcome(Status.SKIP, "%s: advisories need the machine itself" % NOT_IN_PASTE)
         missing = self.missing(spec, ctx)
         if not missing:
             judged = guarded(spec, ctx)
@@ -210,7 +214,8 @@ def triage_text(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownE
     evaluator = Evaluator(paste, layers)
     options, checked, _ = check_results(facts, Options(device=device, requested_device=device), evaluate=evaluator)
     results = list(checked)
-    root = next((r for r in results if r.layer is not None and r.status == Status.FAIL), None)
+    root = next((r for r in results if r.layer is not None and r.status == Status.FAIL), None) or \
+        next((r for r in results if r.id in evaluator.decided_by and r.status in (Status.FAIL, Status.WARN)), None)
     for index, match in enumerate(paste.matches):
         number = paste.lines[match.line - 1].number
         results.append(known_error_result(match, root is None and index == 0, number, paste))

@@ -619,3 +619,14 @@ def test_systems_and_torch_versions_people_list():
         assert found is None or found.parser != "prose", text
     assert read_paste("So I have a 3060 and a core i9").known["nvidia_smi.gpu"].value == ("RTX 3060",)
     assert "nvidia_smi.gpu" not in read_paste("I have a 1080p monitor").known
+
+
+def test_a_companion_message_names_the_companions_advisory_as_the_cause():
+    # pyannote-855 (torchvision's undefined symbol) and pytorch-vision-1018 (its _C's "DLL load failed" on Windows).
+    for name in ("pyannote-855-speechbrain-downgraded-torch-torchvision-abi",
+                 "pytorch-vision-1018-windows-conda-torchvision-dll-load-failed"):
+        verdict = triage(dev_paste(name)).verdict
+        assert (verdict.root_cause, verdict.known_error) == ("torch.companions", "torch.companion-abi-mismatch"), name
+    # An advisory no pasted message decides still needs the machine.
+    report = triage("Python 3.11.4 (main) on linux\n>>> import torch\n>>> torch.cuda.is_available()\nFalse\n")
+    assert layer(report, "torch.companions").status == Status.SKIP
