@@ -630,3 +630,10 @@ def test_a_companion_message_names_the_companions_advisory_as_the_cause():
     # An advisory no pasted message decides still needs the machine.
     report = triage("Python 3.11.4 (main) on linux\n>>> import torch\n>>> torch.cuda.is_available()\nFalse\n")
     assert layer(report, "torch.companions").status == Status.SKIP
+
+
+def test_rvcs_line_that_it_uses_mps_is_no_cuda_problem():
+    # tts-webui-89: "没有发现支持的N卡, 使用MPS进行推理" on an M2, then a dtype mismatch between MPS input and CPU weights.
+    report = triage(dev_paste("tts-webui-89-rvc-mps-input-cpu-weight-half"))
+    assert (report.options.device, report.verdict.root_cause) == ("mps", "torch.input-weight-type-mismatch")
+    assert read_paste("没有发现支持的N卡, 使用CPU进行推理").known["torch.cuda_available"].value is False
