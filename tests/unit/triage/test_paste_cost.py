@@ -15,20 +15,21 @@ REPEATS = 5
 
 
 @pytest.fixture(scope="module")
-def real_seconds():
-    """Best of REPEATS reads of the real paste."""
+def real_text():
     text = paste_cost.real_paste()
     paste_cost.read_paste(text)
-    return min(paste_cost.seconds(text) for _ in range(REPEATS))
+    return text
 
 
 @pytest.mark.parametrize("name", list(paste_cost.CRAFTED))
-def test_a_crafted_paste_costs_at_most_three_real_ones(name, real_seconds):
-    """Best of up to REPEATS reads; reading stops once one is under the limit (the best can only be lower)."""
+def test_a_crafted_paste_costs_at_most_three_real_ones(name, real_text):
+    """Best of up to REPEATS reads of each, the real paste read just before the crafted one each time so that both
+    meet the same load on a shared machine; reading stops once the ratio is under the limit."""
     text = paste_cost.CRAFTED[name](paste_cost.SIZE)
-    best = float("inf")
+    real = crafted = float("inf")
     for _ in range(REPEATS):
-        best = min(best, paste_cost.seconds(text))
-        if best <= paste_cost.LIMIT * real_seconds:
+        real = min(real, paste_cost.seconds(real_text))
+        crafted = min(crafted, paste_cost.seconds(text))
+        if crafted <= paste_cost.LIMIT * real:
             break
-    assert best / real_seconds <= paste_cost.LIMIT, "%s costs %.1f x the real paste" % (name, best / real_seconds)
+    assert crafted / real <= paste_cost.LIMIT, "%s costs %.1f x the real paste" % (name, crafted / real)
