@@ -45,7 +45,8 @@ def os_macos(ctx: Context) -> Outcome:
 
 
 @check("os.linux", "Operating system supports CUDA",
-       layer=15, devices=("cuda",), facts=("host.system",), evidence=("cuda-build-off-linux",), pasted=cuda_outside_linux)
+       layer=15, devices=("cuda",), facts=("host.system",), evidence=("cuda-build-off-linux", "cuda-asked-on-mac"),
+       pasted=cuda_outside_linux)
 def os_linux(ctx: Context) -> Outcome:
     """CUDA is diagnosed on Linux (macOS wheels have no CUDA)."""
     if ctx.host.system == "Linux":

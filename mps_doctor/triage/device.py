@@ -111,6 +111,16 @@ def fact_votes(known: Dict[str, Any]) -> List[Vote]:
     return votes
 
 
+# Kinds of evidence that say which device the user sets up, whatever the system: a program that asks for CUDA on a Mac
+# is a CUDA question (its answer is that a Mac has none), as an install of a CUDA build there is.
+ASKED_FOR = {"cuda-asked-on-mac": ("cuda", "the program asks for CUDA")}
+
+
+def asked_votes(kinds_at: Iterable[Tuple[str, int]]) -> List[Vote]:
+    """A vote, weighed as an install, for the device that each kind of evidence in ASKED_FOR names."""
+    return [Vote(ASKED_FOR[kind][0], INSTALL, ASKED_FOR[kind][1], line) for kind, line in kinds_at if kind in ASKED_FOR]
+
+
 def message_votes(devices_at: Iterable[Tuple[Tuple[str, ...], int]]) -> List[Vote]:
     """A vote for the device of each message that only one device prints (once per device)."""
     votes: Dict[str, Vote] = {}

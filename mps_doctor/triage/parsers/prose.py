@@ -36,7 +36,8 @@ def parse_prose(lines: Sequence[Line]) -> Result:
         # conda's own parsers read those).
         if torch and not re.search(r"\binstall|\brequirement\b|\bdistribution\b|\bERROR\b", text, re.I):
             out.append(Finding("packages.torch", torch.group(1), line.number, p))
-    return out + cpu_only_told(lines), wrong_results(lines) + capability_claims(lines)
+    return out + cpu_only_told(lines), wrong_results(lines) + capability_claims(lines) + cuda_told_on_mac(lines) + \
+        amd_gpu_for_cuda(lines)
 
 
 # People telling that torch runs on the CPU beside their NVIDIA GPU: "it only uses the CPU", "GPU usage is always 0%",
@@ -66,6 +67,47 @@ def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:
     if not CUDA_NAMED.search(text) or APPLE_NAMED.search(text):
         return []
     return [Finding("torch.cuda_available", False, told.number, "prose")]
+
+
+# "I get an error saying no CUDA device found" on "my macbook m3" (unsloth#685): CUDA asked for on a Mac, which has none.
+NO_CUDA_TOLD = re.compile(r"\bno CUDA (?:GPUs?|devices?) (?:is |are |was |were )?(?:available|found|detected)\b|"
+                          r"\bCUDA (?:is |was )?not (?:available|detected|found)\b|\bno CUDA (?:GPUs?|devices?)\b", re.I)
+
+
+def cuda_told_on_mac(lines: Sequence[Line]) -> List[Evidence]:
+    """Evidence against os.linux when a paste that names a Mac tells that no CUDA device was found."""
+    told = next((line for line in lines if NO_CUDA_TOLD.search(line.text) and not line_is_code(line)), None)
+    if told is None or not APPLE_NAMED.search(joined(lines)):
+        return []
+    return [Evidence(
+        (), "the paste asks for CUDA on a Mac, which has no CUDA",
+        "The program looks for a CUDA GPU on a Mac.",
+        "Macs have no NVIDIA GPU and PyTorch's macOS builds have no CUDA: a program that needs CUDA (its own code, or a "
+        "library that supports only NVIDIA GPUs) cannot run there. On Apple Silicon use the program's MPS or CPU option "
+        "(device 'mps'), or run it on a Linux machine with an NVIDIA GPU.",
+        intents({"check_again": {"device": "mps"}}), "https://pytorch.org/get-started/locally/", told.number, "prose",
+        devices=("cuda",), kind="cuda-asked-on-mac")]
+
+
+# An AMD GPU as people name it ("RX 6800", "Radeon RX 7900 XTX", "AMD Radeon"): CUDA builds of torch run only on NVIDIA
+# GPUs (AMD's run on ROCm builds, on Linux), and stable-diffusion-webui's collaborators send AMD users on Windows to a
+# DirectML fork (stable-diffusion-webui#16861).
+AMD_GPU = re.compile(r"\bRadeon\b|\bRX ?(?:4[5-8]0|5[5-7]00|6[4-9][05]0|7[6-9]00|90[67]0)(?: XTX?| GRE)?\b", re.I)
+
+
+def amd_gpu_for_cuda(lines: Sequence[Line]) -> List[Evidence]:
+    """Evidence against cuda.driver when a paste about CUDA names an AMD GPU and no NVIDIA one, off a Mac."""
+    text = joined(lines)
+    named = next((line for line in lines if AMD_GPU.search(line.text)), None)
+    if named is None or not CUDA_NAMED.search(text) or APPLE_NAMED.search(text) or NVIDIA_NAME.search(text):
+        return []
+    return [Evidence(
+        (), "the paste names an AMD GPU: CUDA needs an NVIDIA GPU",
+        "The GPU is an AMD one (%s), and CUDA runs only on NVIDIA GPUs." % AMD_GPU.search(named.text).group(0),
+        "PyTorch's CUDA builds find no GPU without an NVIDIA one. AMD GPUs run PyTorch's ROCm builds on Linux "
+        "(pytorch.org/get-started, ROCm); on Windows the program needs an AMD-capable variant (a DirectML build), "
+        "or the CPU.", intents({"check_again": {"device": "cpu"}}), "https://pytorch.org/get-started/locally/",
+        named.number, "prose", devices=("cuda",), kind="amd-gpu-for-cuda")]
 
 
 def line_is_code(line: Line) -> bool:

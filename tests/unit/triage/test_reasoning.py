@@ -637,3 +637,20 @@ def test_rvcs_line_that_it_uses_mps_is_no_cuda_problem():
     report = triage(dev_paste("tts-webui-89-rvc-mps-input-cpu-weight-half"))
     assert (report.options.device, report.verdict.root_cause) == ("mps", "torch.input-weight-type-mismatch")
     assert read_paste("没有发现支持的N卡, 使用CPU进行推理").known["torch.cuda_available"].value is False
+
+
+def test_cuda_asked_for_on_a_mac_is_the_os_layer_of_cuda():
+    # unsloth-685 ("no CUDA device found" on a MacBook M3) and sglang-508 (vLLM's Linux-only assertion on a Mac).
+    for name in ("unsloth-685-macbook-m3-no-cuda-device", "sglang-508-vllm-only-supports-linux-on-mac"):
+        report = triage(dev_paste(name))
+        assert (report.options.device, report.verdict.root_cause) == ("cuda", "os.linux"), name
+    assert not read_paste("no CUDA device found on this Linux box").evidence
+
+
+def test_an_amd_gpu_named_in_a_cuda_paste_fails_the_driver_layer():
+    # sdwebui-16861: an RX 6800 on Windows 10 behind the webui's "Torch is not able to use GPU".
+    report = triage(dev_paste("sdwebui-16861-amd-rx6800-windows-cuda-torch"), title="[Bug]: Torch is not able to use GPU; "
+                    "add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check")
+    assert report.verdict.root_cause == "cuda.driver"
+    assert not read_paste("my Radeon RX 6800 with CUDA and an RTX 3090").evidence  # an NVIDIA GPU is named too
+    assert not read_paste("Radeon Pro 5500M on my MacBook, cuda").evidence  # a Mac's AMD GPU
