@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mps_doctor.triage.parsers.people import template_fields
+from mps_doctor.triage.parsers.prose import CUDA_ASKED_ON_MAC
 from mps_doctor.triage.parsers.windows import WINDOWS_DRIVER
 from mps_doctor.triage.text import Line
 
@@ -111,14 +112,10 @@ def fact_votes(known: Dict[str, Any]) -> List[Vote]:
     return votes
 
 
-# Kinds of evidence that say which device the user sets up, whatever the system: a program that asks for CUDA on a Mac
-# is a CUDA question (its answer is that a Mac has none), as an install of a CUDA build there is.
-ASKED_FOR = {"cuda-asked-on-mac": ("cuda", "the program asks for CUDA")}
-
-
 def asked_votes(kinds_at: Iterable[Tuple[str, int]]) -> List[Vote]:
-    """A vote, weighed as an install, for the device that each kind of evidence in ASKED_FOR names."""
-    return [Vote(ASKED_FOR[kind][0], INSTALL, ASKED_FOR[kind][1], line) for kind, line in kinds_at if kind in ASKED_FOR]
+    """A CUDA vote, weighed as an install, for each piece of evidence that a program asks for CUDA on a Mac: a CUDA
+    question whose answer is that a Mac has none, as an install of a CUDA build there is."""
+    return [Vote("cuda", INSTALL, "the program asks for CUDA", line) for kind, line in kinds_at if kind == CUDA_ASKED_ON_MAC]
 
 
 def message_votes(devices_at: Iterable[Tuple[Tuple[str, ...], int]]) -> List[Vote]:

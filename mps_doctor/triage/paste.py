@@ -231,8 +231,8 @@ def device_choice(paste: Paste) -> Choice:
     at = [(e.devices, e.line) for e in paste.evidence] + [(m.error.devices, m.line) for m in paste.matches]
     # A sentence that only a prose reader took a fact from still speaks of its device in its other words.
     read = ({n for k in paste.known.values() for n in k.lines} - paste.prose_lines) | {line for _, line in at}
-    return choose(fact_votes(paste.known) + message_votes(at) + asked_votes((e.kind, e.line) for e in paste.evidence) +
-                  line_votes(paste.lines, read, value(paste, "host.system")))
+    asked = asked_votes((e.kind, e.line) for e in paste.evidence)
+    return choose(fact_votes(paste.known) + message_votes(at) + asked + line_votes(paste.lines, read, value(paste, "host.system")))
 
 def python_of(paste: Paste) -> str:
     """How a command for the pasted machine starts its Python: `python` on Windows (python.org's installer and

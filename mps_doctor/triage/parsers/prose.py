@@ -70,6 +70,8 @@ def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:
 
 
 # "I get an error saying no CUDA device found" on "my macbook m3" (unsloth#685): CUDA asked for on a Mac, which has none.
+# The kind of evidence it gives (checks/platform.py registers the layer it implicates).
+CUDA_ASKED_ON_MAC = "cuda-asked-on-mac"
 NO_CUDA_TOLD = re.compile(r"\bno CUDA (?:GPUs?|devices?) (?:is |are |was |were )?(?:available|found|detected)\b|"
                           r"\bCUDA (?:is |was )?not (?:available|detected|found)\b|\bno CUDA (?:GPUs?|devices?)\b", re.I)
 
@@ -86,7 +88,7 @@ def cuda_told_on_mac(lines: Sequence[Line]) -> List[Evidence]:
         "library that supports only NVIDIA GPUs) cannot run there. On Apple Silicon use the program's MPS or CPU option "
         "(device 'mps'), or run it on a Linux machine with an NVIDIA GPU.",
         intents({"check_again": {"device": "mps"}}), "https://pytorch.org/get-started/locally/", told.number, "prose",
-        devices=("cuda",), kind="cuda-asked-on-mac")]
+        overrides=True, devices=("cuda",), kind=CUDA_ASKED_ON_MAC)]
 
 
 # An AMD GPU as people name it ("RX 6800", "Radeon RX 7900 XTX", "AMD Radeon"): CUDA builds of torch run only on NVIDIA
