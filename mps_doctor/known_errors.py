@@ -112,6 +112,8 @@ class KnownError:
     general: bool = False
     # The fix as actions (`actions` in the catalogue), for checking/intents.py to map for one machine.
     actions: Tuple[Intent, ...] = ()
+    # The entries whose patterns also match this message and that it explains better: where both occur, it does.
+    more_specific_than: Tuple[str, ...] = ()
 
     def on(self, system: Optional[str]) -> "KnownError":
         """This entry as it reads on SYSTEM (Darwin, Linux, Windows): its variant for SYSTEM, else itself."""
@@ -166,7 +168,8 @@ def parse_catalogue(doc: Any) -> Tuple[KnownError, ...]:
                               text_of(entry.get("example")), entry.get("torch_libraries_only") is True,
                               variants_of(entry.get("on")), entry.get("kind") if entry.get("kind") in KINDS else None,
                               entry.get("remedy") if entry.get("remedy") in REMEDIES else None,
-                              entry.get("general") is True, intents_of(entry.get("actions"))[0]))
+                              entry.get("general") is True, intents_of(entry.get("actions"))[0],
+                              tuple(i for i in (entry.get("more_specific_than") or ()) if isinstance(i, str))))
     return tuple(out)
 
 
@@ -272,11 +275,15 @@ def load_catalogue(path: str = str(DATA_FILE)) -> Tuple[KnownError, ...]:
 
 def find_all(text: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> Iterator[Match]:
     """Every entry that occurs in TEXT, each once, at its first occurrence, in catalogue order; general entries are
-    left to the checks that ask for their kind."""
-    for error in (load_catalogue() if catalogue is None else catalogue):
-        found = None if error.general else error.pattern.search(text)
-        if found:
-            yield Match(error, text.count("\n", 0, found.start()) + 1, found.group(0))
+    left to the checks that ask for their kind, and an entry that another occurring one is more specific than is left
+    out."""
+    found = [(error, error.pattern.search(text)) for error in (load_catalogue() if catalogue is None else catalogue)
+             if not error.general]
+    found = [(error, match) for error, match in found if match]
+    narrower = {other for error, _ in found for other in error.more_specific_than}
+    for error, match in found:
+        if error.id not in narrower:
+            yield Match(error, text.count("\n", 0, match.start()) + 1, match.group(0))
 
 
 def explain(message: str) -> Optional[KnownError]:

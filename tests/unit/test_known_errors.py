@@ -247,3 +247,13 @@ def test_every_pasted_case_comes_from_a_thread_of_its_own():
         with open(path, encoding="utf-8") as handle:
             threads.setdefault(json.load(handle)["url"].rstrip("/"), []).append(os.path.basename(path))
     assert not {url: names for url, names in threads.items() if len(names) > 1}
+
+
+def test_where_a_narrower_entry_occurs_the_broader_one_it_names_is_left_out():
+    """`more_specific_than` holds at run time too: comfyui-supir-74's MPSGraph abort is the type-inference entry's."""
+    from mps_doctor.known_errors import find_all
+    text = ('loc("mps_add"("(mpsFileLoc): /AppleInternal/Library/BuildRoots/x/Library/Caches/com.apple.xbs/Sources/'
+            'MetalPerformanceShadersGraph/mpsgraph/MetalPerformanceShadersGraph/Core/Files/MPSGraphUtilities.mm":228:0)):'
+            " error: input types 'tensor<1x77x1xf16>' and 'tensor<1x77x768xf32>' are not broadcast compatible\n"
+            "LLVM ERROR: Failed to infer result type(s).\n")
+    assert [m.error.id for m in find_all(text)] == ["mps.graph-type-inference-abort"]
