@@ -94,6 +94,9 @@ def driver_as_pasted(outcome: Outcome, ctx, paste) -> Outcome:
         return outcome
     driver, cuda = paste.value("nvidia_smi.driver_version"), paste.value("nvidia_smi.cuda_version")
     names = ", ".join(paste.value("nvidia_smi.gpu") or ()) or "no GPU listed"
+    if not driver and paste.parser("nvidia_smi.gpu") in ("prose", "template"):
+        # A GPU the person names is hardware, not a driver that loads.
+        return Outcome(Status.SKIP, "not in the pasted text: the NVIDIA driver (the paste names the GPU, %s)" % names)
     if not driver:
         return replace(outcome, summary="an NVIDIA GPU is listed (%s); the driver's version is not in the pasted text" % names)
     runs = "" if not cuda else ", runs CUDA up to %s%s" % (
