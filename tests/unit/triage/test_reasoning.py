@@ -654,3 +654,10 @@ def test_an_amd_gpu_named_in_a_cuda_paste_fails_the_driver_layer():
     assert report.verdict.root_cause == "cuda.driver"
     assert not read_paste("my Radeon RX 6800 with CUDA and an RTX 3090").evidence  # an NVIDIA GPU is named too
     assert not read_paste("Radeon Pro 5500M on my MacBook, cuda").evidence  # a Mac's AMD GPU
+
+
+def test_a_gpu_a_person_names_does_not_show_that_the_driver_loads():
+    named = triage("I have an RTX 3060 on Windows 11\n>>> torch.cuda.is_available()\nFalse\n")
+    assert layer(named, "cuda.driver").status == Status.SKIP and "RTX 3060" in layer(named, "cuda.driver").summary
+    listed = triage("GPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-1)\n>>> torch.cuda.is_available()\nFalse\n")
+    assert layer(listed, "cuda.driver").status == Status.PASS  # nvidia-smi -L lists it: the driver answered
