@@ -280,10 +280,18 @@ def find_all(text: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> I
     found = [(error, error.pattern.search(text)) for error in (load_catalogue() if catalogue is None else catalogue)
              if not error.general]
     found = [(error, match) for error, match in found if match]
-    narrower = {other for error, _ in found for other in error.more_specific_than}
     for error, match in found:
-        if error.id not in narrower:
+        # A broader entry is left out where a narrower one that names it matches the same text (its line or span);
+        # elsewhere in the paste it is a message of its own.
+        if not any(error.id in other.more_specific_than and same_place(match, near, text) for other, near in found):
             yield Match(error, text.count("\n", 0, match.start()) + 1, match.group(0))
+
+
+def same_place(broad: "re.Match", narrow: "re.Match", text: str) -> bool:
+    """Whether match BROAD starts on a line that match NARROW spans in TEXT."""
+    first = text.rfind("\n", 0, narrow.start()) + 1
+    last = text.find("\n", narrow.end())
+    return first <= broad.start() <= (len(text) if last < 0 else last)
 
 
 def explain(message: str) -> Optional[KnownError]:

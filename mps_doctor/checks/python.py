@@ -76,7 +76,8 @@ def python_version(ctx: Context) -> Outcome:
         return broken
     py = ctx.python_version
     label = "%d.%d" % py[:2]
-    if ctx.interp is not None and ctx.interp.pointer_bits == 32 and not ctx.torch_imported():
+    # No Mac runs a 32-bit Python (macOS dropped 32-bit apps in 10.15; Apple Silicon never ran them).
+    if ctx.interp is not None and ctx.interp.pointer_bits == 32 and not ctx.torch_imported() and not ctx.is_mac:
         return thirty_two_bit(ctx, label)
     version = ctx.torch_version()
     if version:
@@ -192,10 +193,10 @@ def thirty_two_bit(ctx: Context, label: str) -> Outcome:
         "Python %s is a 32-bit build: torch publishes 64-bit wheels only" % label,
         Remedy("%s is a 32-bit build." % ctx.python_label(),
                "torch's wheels are for 64-bit Pythons (Windows amd64, Linux x86_64 and aarch64, macOS arm64); a "
-               "32-bit Python, or any Python on a 32-bit Windows, gets none. Install the 64-bit Python (python.org's "
-               "'Windows installer (64-bit)', on a 64-bit Windows) and create the environment with it.",
-               (note("install the 64-bit Python from https://www.python.org/downloads/ (on a 64-bit Windows)"),
-                run("python", "-c", 'import struct; print(struct.calcsize("P") * 8)')),
+               "32-bit Python, or any Python on a 32-bit Windows, gets none. Install a 64-bit Python (on Windows, "
+               "python.org's 'Windows installer (64-bit)', on a 64-bit Windows) and create the environment with it.",
+               (note("install a 64-bit Python (https://www.python.org/downloads/) and create the environment with it"),
+                run("python", "-c", "import platform; print(platform.architecture()[0])")),
                "https://github.com/pytorch/pytorch/issues/149823", key="python-64-bit",
                title="Use a 64-bit Python"),
     )

@@ -120,7 +120,9 @@ def advises_own_python(evidence: Evidence, known: Dict[str, Known]) -> bool:
     left out so that the paste's own version is never contradicted."""
     version = value_of(known, "interpreter.version")
     advised = [intent.option("python") for intent in evidence.actions if intent.kind == "new_environment"]
-    return evidence.kind == NO_WHEEL and bool(version) and ".".join(map(str, version[:2])) in advised
+    # A 32-bit Python gets no wheel of any version: python.version says so itself, and another version is no fix.
+    thirty_two_bit = value_of(known, "interpreter.pointer_bits") == 32 and value_of(known, "host.system") != "Darwin"
+    return evidence.kind == NO_WHEEL and bool(version) and (".".join(map(str, version[:2])) in advised or thirty_two_bit)
 
 
 def about_the_layer(match: Match, lines: Sequence[Line]) -> bool:
@@ -167,6 +169,10 @@ FIX_LINE = re.compile(r"\b(?:fixed|solved|resolved)\b(?: (?:it|this|that|the (?:
                       r"(?:by|with|after)\b|\b(?:it )?(?:works|worked|working) (?:now|after)\b", re.I)
 
 
+# The parsers that read what people write in their own words.
+PEOPLES = ("prose", "template")
+
+
 def assemble(findings: Sequence[Finding]) -> Dict[str, Known]:
     """One value per fact: the most trusted parser's (PRIORITY), then the earliest line; lines of agreeing findings kept."""
     rank = {name: index for index, name in enumerate(PRIORITY)}
@@ -181,6 +187,11 @@ def assemble(findings: Sequence[Finding]) -> Dict[str, Known]:
             continue
         group = [Finding(f.path, stripped_line(f.value, 160), f.line, f.parser) if isinstance(f.value, str) else f for f in group]
         best = min(group, key=lambda f: (rank.get(f.parser, len(rank)), f.line))
+        if path in ("host.system", "packages.torch") and best.parser in PEOPLES and \
+                len({f.value for f in group if f.parser in PEOPLES}) > 1:
+            # People's own words that disagree ("works on Windows 11, fails on Ubuntu", the value of a torch they had
+            # and the one they have) decide nothing.
+            continue
         lines = tuple(sorted({f.line for f in group if f.value == best.value}))
         known[path] = Known(best.value, lines, best.parser)
     return known

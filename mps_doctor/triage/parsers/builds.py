@@ -7,7 +7,7 @@ from typing import List, Sequence
 from mps_doctor.triage.model import Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
 from mps_doctor.triage.parsers.common import Result, python_version
-from mps_doctor.triage.text import Line, matching
+from mps_doctor.triage.text import Line, joined, matching
 
 # `conda list` rows: Anaconda's `_pytorch_select 0.1 cpu_0` (or gpu_0) picks the variant; pytorch's own build string
 # names it ("cpu_py37h...", "py3.7_cpu_0", "py3.10_cuda11.8_cudnn8.7.0_0", conda-forge's "cuda118_py310h...").
@@ -37,6 +37,10 @@ CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|p
                             r"\b(?:(?:torch|pytorch)[- ](?:cpu|cpu-only|cpuonly) (?:version |build |variant )?|"
                             r"(?:cpu|cpu-only|cpuonly) (?:version|build|variant) )(?:is |was |being |gets |got )?installed\b",
                             re.I)
+# A sentence that denies or undoes what it tells ("no CPU build got installed", "at first pip installed the CPU version,
+# then I reinstalled"), and a CUDA build named anywhere (a +cu label, a cuXYZ index): then a CPU build told is no fact.
+NOT_SO = re.compile(r"\b(?:no|not|never|n't|instead of|rather than|at first|reinstall\w*|fixed|solved)\b", re.I)
+CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)
 BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch)\s|download\.pytorch\.org/whl/|\(you have | Python-3\.\d+\.\d+ torch-|YOLOv5|"
                         r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d|cpu", re.M | re.I)
 
@@ -50,6 +54,7 @@ def parse_builds(lines: Sequence[Line]) -> Result:
     """The torch build that conda lists, that a pip install's index gives, or that a library says is installed."""
     out: List[Finding] = []
     p = "build"
+    cuda_label_shown = bool(CUDA_LABEL.search(joined(lines)))
     for _, line in matching(lines, BUILD_LINE):
         text = line.text
         row = CONDA_ROW.match(text)
@@ -77,7 +82,7 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         planned = CONDA_PLANNED.search(text)
         if planned:
             out += planned_findings(*(planned.group(1, 2, 3) if planned.group(1) else planned.group(4, 5, 6)), line.number)
-        if CPU_BUILD_TOLD.search(text) and not line.prompt:
+        if CPU_BUILD_TOLD.search(text) and not line.prompt and not NOT_SO.search(text) and not cuda_label_shown:
             out.append(Finding("torch.cuda_version", None, line.number, "prose"))
         banner = ULTRALYTICS.search(text)
         if banner:

@@ -67,11 +67,12 @@ PYTHON = re.compile(r"\bPython ?(?:version|版本)? ?[:：=] ?(3\.\d{1,2}(?:\.\d
                     r"\bPython: version=(3\.\d{1,2}\.\d{1,2})\b|\bPython version is (3\.\d{1,2}\.\d{1,2})\b", re.I)
 # A 32-bit Python or Windows in people's words ("Windows10 32bit", "32-bit Python 3.7", "python 3.8 (32 bit)"): a
 # 32-bit Windows runs only 32-bit Pythons, and torch publishes no 32-bit wheels (pytorch#149823, #27815).
-THIRTY_TWO_BIT = re.compile(r"\b(?:Windows ?(?:7|8|8\.1|10|11)?|Python ?(?:3(?:\.\d{1,2}){0,2})?) ?[(,]? ?32[- ]?bits?\b|"
+THIRTY_TWO_BIT = re.compile(r"\b(?:Windows ?(?:7|8|8\.1|10|11)?|Python ?(?:3(?:\.\d{1,2}){0,2})?) ?[(,]? ?32[- ]?bits?\b"
+                            r"(?![- ]?(?:precision|float|floating|int|integer|tensor|weights|mode|colou?r|audio|depth))|"
                             r"\b32[- ]?bits? (?:Windows|Python|version of Python|OS)\b", re.I)
 # A system named as a line of its own in a list of one's setup ("Windows 11", "- Ubuntu 22.04") or after a word for
 # the machine ("My setup: Windows 10, NVidia RTX 2070").
-SYSTEM_LINE = re.compile(r"(?:^\W{0,4}|\b(?:setup|system|machine|PC|laptop|computer|OS)\s*[:：]\s*)"
+SYSTEM_LINE = re.compile(r"(?:^\W{0,4}|\b(?:setup|system|machine|PC|laptop|computer|server|OS)\s*[:：]\s*)"
                          r"(?:Windows (?:1[01]|7|8(?:\.1)?)\b|(?:Ubuntu|Debian|CentOS|Fedora) ?\d[\d.]*\b)[^\w\n]{0,3}(?:[,;(]|$)", re.I)
 # A user who writes from a Mac: "on my Mac", "is mac actually supported?", "from a MacBook".
 ON_A_MAC = re.compile(r"\b(?:on|using|from|with|my) (?:my |an? )?mac(?:book\w*)?\b|\bis mac (?:actually |really )?supported\b",
@@ -86,7 +87,7 @@ NVIDIA_NAME = re.compile(r"(?<![A-Za-z0-9])(?:(?:NVIDIA )?(?:GeForce )?(?:RTX|GT
 # A GeForce named by its number alone beside a word for a GPU or its memory, or as what someone has ("有4080显卡", "my
 # 3060 card", "My gpu in this setup is a 1060 6gb", "I have a 3060 and a core i9"): NVIDIA sells the 10 and 16 series
 # as GTX and the 20 series on as RTX.
-GEFORCE_NUMBER = r"((?:10[5-8]|16[56]|20[6-8]|30[5-9]|40[6-9]|50[6-9])0)( ?Ti| SUPER)?"
+GEFORCE_NUMBER = r"((?:10[5-8]|16[56]|20[6-8]|30[5-9]|40[6-9]|50[6-9])0)( ?Ti| SUPER)?(?! ?(?:MB|MiB|GB|GiB|MHz|x\d|p\b))"
 BARE_GEFORCE = re.compile(r"(?<![A-Za-z0-9.])%s(?=\s?(?:显卡|(?:graphics |video )?card\b|GPU\b|\d{1,2} ?GB\b))|"
                           r"\b(?:GPU|graphics card|video card)\b[^.\n]{0,24}?\b(?:is|:) (?:an? |the )?%s(?![A-Za-z0-9.])|"
                           r"\b(?:I have|I've got|I got|I'm using|I am using|I use|with) an? %s(?![A-Za-z0-9.])"
@@ -154,9 +155,11 @@ def parse_people(lines: Sequence[Line]) -> Result:
         mac = MAC_VERSION.search(line.text)
         if mac and not REQUIREMENT.search(line.text, mac.start()):
             out += system_facts(line.text, line.number, "prose")
-        elif (re.search(r"\b(?:on|using|running|with|my|have)\s+(?:a\s+|an\s+)?(?:%s|%s)" % (WINDOWS.pattern, LINUX.pattern),
-                        line.text, re.I) or SYSTEM_LINE.search(line.text)) and not REQUIREMENT.search(line.text):
+        elif re.search(r"\b(?:on|using|running|with|my|have)\s+(?:a\s+|an\s+)?(?:%s|%s)" % (WINDOWS.pattern, LINUX.pattern),
+                       line.text, re.I) and not REQUIREMENT.search(line.text):
             out += system_facts(line.text, line.number, "prose")
+        elif SYSTEM_LINE.search(line.text):
+            out += system_facts(SYSTEM_LINE.search(line.text).group(0), line.number, "prose")
         elif ON_A_MAC.search(line.text):
             out.append(Finding("host.system", "Darwin", line.number, "prose"))
         gpu = NVIDIA_NAME.search(line.text)

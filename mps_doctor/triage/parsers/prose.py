@@ -31,11 +31,11 @@ def parse_prose(lines: Sequence[Line]) -> Result:
             out.append(Finding("interpreter.machine", "x86_64", line.number, p))
         if re.search(r"\bOS\W{0,4}:\W{0,4}mac ?OS\b", text, re.I):
             out.append(Finding("host.system", "Darwin", line.number, p))
-        torch = PROSE_TORCH.search(text)
+        versions = {found.group(1) for found in PROSE_TORCH.finditer(text)}
         # An install command or an installer's error names the torch it asks for, not the one installed (pip's and
-        # conda's own parsers read those).
-        if torch and not re.search(r"\binstall|\brequirement\b|\bdistribution\b|\bERROR\b", text, re.I):
-            out.append(Finding("packages.torch", torch.group(1), line.number, p))
+        # conda's own parsers read those); two versions in one sentence are the one they had and the one they have.
+        if len(versions) == 1 and not re.search(r"\binstall(?:ing)?\b|\brequirement\b|\bdistribution\b|\bERROR\b", text, re.I):
+            out.append(Finding("packages.torch", versions.pop(), line.number, p))
     return out + cpu_only_told(lines), wrong_results(lines) + capability_claims(lines) + cuda_told_on_mac(lines) + \
         amd_gpu_for_cuda(lines)
 
@@ -44,7 +44,7 @@ def parse_prose(lines: Sequence[Line]) -> Result:
 # "doesn't detect my GPU", "cuda is not available", and the same in Chinese: "只使用CPU", "GPU使用率一直是0%",
 # "检测不到cuda", "找不到cuda" (CosyVoice#687, LLaMA-Factory#3228, Fooocus#1189).
 CPU_ONLY_TOLD = re.compile(
-    r"\b(?:only|just|still|always) (?:uses?|using|runs? on|running on|works? on|working on) (?:the |my )?CPU\b|"
+    r"\b(?:only|just|still|always) (?:uses?|using|runs? on|running on|works? on|working on) (?:the |my )?CPU\b(?! for\b)|"
     r"\b(?:doesn'?t|does not|don'?t|do not|isn'?t|is not|not|never|can'?t|cannot|can not) (?:use|using|utili[sz]e|"
     r"utili[sz]ing|detect|detecting|recogni[sz]e|see|seeing|find|finding) (?:the |my )?(?:NVIDIA )?(?:GPU|graphics card|CUDA)s?\b|"
     r"\bGPU (?:usage|utili[sz]ation|load) (?:is |stays |remains |at )?(?:always |still |only |just )?0 ?%|"
@@ -54,19 +54,28 @@ CPU_ONLY_TOLD = re.compile(
 # A Mac or its GPU, named anywhere in the paste: there the CPU run is not CUDA's.
 APPLE_NAMED = re.compile(r"\bmps\b|\bmac(?:book\w*|os| ?os x| ?mini)?\b|\bApple M[1-5]\b|\bM[1-5](?: Pro| Max| Ultra)?\b|"
                          r"\bsonoma\b|\bsequoia\b|\bventura\b", re.I)
+# People telling that the GPU works: "training runs on the GPU at 100% utilization", "my RTX 3090 trains fine",
+# "CUDA works" (then a CPU run told elsewhere is a part of the program's, not torch's).
+GPU_WORKS_TOLD = re.compile(r"\b(?:runs?|running|trains?|training|works?|working) (?:fine |well |fast )?on (?:the |my )?(?:GPU|CUDA)\b|"
+                            r"\bGPU (?:utili[sz]ation|usage|load) (?:is |at |of )?(?:always )?(?:100|[5-9]\d) ?%|"
+                            r"\bCUDA (?:works|is working)\b|"
+                            r"\b(?:[RG]TX ?\d{3,4}(?: Ti)?|GPU)\b[^.\n]{0,30}\b(?:works|trains|runs)(?: fine| well| fast| and is fast)\b",
+                            re.I)
 CUDA_NAMED = re.compile(r"(?<![A-Za-z])cuda(?![A-Za-z])|nvidia|geforce|\b[RG]TX ?\d|显卡", re.I)
 
 
 def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:
-    """torch.cuda.is_available() False when the paste tells that torch runs on the CPU or finds no CUDA, names CUDA or
-    an NVIDIA GPU, and names no Mac (whose GPU is not a CUDA one)."""
-    told = next((line for line in lines if CPU_ONLY_TOLD.search(line.text)), None)
-    if told is None or line_is_code(told):
-        return []
+    """torch.cuda.is_available() as people tell it on a paste that names CUDA or an NVIDIA GPU and no Mac (whose GPU is
+    not a CUDA one): True where they say the GPU works, else False where they say torch runs on the CPU or finds no
+    CUDA."""
     text = joined(lines)
     if not CUDA_NAMED.search(text) or APPLE_NAMED.search(text):
         return []
-    return [Finding("torch.cuda_available", False, told.number, "prose")]
+    works = next((line for line in lines if GPU_WORKS_TOLD.search(line.text) and not line_is_code(line)), None)
+    if works is not None:
+        return [Finding("torch.cuda_available", True, works.number, "prose")]
+    told = next((line for line in lines if CPU_ONLY_TOLD.search(line.text) and not line_is_code(line)), None)
+    return [Finding("torch.cuda_available", False, told.number, "prose")] if told is not None else []
 
 
 # "I get an error saying no CUDA device found" on "my macbook m3" (unsloth#685): CUDA asked for on a Mac, which has none.
@@ -76,10 +85,21 @@ NO_CUDA_TOLD = re.compile(r"\bno CUDA (?:GPUs?|devices?) (?:is |are |was |were )
                           r"\bCUDA (?:is |was )?not (?:available|detected|found)\b|\bno CUDA (?:GPUs?|devices?)\b", re.I)
 
 
+# A Mac by its name ("MacBook", "macOS", "Apple M2", "M3 Max"): not a bare "MPS" (NVIDIA's Multi-Process Service has
+# that name too) nor a bare "M5" (an AWS instance family).
+MAC_BY_NAME = re.compile(r"\bmac(?:book\w*|os| ?os x| ?mini)?\b|\bApple M[1-5]\b|\bM[1-5] (?:Pro|Max|Ultra)\b|"
+                         r"\b(?:sonoma|sequoia|ventura)\b", re.I)
+# What makes a paste a Linux or Windows machine's, or an NVIDIA one's, whatever Mac it also mentions.
+NOT_A_MAC = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|WSL2?|Windows|win_amd64|nvidia-smi|NVIDIA|GeForce|"
+                       r"Quadro|Tesla|Driver Version)\b|\b[RG]TX ?\d", re.I)
+
+
 def cuda_told_on_mac(lines: Sequence[Line]) -> List[Evidence]:
-    """Evidence against os.linux when a paste that names a Mac tells that no CUDA device was found."""
+    """Evidence against os.linux when a paste that names a Mac, and no other system or NVIDIA hardware, tells that no
+    CUDA device was found."""
     told = next((line for line in lines if NO_CUDA_TOLD.search(line.text) and not line_is_code(line)), None)
-    if told is None or not APPLE_NAMED.search(joined(lines)):
+    text = joined(lines)
+    if told is None or not MAC_BY_NAME.search(text) or NOT_A_MAC.search(text):
         return []
     return [Evidence(
         (), "the paste asks for CUDA on a Mac, which has no CUDA",
@@ -94,14 +114,18 @@ def cuda_told_on_mac(lines: Sequence[Line]) -> List[Evidence]:
 # An AMD GPU as people name it ("RX 6800", "Radeon RX 7900 XTX", "AMD Radeon"): CUDA builds of torch run only on NVIDIA
 # GPUs (AMD's run on ROCm builds, on Linux), and stable-diffusion-webui's collaborators send AMD users on Windows to a
 # DirectML fork (stable-diffusion-webui#16861).
-AMD_GPU = re.compile(r"\bRadeon\b|\bRX ?(?:4[5-8]0|5[5-7]00|6[4-9][05]0|7[6-9]00|90[67]0)(?: XTX?| GRE)?\b", re.I)
+AMD_GPU = re.compile(r"\bRadeon RX\b|\bRX ?(?:4[5-8]0|5[5-9]0|5[5-7]00|6[4-9][05]0|7[6-9]00|90[67]0)(?: XTX?| GRE)?\b", re.I)
+# A paste that names NVIDIA hardware or a driver, or a ROCm build (AMD's, which uses the torch.cuda API), is no AMD
+# GPU asking for CUDA.
+NVIDIA_OR_ROCM = re.compile(r"\b(?:NVIDIA|GeForce|Quadro|Tesla|nvidia-smi|Driver Version|ROCm|HIP)\b|\+rocm|\b[RG]TX ?\d|"
+                            r"\bMX ?\d{3}\b", re.I)
 
 
 def amd_gpu_for_cuda(lines: Sequence[Line]) -> List[Evidence]:
     """Evidence against cuda.driver when a paste about CUDA names an AMD GPU and no NVIDIA one, off a Mac."""
     text = joined(lines)
     named = next((line for line in lines if AMD_GPU.search(line.text)), None)
-    if named is None or not CUDA_NAMED.search(text) or APPLE_NAMED.search(text) or NVIDIA_NAME.search(text):
+    if named is None or not CUDA_NAMED.search(text) or APPLE_NAMED.search(text) or NVIDIA_OR_ROCM.search(text):
         return []
     return [Evidence(
         (), "the paste names an AMD GPU: CUDA needs an NVIDIA GPU",
@@ -157,6 +181,9 @@ CAPABILITY_CLAIM = re.compile(r"\b(?:under|below|less than|lower than|older than
 
 # People retelling torch's warning that the GPU "is not compatible with the current PyTorch installation" (its
 # capability is not in the build's arch list): "warnings such as device incompatible" (nerfstudio#1307).
+# A library other than torch that refuses a GPU on its own terms (flash-attention's "supports Ampere GPUs or newer").
+OTHER_LIBRARY = re.compile(r"\b(?:flash[- ]?attn|flash[- ]?attention|xformers|triton|bitsandbytes|apex|deepspeed|vllm|"
+                           r"onnx\w*|tensorrt|exllama\w*|auto-?gptq)\b", re.I)
 INCOMPATIBLE_TOLD = re.compile(r"\b(?:device|GPU|graphics card)s? (?:is |are )?(?:incompatible|not compatible)\b|"
                                r"\bincompatible (?:device|GPU)s?\b", re.I)
 
@@ -186,7 +213,8 @@ def capability_claims(lines: Sequence[Line]) -> List[Evidence]:
 def incompatible_told(lines: Sequence[Line]) -> List[Evidence]:
     """Evidence against cuda.capability when a paste about CUDA says torch found the GPU incompatible."""
     told = next((line for line in lines if INCOMPATIBLE_TOLD.search(line.text) and not line_is_code(line)), None)
-    if told is None or not CUDA_NAMED.search(joined(lines)) or APPLE_NAMED.search(joined(lines)):
+    if told is None or not CUDA_NAMED.search(joined(lines)) or APPLE_NAMED.search(joined(lines)) or \
+            OTHER_LIBRARY.search(told.text) or GPU_WORKS_TOLD.search(joined(lines)):
         return []
     return [Evidence(
         (), "the paste says torch found the GPU incompatible: its compute capability is not in this build's",

@@ -8,6 +8,7 @@ import pytest
 
 from mps_doctor.checking.model import Status
 from mps_doctor.errors import UsageError
+from mps_doctor.render.triage import render_triage
 from mps_doctor.triage.engine import NOT_IN_PASTE, triage
 from mps_doctor.triage.paste import read_paste
 from tests.paths import TESTS_DIR
@@ -661,3 +662,78 @@ def test_a_gpu_a_person_names_does_not_show_that_the_driver_loads():
     assert layer(named, "cuda.driver").status == Status.SKIP and "RTX 3060" in layer(named, "cuda.driver").summary
     listed = triage("GPU 0: NVIDIA GeForce RTX 3060 (UUID: GPU-1)\n>>> torch.cuda.is_available()\nFalse\n")
     assert layer(listed, "cuda.driver").status == Status.PASS  # nvidia-smi -L lists it: the driver answered
+
+
+# --- the second review of round 4: sentences the new readings must not misread ----------------------------------------
+
+def test_nvidia_mps_an_aws_m5_or_a_passing_mac_is_no_mac_asking_for_cuda():
+    for text in ("Kubernetes node with 4x A100, driver 535.129.03, NVIDIA MPS (nvidia-cuda-mps-control) enabled.\n"
+                 "RuntimeError: No CUDA GPUs are available\n",
+                 "We moved the job to an m5.xlarge instance, Ubuntu 22.04.\nNow it fails: no CUDA GPUs are available\n",
+                 "I'm on Ubuntu 22.04 with an RTX 4090 and driver 550.54.14.\nThe script says no CUDA device found.\n"
+                 "Is it related to the M2 MacBook tutorial I followed?\n"):
+        assert triage(text).verdict.root_cause != "os.linux", text
+
+
+def test_a_gpu_that_works_is_told_and_no_cpu_build_is_read_against_it():
+    for text in ("I double-checked that no CPU build got installed: torch.__version__ prints 2.3.1+cu121 and my RTX 3090 "
+                 "trains fine.\n",
+                 "I'm on Windows 11 with an RTX 4090 and PyTorch 2.5.1.\nTraining runs on the GPU at 100% utilization, but "
+                 "the loss becomes NaN with AMP.\n",
+                 "Training on my RTX 3090 works and is fast. The dataloader only uses the CPU for augmentation.\n"):
+        report = triage(text)
+        assert report.verdict.root_cause != "torch.cuda-built" and not report.verdict.suspected, text
+        assert read_paste(text).known.get("torch.cuda_version") is None or \
+            read_paste(text).known["torch.cuda_version"].parser != "prose", text
+
+
+def test_people_who_name_two_systems_or_two_torches_decide_neither():
+    paste = read_paste("Works on:\n- Windows 11, same GPU, same code\nFails on Ubuntu 22.04: CUDA is not available.\n")
+    assert "host.system" not in paste.known
+    paste = read_paste("It worked with torch==2.1.0 last year; with the current torch==2.5.1 training crashes.\n")
+    assert "packages.torch" not in paste.known
+    assert read_paste("I have torch 2.5.1 installed").known["packages.torch"].value == "2.5.1"
+
+
+def test_32_bit_precision_on_a_mac_is_no_32_bit_python():
+    text = "MacBook Pro M2, macOS 14.5\nI'm using Python 3.11, 32 bit precision (float32) is what I train with.\n"
+    assert "interpreter.pointer_bits" not in read_paste(text).known
+    assert triage(text).verdict.root_cause != "python.version"
+    fix = triage("I am on Windows 10 32 bit with Python 3.8.10.\n").results
+    command = next(r for r in fix if r.id == "python.version").remedy.actions
+    assert not any('"' in " ".join(getattr(a, "argv", ()) or ()) for a in command)  # PowerShell 5.1 drops inner quotes
+
+
+def test_an_amd_cpu_beside_an_nvidia_gpu_or_a_rocm_build_is_no_amd_gpu_for_cuda():
+    for text in ("Laptop: AMD Ryzen 7 5800H with Radeon Graphics, plus an NVIDIA GeForce MX450.\n"
+                 "Driver 551.23 installed. CUDA is not available in torch.\n",
+                 "Ubuntu 22.04, Radeon RX 7900 XTX, ROCm 6.0, torch 2.3.0+rocm6.0.\n"
+                 "torch.cuda.is_available() returns False after the kernel update.\n"):
+        assert not [e for e in read_paste(text).evidence if e.kind == "amd-gpu-for-cuda"], text
+
+
+def test_another_librarys_gpu_refusal_is_not_torchs_arch_list():
+    text = ("Ubuntu 22.04, RTX 2080 Ti, torch 2.4.0+cu121, CUDA works.\n"
+            "Loading with flash_attention_2 fails: FlashAttention says my GPU is not compatible.\n")
+    assert triage(text).verdict.root_cause != "cuda.capability"
+
+
+def test_the_trainers_cpu_line_on_a_mac_speaks_of_mps():
+    text = ("MacBook Pro M2 Max, macOS 14.4, torch 2.2.1\nTraining runs on the CPU and is very slow:\n"
+            "Process rank: 0, device: cpu, n_gpu: 0, distributed training: False\n")
+    report = triage(text)
+    assert report.options.device == "mps" and "nvidia-smi" not in render_triage(report, "markdown")
+
+
+def test_torchs_own_dll_failure_comes_before_a_librarys_after_it():
+    text = ("Windows 10, Python 3.10.11\n>>> import torch\nTraceback (most recent call last):\n"
+            "  File \"C:\\venv\\lib\\site-packages\\torch\\__init__.py\", line 139, in <module>\n"
+            "ImportError: DLL load failed while importing _C: The specified module could not be found.\n\n"
+            "  File \"C:\\venv\\lib\\site-packages\\mmcv\\utils\\ext_loader.py\", line 13, in load_ext\n"
+            "ImportError: DLL load failed while importing _ext: The specified module could not be found.\n")
+    verdict = triage(text).verdict
+    assert (verdict.root_cause, verdict.known_error) == ("torch.import", "windows.torch-c-dll-load-failed")
+
+
+def test_a_memory_size_is_no_geforce():
+    assert "nvidia_smi.gpu" not in read_paste("the GPU memory is 4080 MB in asitop").known
