@@ -225,8 +225,18 @@ def test_an_on_variant_and_the_stale_reading_have_their_actions_checked_too():
 
 def test_no_catalogue_pattern_is_slow_on_its_own_message_repeated():
     """A paste can repeat the start of any message many times on one line (an issue body is 64 KiB; the CLI reads
-    5 MiB): every pattern stays linear there (a `\\w*` before an overlapping class made one cubic)."""
+    5 MiB): every pattern stays linear there (a `\\w*` before an overlapping class made one cubic). Measured as growth,
+    which a shared machine's load does not change: four times the text may cost at most eight times the time (a
+    quadratic pattern costs sixteen), and a search under 20 ms at 64 KiB is not measured further."""
     import time
+
+    def best(pattern, line):
+        runs = []
+        for _ in range(3):
+            started = time.perf_counter()
+            pattern.search(line)
+            runs.append(time.perf_counter() - started)
+        return min(runs)
 
     for error in loaded_catalogue():
         found = error.pattern.search(error.example)
@@ -236,9 +246,11 @@ def test_no_catalogue_pattern_is_slow_on_its_own_message_repeated():
             if not seed.strip():
                 continue
             line = (seed * (65536 // len(seed) + 1))[:65536]
-            started = time.perf_counter()
-            error.pattern.search(line)
-            assert time.perf_counter() - started < 0.5, (error.id, seed)
+            large = best(error.pattern, line)
+            if large < 0.02:
+                continue
+            small = best(error.pattern, line[:16384])
+            assert large < 8 * small, (error.id, seed, large, small)
 
 
 def test_every_pasted_case_comes_from_a_thread_of_its_own():
