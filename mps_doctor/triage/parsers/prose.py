@@ -52,8 +52,16 @@ CPU_ONLY_TOLD = re.compile(
     r"只(?:使用|用|跑|能用)了?\s?CPU|GPU(?:使用率|占用率?|利用率)\S{0,4}0\s?%|(?:检测|找|识别)不到\s?(?:cuda|gpu|显卡)|"
     r"(?:cuda|gpu)\s?不可用|没有?(?:使用|用上?|调用)\s?(?:GPU|显卡)", re.I)
 # A Mac or its GPU, named anywhere in the paste: there the CPU run is not CUDA's.
-APPLE_NAMED = re.compile(r"\bmps\b|\bmac(?:book\w*|os| ?os x| ?mini)?\b|\bApple M[1-5]\b|\bM[1-5](?: Pro| Max| Ultra)?\b|"
-                         r"\bsonoma\b|\bsequoia\b|\bventura\b", re.I)
+# A Mac by its name ("MacBook", "macOS", "Apple M2", "M3 Max"): not a bare "MPS" (NVIDIA's Multi-Process Service has
+# that name too) nor a bare "M5" (an AWS instance family).
+MAC_BY_NAME_WORDS = r"\bmac(?:book\w*|os| ?os x| ?mini)?\b|\bApple M[1-5]\b|\bM[1-5] (?:Pro|Max|Ultra)\b|\b(?:sonoma|sequoia|ventura)\b"
+MAC_BY_NAME = re.compile(MAC_BY_NAME_WORDS, re.I)
+# Any sign of a Mac or its GPU, bare "MPS" and "M2" included: there a CPU run or a GPU's name is not CUDA's.
+APPLE_NAMED = re.compile(r"%s|\bmps\b|\bM[1-5]\b" % MAC_BY_NAME_WORDS, re.I)
+# NVIDIA hardware or its driver named: a GPU brand or series, nvidia-smi's table.
+NVIDIA_HARDWARE = r"\b(?:NVIDIA|GeForce|Quadro|Tesla|nvidia-smi|Driver Version)\b|\b[RG]TX ?\d|\bMX ?\d{3}\b"
+# What makes a paste a Linux or Windows machine's, or an NVIDIA one's, whatever Mac it also mentions.
+NOT_A_MAC = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|WSL2?|Windows|win_amd64)\b|%s" % NVIDIA_HARDWARE, re.I)
 # People telling that the GPU works: "training runs on the GPU at 100% utilization", "my RTX 3090 trains fine",
 # "CUDA works" (then a CPU run told elsewhere is a part of the program's, not torch's).
 GPU_WORKS_TOLD = re.compile(r"\b(?:runs?|running|trains?|training|works?|working) (?:fine |well |fast )?on (?:the |my )?(?:GPU|CUDA)\b|"
@@ -85,13 +93,7 @@ NO_CUDA_TOLD = re.compile(r"\bno CUDA (?:GPUs?|devices?) (?:is |are |was |were )
                           r"\bCUDA (?:is |was )?not (?:available|detected|found)\b|\bno CUDA (?:GPUs?|devices?)\b", re.I)
 
 
-# A Mac by its name ("MacBook", "macOS", "Apple M2", "M3 Max"): not a bare "MPS" (NVIDIA's Multi-Process Service has
-# that name too) nor a bare "M5" (an AWS instance family).
-MAC_BY_NAME = re.compile(r"\bmac(?:book\w*|os| ?os x| ?mini)?\b|\bApple M[1-5]\b|\bM[1-5] (?:Pro|Max|Ultra)\b|"
-                         r"\b(?:sonoma|sequoia|ventura)\b", re.I)
-# What makes a paste a Linux or Windows machine's, or an NVIDIA one's, whatever Mac it also mentions.
-NOT_A_MAC = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|WSL2?|Windows|win_amd64|nvidia-smi|NVIDIA|GeForce|"
-                       r"Quadro|Tesla|Driver Version)\b|\b[RG]TX ?\d", re.I)
+
 
 
 def cuda_told_on_mac(lines: Sequence[Line]) -> List[Evidence]:
@@ -117,8 +119,7 @@ def cuda_told_on_mac(lines: Sequence[Line]) -> List[Evidence]:
 AMD_GPU = re.compile(r"\bRadeon RX\b|\bRX ?(?:4[5-8]0|5[5-9]0|5[5-7]00|6[4-9][05]0|7[6-9]00|90[67]0)(?: XTX?| GRE)?\b", re.I)
 # A paste that names NVIDIA hardware or a driver, or a ROCm build (AMD's, which uses the torch.cuda API), is no AMD
 # GPU asking for CUDA.
-NVIDIA_OR_ROCM = re.compile(r"\b(?:NVIDIA|GeForce|Quadro|Tesla|nvidia-smi|Driver Version|ROCm|HIP)\b|\+rocm|\b[RG]TX ?\d|"
-                            r"\bMX ?\d{3}\b", re.I)
+NVIDIA_OR_ROCM = re.compile(r"%s|\b(?:ROCm|HIP)\b|\+rocm" % NVIDIA_HARDWARE, re.I)
 
 
 def amd_gpu_for_cuda(lines: Sequence[Line]) -> List[Evidence]:
