@@ -2,8 +2,9 @@
 
 A case is diagnosed when the expected cause is the verdict's root cause or the catalogue message that explains it
 (`verdict.known_error`); each is triaged under its thread's title, as the workflow passes it (`--body-only`: without
-it). Prints the dev cases one per line (ok or MISS, expected, got, device) and, per split, the
-share diagnosed; held-out cases are only counted, never listed, so that nobody tunes triage on them. Run from the
+it). Prints the dev cases one per line (ok or MISS, expected, got, device) and, per split, the share diagnosed and
+how the misses split between naming another cause (advice that is wrong in public) and naming none; held-out cases
+are only counted, never listed, so that nobody tunes triage on them. Run from the
 checkout:
     python benchmarks/triage_corpus.py
 """
@@ -37,14 +38,16 @@ def main() -> int:
         with open(path, encoding="utf-8") as handle:
             got, device = named(handle.read(), None if "--body-only" in sys.argv else meta["title"])
         hit = meta["expected_root_cause"] in got
-        counts = tally.setdefault(meta["split"], [0, 0])
+        counts = tally.setdefault(meta["split"], [0, 0, 0])
         counts[0] += hit
         counts[1] += 1
+        counts[2] += bool(got) and not hit
         if meta["split"] == "dev":
             print("%-4s %-58s expected %-32s got %s (%s)" % ("ok" if hit else "MISS", os.path.basename(path)[:-4],
                                                              meta["expected_root_cause"], ", ".join(sorted(got)) or "nothing", device))
-    for split, (hits, total) in sorted(tally.items()):
-        print("%s: diagnosed %d of %d pastes to the confirmed cause: %.1f%%" % (split, hits, total, 100.0 * hits / total))
+    for split, (hits, total, other) in sorted(tally.items()):
+        print("%s: diagnosed %d of %d pastes to the confirmed cause: %.1f%%; of the misses, %d named another cause and %d"
+              " none" % (split, hits, total, 100.0 * hits / total, other, total - hits - other))
     return 0
 
 
