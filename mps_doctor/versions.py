@@ -86,8 +86,10 @@ class ReleaseTable:
     new_environment_python: str = ""
     features_gated: Tuple[str, str] = ("", "")
     features_macos: str = ""
-    # torchvision versions whose Requires-Dist on torch is narrower than their minor's pairing: (version, specifier).
+    # Companion versions whose Requires-Dist on torch the rows' minor pairing does not give (those older than the
+    # first row, and torchvision 0.29.x): (version, specifier).
     torchvision_requires: Tuple[Tuple[str, str], ...] = ()
+    torchaudio_requires: Tuple[Tuple[str, str], ...] = ()
 
     def row_for(self, torch_version: str) -> Tuple[Optional[Release], bool]:
         """(row, exact) for TORCH_VERSION: the newest row when it is newer than the table (exact False)."""
@@ -102,14 +104,34 @@ class ReleaseTable:
             return newest, False
         return None, False
 
-    def torchvision_refuses(self, torchvision: str, torch: str) -> Optional[str]:
-        """The Requires-Dist specifier of TORCHVISION on torch when it excludes TORCH (local labels such as +cpu
-        ignored), else None."""
-        spec = dict(self.torchvision_requires).get(torchvision.split("+")[0])
+    def requires_of(self, package: str) -> Tuple[Tuple[str, str], ...]:
+        """(version, Requires-Dist specifier on torch) of companion PACKAGE (torchvision or torchaudio)."""
+        return self.torchvision_requires if package == "torchvision" else self.torchaudio_requires
+
+    def companion_refuses(self, package: str, version: str, torch: str) -> Optional[str]:
+        """The Requires-Dist specifier of companion PACKAGE at VERSION on torch when it excludes TORCH (local labels
+        such as +cpu ignored), else None."""
+        spec = dict(self.requires_of(package)).get(version.split("+")[0])
         try:
             return spec if spec and Version(torch.split("+")[0]) not in SpecifierSet(spec) else None
         except InvalidVersion:
             return None
+
+    def older_than_rows(self, torch: str) -> bool:
+        """Whether TORCH is a release before the table's first row."""
+        key = minor_of(torch)
+        return key is not None and key < minor_of(self.releases[0].torch)
+
+    def companion_minors_before_rows(self, package: str, torch: str) -> Tuple[str, ...]:
+        """The minors of PACKAGE ('0.11') whose Requires-Dist names the minor of TORCH, a release older than the rows."""
+        key = minor_of(torch)
+        minors = {"%d.%d" % minor_of(version) for version, spec in self.requires_of(package) if specifier_minor(spec) == key}
+        return tuple(sorted(minors, key=version_tuple))
+
+    def companion_for(self, package: str, torch: str) -> Optional[str]:
+        """The newest version of PACKAGE whose recorded Requires-Dist admits TORCH; None when none does."""
+        fits = [version for version, spec in self.requires_of(package) if satisfies(torch, spec)]
+        return max(fits, key=version_tuple) if fits else None
 
     @property
     def first_mps(self) -> str:
@@ -254,6 +276,14 @@ def requirement(name: str, pin: str, specifier: Optional[str] = None) -> str:
     return "%s==%s,%s" % (name, pin, ",".join(sorted(str(s) for s in SpecifierSet(specifier))))
 
 
+def specifier_minor(specifier: str) -> Optional[Tuple[int, int]]:
+    """(major, minor) of the first version a specifier names ('==1.10.0', '>=1.1.0'); None if it names none."""
+    try:
+        return minor_of(next(iter(SpecifierSet(specifier))).version)
+    except (InvalidSpecifier, StopIteration):
+        return None
+
+
 def minor_of(version: str) -> Optional[Tuple[int, int]]:
     """(major, minor) of a torch version string such as '2.13.0+cpu' or '2.9'; None if it does not parse."""
     try:
@@ -311,4 +341,5 @@ def load_releases(path: str = str(DATA_FILE)) -> ReleaseTable:
         new_environment_python=doc["new_environment_python"]["python"],
         features_gated=tuple(doc["mps_features_gated"]["torch"]), features_macos=doc["mps_features_gated"]["macos"],
         torchvision_requires=tuple(sorted(doc.get("torchvision_requires_torch", {}).get("versions", {}).items())),
+        torchaudio_requires=tuple(sorted(doc.get("torchaudio_requires_torch", {}).get("versions", {}).items())),
     )

@@ -15,7 +15,7 @@ from mps_doctor.checking.model import (
     skipped,
     warned,
 )
-from mps_doctor.checking.pasted import torch_before_mps, torch_seen_at_work
+from mps_doctor.checking.pasted import TORCH_VERSION, torch_before_mps, torch_seen_at_work
 from mps_doctor.checking.registry import check
 from mps_doctor.checks.cuda import cuda_reinstall, cuda_reinstall_title
 from mps_doctor.checks.python import needs_interpreter
@@ -177,22 +177,25 @@ def torch_cuda_built(ctx: Context) -> Outcome:
     )
 
 
-@check("torch.companions", "torchvision and torchaudio match torch", advisory=20)
+@check("torch.companions", "torchvision and torchaudio match torch", advisory=20,
+       facts=(TORCH_VERSION, "packages.torchvision|packages.torchaudio"))
 def torch_companions(ctx: Context) -> Outcome:
     """torchvision's `Requires-Dist` on torch, read from the wheels: minor + 15 for 2.0-2.14, and 0.29 (0.29.1/0.29.2,
     `torch>=2.14.0`) for 2.15, where 0.29.0 (`torch==2.14.0`) pairs with 2.14.0 only; torchaudio by minor, 2.11+
     stable ABI serves later torch.
     """
     info = ctx.torch
-    if info is None or not info.installed:
+    if info is None or not (info.installed or info.packages.get("torch")):
         return skipped("torch is not installed")
     torch_version = ctx.torch_version()
     release, exact = ctx.releases.row_for(torch_version) if torch_version else (None, False)
+    if torch_version and ctx.releases.older_than_rows(torch_version):
+        return companions_before_rows(ctx, torch_version)
     if release is None or not exact:
         return skipped("torch %s is not in the release table" % torch_version)
     mismatched = []
     vision = info.packages.get("torchvision")
-    refused = ctx.releases.torchvision_refuses(vision, torch_version) if vision else None
+    refused = ctx.releases.companion_refuses("torchvision", vision, torch_version) if vision else None
     if vision and minor_of(vision) != minor_of(release.torchvision):
         mismatched.append("torchvision %s (torch %s needs %s.x)" % (vision, release.torch, release.torchvision))
     elif refused:
@@ -215,6 +218,41 @@ def torch_companions(ctx: Context) -> Outcome:
     if not present:
         return passed("no torchvision or torchaudio installed", rule=release.label)
     return passed("%s %s torch %s" % (present, "match" if ", " in present else "matches", torch_version), rule=release.label)
+
+
+def companions_before_rows(ctx: Context, torch_version: str) -> Outcome:
+    """torch.companions for a torch older than the table's rows: each companion's minor against the minors whose
+    Requires-Dist names torch's (torchvision 0.11.x for torch 1.10), and its own Requires-Dist where it has one."""
+    table, mismatched, pins = ctx.releases, [], []
+    installed = [(name, ctx.torch.packages.get(name)) for name in ("torchvision", "torchaudio")]
+    for name, version in [(name, version) for name, version in installed if version]:
+        minors = table.companion_minors_before_rows(name, torch_version)
+        refused = table.companion_refuses(name, version, torch_version)
+        if minors and "%d.%d" % (minor_of(version) or (0, 0)) not in minors:
+            mismatched.append("%s %s (torch %s needs %s)" % (name, version, torch_version, " or ".join(m + ".x" for m in minors)))
+        elif refused:
+            mismatched.append("%s %s (it requires torch%s)" % (name, version, refused))
+        else:
+            continue
+        pins.append(table.companion_for(name, torch_version))
+    if not mismatched:
+        if any(version for _, version in installed) and not any(
+                table.companion_minors_before_rows(name, torch_version) for name, version in installed if version):
+            return skipped("no torchvision or torchaudio release names torch %s" % torch_version)
+        present = ", ".join("%s %s" % pair for pair in installed if pair[1])
+        return passed("%s %s torch %s" % (present, "match" if ", " in present else "matches", torch_version) if present
+                      else "no torchvision or torchaudio installed")
+    action = InstallPackages(tuple("%s==%s" % (name, pin) for (name, _), pin in zip(
+        [pair for pair in installed if pair[1]], pins) if pin)) if all(pins) else InstallTorch(audio=bool(installed[1][1]))
+    return warned(
+        "; ".join(mismatched),
+        Remedy("Companion packages from another release than torch %s." % torch_version,
+               "Each torchvision and torchaudio release is built against one torch release (its Requires-Dist pins it); "
+               "another one fails at import or at the first operator.",
+               (action,), GET_STARTED, key="pin-companions",
+               title="Install the companions built for torch %s" % torch_version if all(pins)
+               else "Install a current torch with its companions pinned to it"),
+    )
 
 
 def audio_matches(audio: str, release, stable_from: str) -> bool:

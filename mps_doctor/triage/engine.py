@@ -46,6 +46,7 @@ class Evaluator:
         self.undecided: List[str] = []
         self.suspected: List[str] = []
         self.decided_by: Dict[str, Evidence] = {}
+        self.judged: List[str] = []
 
     def has(self, requirement: str) -> bool:
         return any(option in self.paste.known for option in requirement.split("|"))
@@ -74,9 +75,13 @@ class Evaluator:
         evidence = self.evidence_for(spec.id)
         if spec.advisory:
             # A pasted message an advisory registers for decides it (torchvision built for another torch); anything
-            # else an advisory reads needs the machine itself.
+            # else an advisory reads needs the machine itself, unless it declares facts that the paste states.
             if evidence is not None:
                 return self.failed_by(evidence, spec.id)
+            if spec.facts and not self.missing(spec, ctx):
+                # An advisory whose facts a paste can state (the versions of torch and its companions) is judged on them.
+                self.judged.append(spec.id)
+                return with_lines(guarded(spec, ctx), spec.id, self.paste)
             return Outcome(Status.SKIP, "%s: advisories need the machine itself" % NOT_IN_PASTE)
         missing = self.missing(spec, ctx)
         if not missing:
@@ -216,6 +221,9 @@ def triage_text(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownE
     results = list(checked)
     root = next((r for r in results if r.layer is not None and r.status == Status.FAIL), None) or \
         next((r for r in results if r.id in evaluator.decided_by and r.status in (Status.FAIL, Status.WARN)), None)
+    if root is None and not paste.matches:
+        # With no layer failing and no known message, an advisory the pasted facts fail is the likeliest cause.
+        root = next((r for r in results if r.id in evaluator.judged and r.status in (Status.FAIL, Status.WARN)), None)
     for index, match in enumerate(paste.matches):
         number = paste.lines[match.line - 1].number
         results.append(known_error_result(match, root is None and index == 0, number, paste))

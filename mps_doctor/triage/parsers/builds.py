@@ -11,7 +11,7 @@ from mps_doctor.triage.text import Line, joined, matching
 
 # `conda list` rows: Anaconda's `_pytorch_select 0.1 cpu_0` (or gpu_0) picks the variant; pytorch's own build string
 # names it ("cpu_py37h...", "py3.7_cpu_0", "py3.10_cuda11.8_cudnn8.7.0_0", conda-forge's "cuda118_py310h...").
-CONDA_ROW = re.compile(r"^(_pytorch_select|pytorch|torch)\s+(\d[\w.]*)\s+(\S+)")
+CONDA_ROW = re.compile(r"^(_pytorch_select|pytorch|torch|torchvision|torchaudio)\s+(\d[\w.]*)\s+(\S+)")
 CONDA_CUDA = re.compile(r"cuda(\d{2})\.?(\d)")
 # PyTorch's indexes, one per build: https://download.pytorch.org/whl/cpu, .../whl/cu121 (pytorch.org/get-started).
 INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(cpu|cu(\d{2,3}))\b")
@@ -41,7 +41,7 @@ CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|p
 # then I reinstalled"), and a CUDA build named anywhere (a +cu label, a cuXYZ index): then a CPU build told is no fact.
 NOT_SO = re.compile(r"\b(?:no|not|never|n't|instead of|rather than|at first|reinstall\w*|fixed|solved)\b", re.I)
 CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)
-BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch)\s|download\.pytorch\.org/whl/|\(you have | Python-3\.\d+\.\d+ torch-|YOLOv5|"
+BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch(?:vision|audio)?)\s|download\.pytorch\.org/whl/|\(you have | Python-3\.\d+\.\d+ torch-|YOLOv5|"
                         r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d|cpu", re.M | re.I)
 
 
@@ -59,8 +59,10 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         text = line.text
         row = CONDA_ROW.match(text)
         # Anaconda's `_pytorch_select` row names the variant (its own version, 0.1 or 0.2, is not torch's); a pytorch
-        # row names both.
-        if row and not line.prompt:
+        # row names both; a torchvision or torchaudio row names its own version only.
+        if row and not line.prompt and row.group(1).startswith("torch") and row.group(1) != "torch":
+            out += package_finding(row.group(1), row.group(2), line.number, p)
+        elif row and not line.prompt:
             out += package_finding("torch", row.group(2), line.number, p) if row.group(1) != "_pytorch_select" else []
             cuda = CONDA_CUDA.search(row.group(3))
             if cuda:

@@ -545,3 +545,27 @@ def test_a_known_error_adds_its_catalogue_actions_for_this_machine(message, expe
     outcome = result(dataclasses.replace(facts, target=target), "device.parity", device="mps")
     assert outcome.remedy.key == "device-error" and "known error" in outcome.remedy.why
     assert list(outcome.remedy.actions) == [CheckAgain(device="cpu")] + expected
+
+
+@pytest.mark.parametrize(("torch", "vision", "status", "words"), [
+    # torchvision 0.11.x's METADATA pins torch==1.10.x; 0.4.0 pins 1.2.0 although 0.4.x also serves 1.3.
+    ("1.10.1", "0.2.2", Status.WARN, "torchvision 0.2.2 (torch 1.10.1 needs 0.11.x)"),
+    ("1.10.1", "0.22.0", Status.WARN, "needs 0.11.x"),
+    ("1.3.0", "0.4.0", Status.WARN, "torchvision 0.4.0 (it requires torch==1.2.0)"),
+    ("1.10.1+cpu", "0.11.2", Status.PASS, "torchvision 0.11.2 matches torch 1.10.1+cpu"),
+    ("1.0.1", "0.2.2", Status.SKIP, "no torchvision or torchaudio release names torch 1.0.1"),
+])
+def test_a_torch_older_than_the_table_pairs_by_its_companions_requires_dist(torch, vision, status, words):
+    outcome = result(with_torch_and_vision(torch, vision), "torch.companions")
+    assert outcome.status == status and words in outcome.summary, outcome.summary
+
+
+def test_a_companion_of_an_older_torch_is_pinned_to_the_release_built_for_it():
+    from mps_doctor.checking.model import InstallPackages
+
+    outcome = result(with_torch_and_vision("1.10.1", "0.2.2"), "torch.companions")
+    assert outcome.remedy.actions == (InstallPackages(("torchvision==0.11.2",)),)
+    # No torchvision pins torch 1.0: the remedy is a current torch with its companions.
+    facts = with_torch_and_vision("1.0.1", "0.11.2")
+    outcome = result(facts, "torch.companions")
+    assert outcome.status == Status.WARN and outcome.remedy.actions[0].__class__.__name__ == "InstallTorch"

@@ -737,3 +737,23 @@ def test_torchs_own_dll_failure_comes_before_a_librarys_after_it():
 
 def test_a_memory_size_is_no_geforce():
     assert "nvidia_smi.gpu" not in read_paste("the GPU memory is 4080 MB in asitop").known
+
+
+def test_companions_that_a_paste_lists_are_judged_on_their_versions():
+    # pytorch-vision-5374: `conda list` rows of pytorch 1.10.1 and torchvision 0.2.2 on osx-arm64 (fixed by
+    # installing torchvision 0.11.2); torch 1.10 is older than the release table, torchvision 0.11's METADATA pins it.
+    report = triage(dev_paste("pytorch-vision-5374-osx-arm64-conda-torchvision-022-with-torch-110"))
+    assert report.verdict.root_cause == "torch.companions"
+    assert "torchvision 0.2.2 (torch 1.10.1 needs 0.11.x)" in layer(report, "torch.companions").summary
+    known = read_paste("torchvision               0.2.2                      py_3    pytorch\n").known
+    assert known["packages.torchvision"].value == "0.2.2" and "packages.torch" not in known
+    # A mismatch beside a known message is not the cause: the message is.
+    text = ("pytorch 2.5.1 py3.11_0 pytorch\ntorchvision 0.17.0 py311_cpu pytorch\n"
+            "TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. "
+            "Please use float32 instead.\n")
+    report = triage(text)
+    assert layer(report, "torch.companions").status == Status.WARN
+    assert report.verdict.root_cause == "mps.float64-unsupported"
+    # Matching companions pass, and a paste without them leaves the advisory to the machine.
+    report = triage("pytorch 2.5.1 py3.11_0 pytorch\ntorchvision 0.20.1 py311_cpu pytorch\nRuntimeError: boom\n")
+    assert layer(report, "torch.companions").status == Status.PASS and report.verdict.root_cause is None
