@@ -45,6 +45,7 @@ def test_companions_older_than_the_rows_pair_by_their_recorded_requires_dist():
 def test_each_companion_minor_before_the_rows_serves_newer_torch_than_the_last():
     """The recorded Requires-Dist of torchvision 0.3-0.12 and torchaudio 0.3-0.11 rise with the companion's version."""
     from packaging.version import Version
+
     from mps_doctor.versions import specifier_minor
 
     table = load_releases()

@@ -41,7 +41,8 @@ CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|p
 # then I reinstalled"), and a CUDA build named anywhere (a +cu label, a cuXYZ index): then a CPU build told is no fact.
 NOT_SO = re.compile(r"\b(?:no|not|never|n't|instead of|rather than|at first|reinstall\w*|fixed|solved)\b", re.I)
 CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)
-BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch(?:vision|audio)?)\s|download\.pytorch\.org/whl/|\(you have | Python-3\.\d+\.\d+ torch-|YOLOv5|"
+BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch(?:vision|audio)?)\s|download\.pytorch\.org/whl/|\(you have "
+                        r"| Python-3\.\d+\.\d+ torch-|YOLOv5|"
                         r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d|cpu", re.M | re.I)
 
 
