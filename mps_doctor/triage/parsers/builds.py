@@ -32,18 +32,22 @@ CONDA_PLANNED = re.compile(r"::(pytorch(?:-nightly)?|pytorch-mutex|cpuonly|cpu-o
 # People telling that the CPU build is what got installed: "installs CPU version even from a clean environment",
 # "observe cpuonly version being installed", "pip installed the cpu-only build", "Torch cpu installed on nvidia system"
 # (pytorch#65338, whisperX#983, SD.Next#3476).
-CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|pulled|downloads|downloaded|observe) "
-                            r"(?:the |a |only )?(?:cpu|cpu-only|cpuonly|cpu only)[- ](?:version|build|variant|wheel)s?\b|"
+CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|pulled|downloads|downloaded|observe|"
+                            r"defaults? to) (?:the |a |only )?\[?(?:cpu|cpu-only|cpuonly|cpu only)\]?[- ](?:version|build|variant|wheel)s?\b|"
+                            # "installed Torch without the CUDA version" (pyTranscriber#56)
+                            r"\binstall(?:s|ed|ing)? (?:torch|pytorch) without (?:the )?cuda\b|"
                             r"\b(?:(?:torch|pytorch)[- ](?:cpu|cpu-only|cpuonly) (?:version |build |variant )?|"
                             r"(?:cpu|cpu-only|cpuonly) (?:version|build|variant) )(?:is |was |being |gets |got )?installed\b",
                             re.I)
 # A sentence that denies or undoes what it tells ("no CPU build got installed", "at first pip installed the CPU version,
-# then I reinstalled"), and a CUDA build named anywhere (a +cu label, a cuXYZ index): then a CPU build told is no fact.
+# then I reinstalled"), and a CUDA build shown anywhere (a +cu label, a cuXYZ index) but in an install command, which
+# people paste as the fix they found (kyutai-labs/delayed-streams-modeling#131): then a CPU build told is no fact.
 NOT_SO = re.compile(r"\b(?:no|not|never|n't|instead of|rather than|at first|reinstall\w*|fixed|solved)\b", re.I)
 CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)
+INSTALL_COMMAND = re.compile(r"\b(?:pip3?|uv|uvx|conda|mamba|poetry) (?:pip )?(?:install|add|--with)\b|--(?:extra-)?index-url\b")
 BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch(?:vision|audio)?)\s|download\.pytorch\.org/whl/|\(you have "
                         r"| Python-3\.\d+\.\d+ torch-|YOLOv5|"
-                        r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d|cpu", re.M | re.I)
+                        r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d|cpu|without (?:the )?cuda", re.M | re.I)
 
 
 def cuda_of_label(digits: str) -> str:
@@ -55,7 +59,7 @@ def parse_builds(lines: Sequence[Line]) -> Result:
     """The torch build that conda lists, that a pip install's index gives, or that a library says is installed."""
     out: List[Finding] = []
     p = "build"
-    cuda_label_shown = bool(CUDA_LABEL.search(joined(lines)))
+    cuda_label_shown = any(CUDA_LABEL.search(line.text) and not INSTALL_COMMAND.search(line.text) for line in lines)
     for _, line in matching(lines, BUILD_LINE):
         text = line.text
         row = CONDA_ROW.match(text)

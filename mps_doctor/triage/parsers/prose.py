@@ -34,7 +34,8 @@ def parse_prose(lines: Sequence[Line]) -> Result:
         versions = {found.group(1) for found in PROSE_TORCH.finditer(text)}
         # An install command or an installer's error names the torch it asks for, not the one installed (pip's and
         # conda's own parsers read those); two versions in one sentence are the one they had and the one they have.
-        if len(versions) == 1 and not re.search(r"\binstall(?:ing)?\b|\brequirement\b|\bdistribution\b|\bERROR\b", text, re.I):
+        if len(versions) == 1 and not re.search(r"\binstall(?:ing)?\b|\brequirement\b|\bdistribution\b|\bERROR\b|"
+                                                r"--(?:extra-)?index-url\b|--with\b|\b(?:uv|poetry|pdm|pixi) add\b", text, re.I):
             out.append(Finding("packages.torch", versions.pop(), line.number, p))
     return out + cpu_only_told(lines), wrong_results(lines) + capability_claims(lines) + cuda_told_on_mac(lines) + \
         amd_gpu_for_cuda(lines)

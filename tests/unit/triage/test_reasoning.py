@@ -757,3 +757,17 @@ def test_companions_that_a_paste_lists_are_judged_on_their_versions():
     # Matching companions pass, and a paste without them leaves the advisory to the machine.
     report = triage("pytorch 2.5.1 py3.11_0 pytorch\ntorchvision 0.20.1 py311_cpu pytorch\nRuntimeError: boom\n")
     assert layer(report, "torch.companions").status == Status.PASS and report.verdict.root_cause is None
+
+
+def test_a_cpu_build_told_beside_the_cuda_install_that_fixed_it_is_still_the_cause():
+    # kyutai-dsm-131: "It defaults to the [cpu] version even when having cuda installed", then the quick-fix
+    # `uvx --with torch==2.5.1+cu124 --index-url .../cu124`: the CUDA build is asked for, not what the paste has.
+    report = triage(dev_paste("kyutai-dsm-131-uvx-windows-cpu-torch"))
+    assert report.verdict.root_cause == "torch.cuda-built"
+    assert "packages.torch" not in read_paste("uvx --with moshi --with torch==2.5.1+cu124 --index-url "
+                                              "https://download.pytorch.org/whl/cu124 python x.py").known
+    for told in ("pip defaults to the cpu version", "The package installed Torch without the CUDA version"):
+        assert read_paste(told).known["torch.cuda_version"].value is None, told
+    # A CUDA build the paste shows installed (not in an install command) still outweighs the words.
+    known = read_paste("pip installed the cpu version\ntorch 2.5.1+cu124\n").known
+    assert known.get("torch.cuda_version") is None or known["torch.cuda_version"].parser != "prose"
