@@ -21,6 +21,9 @@ FIELD_KINDS = (
     ("torch", re.compile(r"(?:PyTorch|torch)(?: version| ?版本)?", re.I)),
     ("gpu", re.compile(r"GPU(?: vendor| type| models?| models and configuration| ?型号)?|Graphics card|Device|Accelerator|"
                        r"CUDA/cuDNN version|显卡(?:型号)?", re.I)),
+    # "- PyTorch CUDA build: None", "- NVIDIA driver: 580.88" (lerobot#4093's hand-made environment list).
+    ("torch_cuda", re.compile(r"(?:PyTorch|torch) CUDA(?: build| version)?", re.I)),
+    ("driver", re.compile(r"(?:NVIDIA |GPU )?driver(?: version)?", re.I)),
 )
 HEADING = re.compile(r"^#{2,4} +([^\n#]{1,60}?)\s*$", re.M)
 # "- OS (e.g., Linux): Windows 10 2004": the key, an example in parentheses the template gives, the answer.
@@ -44,7 +47,8 @@ def template_fields(lines: Sequence[Line]) -> Iterator[Tuple[str, str, Line]]:
         bullet = BULLET.match(line.text)
         kind = field_kind(bullet.group(1)) if bullet else None
         if kind:
-            yield kind, bullet.group(2).strip(), line
+            # An answer in inline code or quotes ("- Python: `3.12.13`") is the same answer.
+            yield kind, bullet.group(2).strip().strip("`'\"").strip(), line
 
 
 MAC_NAMES = r"mac ?os ?x?|osx|os x|darwin|sonoma|ventura|sequoia|monterey|big sur|tahoe|catalina"
@@ -147,6 +151,10 @@ def parse_people(lines: Sequence[Line]) -> Result:
         elif kind == "torch":
             found = re.match(r"v?(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\b", answer)
             out += package_finding("torch", found.group(1), line.number, "template") if found else []
+        elif kind == "torch_cuda" and re.fullmatch(r"None|\d{1,2}\.\d{1,2}", answer):
+            out.append(Finding("torch.cuda_version", None if answer == "None" else answer, line.number, "template"))
+        elif kind == "driver" and re.fullmatch(r"\d{3}\.\d{1,3}(?:\.\d{1,3})?", answer):
+            out.append(Finding("nvidia_smi.driver_version", answer, line.number, "template"))
     for _, line in matching(lines, PEOPLE_LINE):
         if line.prompt or line.text.startswith(("File ", "Traceback")):
             continue

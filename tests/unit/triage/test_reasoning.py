@@ -771,3 +771,15 @@ def test_a_cpu_build_told_beside_the_cuda_install_that_fixed_it_is_still_the_cau
     # A CUDA build the paste shows installed (not in an install command) still outweighs the words.
     known = read_paste("pip installed the cpu version\ntorch 2.5.1+cu124\n").known
     assert known.get("torch.cuda_version") is None or known["torch.cuda_version"].parser != "prose"
+
+
+def test_a_hand_made_environment_list_is_read_with_its_values_in_inline_code():
+    # lerobot-4093: "- PyTorch: `2.11.0+cpu`", "- PyTorch CUDA build: `None`", "- NVIDIA driver: `580.88`" on Windows.
+    report = triage(dev_paste("lerobot-4093-uv-sync-cpu-torch-windows-rtx5080"))
+    assert report.verdict.root_cause == "torch.cuda-built"
+    known = read_paste("- Python: `3.12.13`\n- PyTorch CUDA build: `12.8`\n- NVIDIA driver: \"580.88\"\n").known
+    assert (known["interpreter.version"].value, known["torch.cuda_version"].value,
+            known["nvidia_smi.driver_version"].value) == ("3.12.13", "12.8", "580.88")
+    # Only a driver's version or a CUDA version is one; other answers are not facts.
+    known = read_paste("- Driver: the latest one\n- PyTorch CUDA version: whatever pip gives\n").known
+    assert "nvidia_smi.driver_version" not in known and "torch.cuda_version" not in known
