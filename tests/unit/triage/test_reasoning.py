@@ -779,7 +779,7 @@ def test_a_hand_made_environment_list_is_read_with_its_values_in_inline_code():
     assert report.verdict.root_cause == "torch.cuda-built"
     known = read_paste("- Python: `3.12.13`\n- PyTorch CUDA build: `12.8`\n- NVIDIA driver: \"580.88\"\n").known
     assert (known["interpreter.version"].value, known["torch.cuda_version"].value,
-            known["nvidia_smi.driver_version"].value) == ("3.12.13", "12.8", "580.88")
+            known["nvidia_smi.driver_version"].value) == ((3, 12, 13), "12.8", "580.88")
     # Only a driver's version or a CUDA version is one; other answers are not facts.
     known = read_paste("- Driver: the latest one\n- PyTorch CUDA version: whatever pip gives\n").known
     assert "nvidia_smi.driver_version" not in known and "torch.cuda_version" not in known
