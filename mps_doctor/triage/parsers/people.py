@@ -94,8 +94,10 @@ NVIDIA_NAME = re.compile(r"(?<![A-Za-z0-9])(?:(?:NVIDIA )?(?:GeForce )?(?:RTX|GT
 GEFORCE_NUMBER = r"((?:10[5-8]|16[56]|20[6-8]|30[5-9]|40[6-9]|50[6-9])0)( ?Ti| SUPER)?(?! ?(?:MB|MiB|GB|GiB|MHz|x\d|p\b))"
 BARE_GEFORCE = re.compile(r"(?<![A-Za-z0-9.])%s(?=\s?(?:显卡|(?:graphics |video )?card\b|GPU\b|\d{1,2} ?GB\b))|"
                           r"\b(?:GPU|graphics card|video card)\b[^.\n]{0,24}?\b(?:is|:) (?:an? |the )?%s(?![A-Za-z0-9.])|"
-                          r"\b(?:I have|I've got|I got|I'm using|I am using|I use|with) an? %s(?![A-Za-z0-9.])"
-                          % (GEFORCE_NUMBER, GEFORCE_NUMBER, GEFORCE_NUMBER), re.I)
+                          r"\b(?:I have|I've got|I got|I'm using|I am using|I use|with) an? %s(?![A-Za-z0-9.])|"
+                          # "Where can I activate GPU 0? (4090)" (diamond#9)
+                          r"\b(?:GPU|graphics card|video card)\b[^.\n(]{0,12}\(%s\)"
+                          % (GEFORCE_NUMBER, GEFORCE_NUMBER, GEFORCE_NUMBER, GEFORCE_NUMBER), re.I)
 PEOPLE_LINE = re.compile(r"rtx|gtx|geforce|nvidia|tesla|gpu|card|显卡|\ban? [1-5]0[5-9]0\b|(?<![A-Za-z0-9])[AHLTV]\d{2,3}(?![A-Za-z0-9])|"
                          r"torch|mac|osx|os x|darwin|sonoma|ventura|sequoia|monterey|big sur|tahoe|catalina|windows|win\d|"
                          r"linux|ubuntu|debian|centos|fedora|rhel|rocky|alma|suse|manjaro|wsl|python", re.I)

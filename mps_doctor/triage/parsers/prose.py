@@ -7,7 +7,7 @@ from mps_doctor.known_errors import intents
 from mps_doctor.nvidia import capability_of
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result
-from mps_doctor.triage.parsers.people import NVIDIA_NAME, gpu_name
+from mps_doctor.triage.parsers.people import NVIDIA_NAME, bare_geforce, gpu_name
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import version_tuple
 
@@ -78,7 +78,7 @@ def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:
     not a CUDA one): True where they say the GPU works, else False where they say torch runs on the CPU or finds no
     CUDA."""
     text = joined(lines)
-    if not CUDA_NAMED.search(text) or APPLE_NAMED.search(text):
+    if not (CUDA_NAMED.search(text) or bare_geforce(text)) or APPLE_NAMED.search(text):
         return []
     works = next((line for line in lines if GPU_WORKS_TOLD.search(line.text) and not line_is_code(line)), None)
     if works is not None:

@@ -783,3 +783,12 @@ def test_a_hand_made_environment_list_is_read_with_its_values_in_inline_code():
     # Only a driver's version or a CUDA version is one; other answers are not facts.
     known = read_paste("- Driver: the latest one\n- PyTorch CUDA version: whatever pip gives\n").known
     assert "nvidia_smi.driver_version" not in known and "torch.cuda_version" not in known
+
+
+def test_a_geforce_named_by_its_number_after_gpu_makes_a_cpu_run_a_cuda_question():
+    # diamond-9: "it only runs on the CPU. Where can I activate GPU 0? (4090)"; the fix was torch from the cu118 index.
+    report = triage(dev_paste("diamond-9-rtx4090-runs-on-cpu-torch-without-cuda"))
+    assert (report.options.device, report.verdict.root_cause, report.verdict.suspected) == ("cuda", "torch.cuda-built", True)
+    assert read_paste("my graphics card (3060) is idle").known["nvidia_smi.gpu"].value == ("RTX 3060",)
+    for text in ("GPU 0? (2024)", "the GPU (4090 MB free)"):
+        assert "nvidia_smi.gpu" not in read_paste(text).known, text
