@@ -4,7 +4,7 @@ and the catalogue's matches; the facts derived from them, and the device they sp
 import re
 import unicodedata
 from dataclasses import dataclass, replace
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from mps_doctor.checking.pasted import PASTED_PYTHON
 from mps_doctor.checking.registry import REGISTRY, all_checks
@@ -64,7 +64,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     matches = tuple(sorted(find_all(joined(lines), catalogue), key=lambda m: m.line))
     for match in matches:
         findings.append(Finding("message", stripped_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
-    fixed = {line.number for line in lines if FIX_LINE.search(line.text)}
+    fixed = fix_lines(lines)
     findings = [finding for finding in findings if finding.line not in fixed or finding.path == "message"]
     known = derive_build(derive(assemble(findings)), Known)
     # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
@@ -166,7 +166,29 @@ def first_sentence(text: str) -> str:
 # A line that tells how the reporter fixed it ("Update: Fixed it by running pip install ... cu117", "solved by
 # installing Python 3.10"): what it names is the fix, not the state the paste shows, so it gives no fact.
 FIX_LINE = re.compile(r"\b(?:fixed|solved|resolved)\b(?: (?:it|this|that|the (?:issue|problem|error)))?(?: now)? "
-                      r"(?:by|with|after)\b|\b(?:it )?(?:works|worked|working) (?:now|after)\b", re.I)
+                      r"(?:by|with|after)\b|\b(?:it )?(?:works|worked|working) (?:now|after)\b|\band (?:it|that) (?:worked|works)\b",
+                      re.I)
+# A line that introduces the fix on the next one ("And reinstall with this command:", "The quick-fix is ...:"), as
+# monkeyplug#4 and kyutai-labs/delayed-streams-modeling#131 tell theirs.
+FIX_INTRO = re.compile(r"\b(?:reinstall(?:ed|ing)?|fix(?:ed)?|solution|workaround|quick-?fix|had to do)\b[^:]{0,80}:\s*$", re.I)
+
+
+# A line that says the one before it was the fix ("... --index-url .../cu126`" then "and it worked.", pyTranscriber#56).
+FIX_AFTER = re.compile(r"^(?:and|which) (?:it|that|this)? ?(?:worked|works|fixed it|solved it)\b", re.I)
+
+
+def fix_lines(lines: Sequence[Line]) -> Set[int]:
+    """The numbers of the lines that tell a fix: a FIX_LINE, the first non-empty line after a FIX_INTRO, and the one
+    before a FIX_AFTER."""
+    fixed, intro, previous = set(), False, None
+    for line in lines:
+        if FIX_LINE.search(line.text) or (intro and line.text):
+            fixed.add(line.number)
+        if previous is not None and FIX_AFTER.search(line.text):
+            fixed.add(previous.number)
+        intro = bool(FIX_INTRO.search(line.text)) or (intro and not line.text)
+        previous = line if line.text else previous
+    return fixed
 
 
 # The parsers that read what people write in their own words.

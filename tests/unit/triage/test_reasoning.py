@@ -792,3 +792,18 @@ def test_a_geforce_named_by_its_number_after_gpu_makes_a_cpu_run_a_cuda_question
     assert read_paste("my graphics card (3060) is idle").known["nvidia_smi.gpu"].value == ("RTX 3060",)
     for text in ("GPU 0? (2024)", "the GPU (4090 MB free)"):
         assert "nvidia_smi.gpu" not in read_paste(text).known, text
+
+
+def test_an_install_the_paste_tells_as_its_fix_is_not_the_torch_that_failed():
+    # monkeyplug-4 ("And reinstall with this command:" then the cu121 install) and pyTranscriber-56 (the cu126 install,
+    # then "and it worked."): the CUDA build is the fix, and the torch that ran on the CPU had none.
+    for name in ("monkeyplug-4-whisper-fp16-on-cpu-cpu-torch-rtx3070",
+                 "pytranscriber-56-openai-whisper-installed-cpu-torch-windows"):
+        assert triage(dev_paste(name)).verdict.root_cause == "torch.cuda-built", name
+    index = "pip3 install torch --index-url https://download.pytorch.org/whl/cu121"
+    for text in ("And reinstall with this command:\n\n%s\n" % index, "%s\nand it worked." % index,
+                 "The quick-fix is:\n%s\n" % index):
+        assert "torch.cuda_version" not in read_paste(text).known, text
+    # An install that is not told as a fix is the one the paste has; the line after a fix's is the paste's own.
+    assert read_paste(index + "\n").known["torch.cuda_version"].value == "12.1"
+    assert read_paste("Reinstall with this command:\n%s\n%s\n" % (index, index)).known["torch.cuda_version"].lines == (3,)
