@@ -807,3 +807,14 @@ def test_an_install_the_paste_tells_as_its_fix_is_not_the_torch_that_failed():
     # An install that is not told as a fix is the one the paste has; the line after a fix's is the paste's own.
     assert read_paste(index + "\n").known["torch.cuda_version"].value == "12.1"
     assert read_paste("Reinstall with this command:\n%s\n%s\n" % (index, index)).known["torch.cuda_version"].lines == (3,)
+
+
+def test_pip_seeing_only_older_releases_of_a_companion_is_the_python_layer():
+    # benchmarl-29: torchrl>=0.2.0 asked for, pip lists up to 0.1.1 (0.2.0's wheels are cp38 to cp311; Python 3.7).
+    report = triage(dev_paste("benchmarl-29-torchrl-020-python37"))
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("python.version", "pip.companion-no-version")
+    listed = ("ERROR: Could not find a version that satisfies the requirement torchvision==0.15.2 "
+              "(from versions: 0.17.0, 0.17.1, 0.18.0)")
+    assert [m.error.id for m in read_paste(listed).matches] == ["pip.companion-no-version"]
+    none = "ERROR: Could not find a version that satisfies the requirement torchrl (from versions: none)"
+    assert [m.error.id for m in read_paste(none).matches] == ["torchrl.no-wheel-for-platform"]
