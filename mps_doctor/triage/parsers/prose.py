@@ -62,7 +62,9 @@ APPLE_NAMED = re.compile(r"%s|\bmps\b|\bM[1-5]\b" % MAC_BY_NAME_WORDS, re.I)
 # NVIDIA hardware or its driver named: a GPU brand or series, nvidia-smi's table.
 NVIDIA_HARDWARE = r"\b(?:NVIDIA|GeForce|Quadro|Tesla|nvidia-smi|Driver Version)\b|\b[RG]TX ?\d|\bMX ?\d{3}\b"
 # What makes a paste a Linux or Windows machine's, or an NVIDIA one's, whatever Mac it also mentions.
-NOT_A_MAC = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|WSL2?|Windows|win_amd64)\b|%s" % NVIDIA_HARDWARE, re.I)
+# Not "Windows or MacOs" as a list (torch.distributed's "Redirects are currently not supported in Windows or MacOs").
+NOT_A_MAC = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|WSL2?|Windows(?! (?:or|and) mac)|win_amd64)\b|%s"
+                       % NVIDIA_HARDWARE, re.I)
 # People telling that the GPU works: "training runs on the GPU at 100% utilization", "my RTX 3090 trains fine",
 # "CUDA works" (then a CPU run told elsewhere is a part of the program's, not torch's).
 GPU_WORKS_TOLD = re.compile(r"\b(?:runs?|running|trains?|training|works?|working) (?:fine |well |fast )?on (?:the |my )?(?:GPU|CUDA)\b|"
@@ -92,6 +94,10 @@ def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:
 CUDA_ASKED_ON_MAC = "cuda-asked-on-mac"
 NO_CUDA_TOLD = re.compile(r"\bno CUDA (?:GPUs?|devices?) (?:is |are |was |were )?(?:available|found|detected)\b|"
                           r"\bCUDA (?:is |was )?not (?:available|detected|found)\b|\bno CUDA (?:GPUs?|devices?)\b", re.I)
+# Libraries that run only on NVIDIA (or AMD) GPUs, installed or imported: DeepSpeed-MII ("We do not have support for the
+# M3 hardware", DeepSpeed-MII#441) and FlashAttention (its README's requirements: a CUDA or ROCm toolkit, Linux).
+CUDA_ONLY_LIBRARY = re.compile(r"\bpip3? install\b[^\n]{0,80}?\b(?:deepspeed-mii|flash[-_]attn)\b|"
+                               r"^(?:import|from) (?:mii|flash_attn)\b", re.I)
 
 
 
@@ -99,8 +105,9 @@ NO_CUDA_TOLD = re.compile(r"\bno CUDA (?:GPUs?|devices?) (?:is |are |was |were )
 
 def cuda_told_on_mac(lines: Sequence[Line]) -> List[Evidence]:
     """Evidence against os.linux when a paste that names a Mac, and no other system or NVIDIA hardware, tells that no
-    CUDA device was found."""
-    told = next((line for line in lines if NO_CUDA_TOLD.search(line.text) and not line_is_code(line)), None)
+    CUDA device was found or installs a library that runs only on NVIDIA GPUs."""
+    told = next((line for line in lines if NO_CUDA_TOLD.search(line.text) and not line_is_code(line)), None) or \
+        next((line for line in lines if CUDA_ONLY_LIBRARY.search(line.text)), None)
     text = joined(lines)
     if told is None or not MAC_BY_NAME.search(text) or NOT_A_MAC.search(text):
         return []

@@ -818,3 +818,14 @@ def test_pip_seeing_only_older_releases_of_a_companion_is_the_python_layer():
     assert [m.error.id for m in read_paste(listed).matches] == ["pip.companion-no-version"]
     none = "ERROR: Could not find a version that satisfies the requirement torchrl (from versions: none)"
     assert [m.error.id for m in read_paste(none).matches] == ["torchrl.no-wheel-for-platform"]
+
+
+def test_a_library_that_runs_only_on_nvidia_gpus_installed_on_a_mac_is_cuda_asked_on_a_mac():
+    # deepspeed-mii-441: `pip install deepspeed-mii` on an M3 Pro MacBook ("We do not have support for the M3 hardware");
+    # torch's own "not supported in Windows or MacOs" warning names no Windows machine.
+    report = triage(dev_paste("deepspeed-mii-441-m3-mac-unsupported"))
+    assert (report.options.device, report.verdict.root_cause) == ("cuda", "os.linux")
+    on_linux = "Ubuntu 22.04, RTX 4090\npip install flash-attn\nRuntimeError: boom\n"
+    assert not read_paste(on_linux).evidence
+    on_a_mac = "My MacBook Pro M2\npip install flash-attn --no-build-isolation\nerror: subprocess-exited-with-error\n"
+    assert [e.kind for e in read_paste(on_a_mac).evidence] == ["cuda-asked-on-mac"]
