@@ -88,9 +88,9 @@ def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool
         lines += ["  %-*s  %s  (line %s, %s)" % (width, name, value if verbose else shorten(value, 90), where, parser)
                   for name, value, where, parser in rows]
     body = render_text(report, verbose=verbose, color=color, unicode=unicode, fix=fix).split("\n", 1)[1]
-    # In a triage report every advisory is skipped (they need the machine); the unnumbered results are the known
-    # messages found in the paste.
-    body = body.replace("\nAdvisories:\n", "\nKnown messages in the paste:\n")
+    # In a triage report the unnumbered results are the known messages found in the paste, and the advisories whose
+    # facts the paste states (the others need the machine and are skipped).
+    body = body.replace("\nAdvisories:\n", "\nKnown messages and advisories:\n")
     return "\n".join(lines) + "\n" + body
 
 

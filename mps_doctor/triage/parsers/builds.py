@@ -7,7 +7,7 @@ from typing import List, Sequence
 from mps_doctor.triage.model import Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
 from mps_doctor.triage.parsers.common import Result, python_version
-from mps_doctor.triage.text import Line, joined, matching
+from mps_doctor.triage.text import Line, matching
 
 # `conda list` rows: Anaconda's `_pytorch_select 0.1 cpu_0` (or gpu_0) picks the variant; pytorch's own build string
 # names it ("cpu_py37h...", "py3.7_cpu_0", "py3.10_cuda11.8_cudnn8.7.0_0", conda-forge's "cuda118_py310h...").
@@ -33,7 +33,8 @@ CONDA_PLANNED = re.compile(r"::(pytorch(?:-nightly)?|pytorch-mutex|cpuonly|cpu-o
 # "observe cpuonly version being installed", "pip installed the cpu-only build", "Torch cpu installed on nvidia system"
 # (pytorch#65338, whisperX#983, SD.Next#3476).
 CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|pulled|downloads|downloaded|observe|"
-                            r"defaults? to) (?:the |a |only )?\[?(?:cpu|cpu-only|cpuonly|cpu only)\]?[- ](?:version|build|variant|wheel)s?\b|"
+                            r"defaults? to) (?:the |a |only )?\[?(?:cpu|cpu-only|cpuonly|cpu only)\]?[- ]"
+                            r"(?:version|build|variant|wheel)s?\b|"
                             # "installed Torch without the CUDA version" (pyTranscriber#56)
                             r"\binstall(?:s|ed|ing)? (?:torch|pytorch) without (?:the )?cuda\b|"
                             r"\b(?:(?:torch|pytorch)[- ](?:cpu|cpu-only|cpuonly) (?:version |build |variant )?|"
