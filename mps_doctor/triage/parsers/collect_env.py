@@ -4,7 +4,7 @@ import re
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from mps_doctor.triage.model import Finding
-from mps_doctor.triage.parsers.common import Result, boolean, python_version
+from mps_doctor.triage.parsers.common import LINUX_WORDS, Result, boolean, python_version
 from mps_doctor.triage.parsers.platform import platform_facts
 from mps_doctor.triage.parsers.session import FREE_THREADING
 from mps_doctor.triage.text import Line, matching
@@ -131,10 +131,12 @@ def collect_env_field(key: str, value: str, number: int) -> List[Finding]:
             return out
         if re.search(r"Windows", value):
             return [Finding("host.system", "Windows", number, p)]
-        if re.search(r"\bmac ?os|\bos ?x\b|\bdarwin\b", value, re.I):
-            # A person's "OS: Mac OS Sonoma 14.5" (prose reads its version), not a Linux.
+        if re.search(r"\bma[cx] ?os|\bos ?x\b|\bdarwin\b|\bApple M[1-5]\b|\bchip: M[1-5]\b", value, re.I):
+            # A person's "OS: Mac OS Sonoma 14.5" (prose reads its version), or "OS: Max os, chip: M1" (surya#216).
             return [Finding("host.system", "Darwin", number, p)]
-        if value not in UNKNOWN:
+        # On Linux get_os() prints the distribution's name and the machine: "Ubuntu 22.04.3 LTS (x86_64)", "Arch Linux
+        # (x86_64)" (torch/utils/collect_env.py); a person's answer that is neither is no system.
+        if value not in UNKNOWN and re.search(r"\((?:x86_64|aarch64|ppc64le|s390x)\)\s*$|%s" % LINUX_WORDS, value, re.I):
             return [Finding("host.system", "Linux", number, p), Finding("host.distro", value, number, p)]
     return []
 

@@ -22,3 +22,7 @@ def python_version(text: str) -> Optional[Tuple[int, ...]]:
     if not match:
         return None
     return tuple(int(g) for g in match.groups() if g is not None)
+
+
+# Linux by the names people and tools give it (a kernel, a distribution, WSL).
+LINUX_WORDS = r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky Linux|AlmaLinux|openSUSE|Manjaro|WSL2?)"

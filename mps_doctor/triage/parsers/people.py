@@ -8,7 +8,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 from mps_doctor.nvidia import capability_of
 from mps_doctor.triage.model import Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
-from mps_doctor.triage.parsers.common import Result, python_version
+from mps_doctor.triage.parsers.common import LINUX_WORDS, Result, python_version
 from mps_doctor.triage.text import Line, matching
 from mps_doctor.words import shorten
 
@@ -60,7 +60,7 @@ MAC_VERSION = re.compile(r"\b(?:%s)\b(?:[ ,]+[^\W\d]\w*){0,3}?[ :：,]*v?(1[0-5]
 # A requirement (torch's "supported on MacOS 13.0+", "requires macOS 14 or later"), not the user's macOS.
 REQUIREMENT = re.compile(r"\+|\bor (?:newer|later|above|higher)\b|\brequires?\b|\bsupported on\b|\bonly\b", re.I)
 WINDOWS = re.compile(r"\bWindows(?: (?:1[01]|7|8(?:\.1)?|Server)\b|\b)|\bwin(?:10|11|32|64)\b", re.I)
-LINUX = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky Linux|AlmaLinux|openSUSE|Manjaro|WSL2?)", re.I)
+LINUX = re.compile(LINUX_WORDS, re.I)
 # "Python 3.10.11", "Python版本：3.10.11", "Python version: 3.11", "I have Python 3.11": a bare "Python 3.11" in a
 # sentence may be any Python, so two numbers need a label or a verb of having.
 PYTHON = re.compile(r"\bPython ?(?:version|版本)? ?[:：=] ?(3\.\d{1,2}(?:\.\d{1,2})?)\b|\bPython version (3\.\d{1,2}(?:\.\d{1,2})?)\b|"

@@ -829,3 +829,12 @@ def test_a_library_that_runs_only_on_nvidia_gpus_installed_on_a_mac_is_cuda_aske
     assert not read_paste(on_linux).evidence
     on_a_mac = "My MacBook Pro M2\npip install flash-attn --no-build-isolation\nerror: subprocess-exited-with-error\n"
     assert [e.kind for e in read_paste(on_a_mac).evidence] == ["cuda-asked-on-mac"]
+
+
+def test_an_os_answer_that_names_no_linux_is_no_linux():
+    # surya-216: "OS: Max os, chip: M1" before an MPSGraph assertion was read as a Linux distribution named "Max os".
+    report = triage(dev_paste("surya-216-mpsgraph-placeholder-shape-assertion"))
+    assert (report.options.device, report.verdict.known_error) == ("mps", "mps.framework-assertion")
+    assert read_paste("OS: Max os, chip: M1\n").known["host.system"].value == "Darwin"
+    assert read_paste("OS: Ubuntu 22.04.3 LTS (x86_64)\n").known["host.system"].value == "Linux"
+    assert read_paste("OS: Could be anything\n").known.get("host.system") is None
