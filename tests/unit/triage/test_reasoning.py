@@ -838,3 +838,12 @@ def test_an_os_answer_that_names_no_linux_is_no_linux():
     assert read_paste("OS: Max os, chip: M1\n").known["host.system"].value == "Darwin"
     assert read_paste("OS: Ubuntu 22.04.3 LTS (x86_64)\n").known["host.system"].value == "Linux"
     assert read_paste("OS: Could be anything\n").known.get("host.system") is None
+
+
+def test_the_extension_builders_no_cuda_runtime_warning_is_cuda_unavailable():
+    # stable-dreamfusion-236: "No CUDA runtime is found, using CUDA_HOME=..." on Windows (torch/utils/cpp_extension.py
+    # warns it when a toolkit is there but torch.cuda.is_available() is False); the torch was a CPU build.
+    report = triage(dev_paste("stable-dreamfusion-236-windows-no-cuda-runtime-cpu-torch"))
+    assert report.verdict.root_cause == "torch.cuda-built"
+    known = read_paste("No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'\n").known
+    assert known["torch.cuda_available"].value is False
