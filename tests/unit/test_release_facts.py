@@ -139,6 +139,7 @@ ALLOWED_IN_CATALOGUE = {
     ("torch.dynamo-python-unsupported", "3.13"): HISTORIC + " (torch.compile traces Python 3.12 from 2.4, 3.13 from 2.6)",
     ("torchrl.no-wheel-for-platform", "0.2.0"): "torchrl's wheels on PyPI (first for Apple Silicon)",
     ("torchrl.no-wheel-for-platform", "0.4.0"): "torchrl's wheels on PyPI (none for Intel Macs from it)",
+    ("marker.mps-multiprocessing-unsupported", "0.2"): HISTORIC + " (the marker releases whose batch converter refuses MPS)",
     ("torch.compile-windows-unsupported", "2.0"): HISTORIC + " (the releases whose dynamo check refuses Windows)",
     ("torch.compile-windows-unsupported", "2.1"): HISTORIC + " (the releases whose dynamo check refuses Windows)",
     ("torch.compile-windows-unsupported", "2.4"): HISTORIC + " (a release whose dynamo check no longer names Windows)",
