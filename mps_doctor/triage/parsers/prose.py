@@ -50,6 +50,8 @@ CPU_ONLY_TOLD = re.compile(
     r"utili[sz]ing|detect|detecting|recogni[sz]e|see|seeing|find|finding) (?:the |my )?(?:NVIDIA )?(?:GPU|graphics card|CUDA)s?\b|"
     r"\bGPU (?:usage|utili[sz]ation|load) (?:is |stays |remains |at )?(?:always |still |only |just )?0 ?%|"
     r"\bCUDA (?:is )?not (?:available|detected|found)\b|\bno CUDA GPUs? (?:is |are )?(?:available|found|detected)\b|"
+    # A program's own words for torch.cuda.is_available() False: nougat's "WARNING:root:No GPU found" (nougat#1).
+    r"\bno GPUs? (?:was |were )?(?:found|detected)\b|\bGPU not (?:found|detected)\b|"
     r"只(?:使用|用|跑|能用)了?\s?CPU|GPU(?:使用率|占用率?|利用率)\S{0,4}0\s?%|(?:检测|找|识别)不到\s?(?:cuda|gpu|显卡)|"
     r"(?:cuda|gpu)\s?不可用|没有?(?:使用|用上?|调用)\s?(?:GPU|显卡)", re.I)
 # A Mac or its GPU, named anywhere in the paste: there the CPU run is not CUDA's.
@@ -93,7 +95,9 @@ def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:
 # The kind of evidence it gives (checks/platform.py registers the layer it implicates).
 CUDA_ASKED_ON_MAC = "cuda-asked-on-mac"
 NO_CUDA_TOLD = re.compile(r"\bno CUDA (?:GPUs?|devices?) (?:is |are |was |were )?(?:available|found|detected)\b|"
-                          r"\bCUDA (?:is |was )?not (?:available|detected|found)\b|\bno CUDA (?:GPUs?|devices?)\b", re.I)
+                          r"\bCUDA (?:is |was )?not (?:available|detected|found)\b|\bno CUDA (?:GPUs?|devices?)\b|"
+                          # "CUDA does not anymore support macOS, particularly M2" (nvdiffrast#186)
+                          r"\bCUDA (?:does ?n[o']t|no longer) (?:\w+ )?supports? (?:mac ?OS|OS X|Apple|Macs?)\b", re.I)
 # Libraries that run only on NVIDIA (or AMD) GPUs, installed or imported: DeepSpeed-MII ("We do not have support for the
 # M3 hardware", DeepSpeed-MII#441) and FlashAttention (its README's requirements: a CUDA or ROCm toolkit, Linux).
 CUDA_ONLY_LIBRARY = re.compile(r"\bpip3? install\b[^\n]{0,80}?\b(?:deepspeed-mii|flash[-_]attn)\b|"

@@ -847,3 +847,12 @@ def test_the_extension_builders_no_cuda_runtime_warning_is_cuda_unavailable():
     assert report.verdict.root_cause == "torch.cuda-built"
     known = read_paste("No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'\n").known
     assert known["torch.cuda_available"].value is False
+
+
+def test_cuda_said_to_be_missing_on_a_mac_and_a_program_finding_no_gpu():
+    # nvdiffrast-186: "CUDA does not anymore support macOS, particularly M2" (nvdiffrast is CUDA-only).
+    report = triage(dev_paste("nvdiffrast-186-m2-max-no-cuda-on-macos"))
+    assert (report.options.device, report.verdict.root_cause) == ("cuda", "os.linux")
+    # nougat-1: the program's "No GPU found" beside an NVIDIA GPU is torch.cuda.is_available() False.
+    assert read_paste("WARNING:root:No GPU found\nMy machine has an nvidia GPU\n").known["torch.cuda_available"].value is False
+    assert "torch.cuda_available" not in read_paste("WARNING:root:No GPU found\nMy MacBook M2\n").known
