@@ -81,13 +81,31 @@ def capability_index() -> Dict[Tuple[str, ...], str]:
 
 
 def capability_of(name: str) -> Optional[str]:
-    """The compute capability ('8.6') of GPU NAME by NVIDIA's tables: the longest table name whose words begin it."""
+    """The compute capability ('8.6') of GPU NAME by NVIDIA's tables: the longest table name whose words begin it; a
+    GeForce series ('RTX 50 series') has the one capability its every member has there."""
     words = tuple(name_words(name or ""))
     index = capability_index()
     for length in range(len(words), 0, -1):
         if words[:length] in index:
             return index[words[:length]]
-    return None
+    series = re.fullmatch(r"((?:rtx|gtx) \d{2}) series", " ".join(words))
+    return series_capability(series.group(1)) if series else None
+
+
+@functools.lru_cache(maxsize=None)
+def series_capability(prefix: str) -> Optional[str]:
+    """The capability every GeForce of series PREFIX ('rtx 50': RTX 5050 to 5090, not the RTX 5000 workstation card) has
+    in NVIDIA's table, else None."""
+    found = {capability for words, capability in capability_index().items()
+             if len(words) >= 2 and " ".join(words[:2]).startswith(prefix) and re.fullmatch(r"\d{2}[1-9]0", words[1])}
+    return found.pop() if len(found) == 1 else None
+
+
+def cuda_for_capability(capability: str) -> Optional[str]:
+    """The first CUDA toolkit that builds code for compute capability CAPABILITY, or None when unknown."""
+    wanted = version_tuple(capability)
+    rows = sorted(tables()["capability_ceiling"]["rows"], key=lambda row: version_tuple(row[0]))
+    return next((toolkit for toolkit, ceiling in rows if version_tuple(ceiling) >= wanted), None)
 
 
 def capability_floor(cuda: str) -> Optional[str]:
@@ -114,6 +132,23 @@ def pypi_linux_cuda(torch_version: str, releases) -> Optional[str]:
     if release is not None and exact:
         return release.pypi_linux_cuda
     return old_pypi_cuda().get("%s.%s" % found.groups())
+
+
+def first_default_wheel_for(capability: str, releases):
+    """The first release of the table RELEASES whose default PyPI Linux wheel is built with a CUDA that builds code for
+    CAPABILITY (cuda_for_capability), or None."""
+    toolkit = cuda_for_capability(capability)
+    if toolkit is None:
+        return None
+    return next((row for row in releases.releases
+                 if row.pypi_linux_cuda and version_tuple(row.pypi_linux_cuda) >= version_tuple(toolkit)), None)
+
+
+def newer_than_most_torch(capability: str, releases) -> bool:
+    """Whether a GPU of CAPABILITY has kernels in the default wheel of the newer half of the release table's rows only,
+    so that most torch installs in use lack them (the RTX 50 series: CUDA 12.8, torch 2.8's default wheel)."""
+    first = first_default_wheel_for(capability, releases)
+    return first is not None and releases.releases.index(first) >= len(releases.releases) // 2
 
 
 def source_of(table: str) -> str:

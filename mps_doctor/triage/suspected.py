@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, Optional, Sequence
 from mps_doctor import nvidia
 from mps_doctor.checking.model import Outcome, Remedy, Status, run
 from mps_doctor.triage.derived import wheel_cuda
+from mps_doctor.versions import at_least, load_releases, version_tuple
 
 SUSPECTED = "suspected"
 COMPAT_DOCS = "https://docs.nvidia.com/deploy/cuda-compatibility/"
@@ -86,11 +87,50 @@ def cpu_build_outcome(evidence: str, problem: str, system: Optional[str]) -> Out
     )
 
 
+def gpu_newer_than_most_torch(known: Dict[str, Any]) -> Optional[Outcome]:
+    """The paste names an NVIDIA GPU whose capability only the default wheels of the newer half of torch's releases
+    have kernels for (nvidia.newer_than_most_torch), and shows no torch that has them: a torch without kernels for
+    the GPU is the likeliest cause (it sees the GPU and fails at the first kernel, or the program falls back to the
+    CPU), and `torch.cuda.get_arch_list()` settles it."""
+    gpu, capability = known.get("nvidia_smi.gpu"), known.get("nvidia_smi.capability")
+    if gpu is None or capability is None:
+        return None
+    value = capability.value[0] if isinstance(capability.value, tuple) else capability.value
+    releases = load_releases()
+    first = nvidia.first_default_wheel_for(value, releases)
+    if first is None or not nvidia.newer_than_most_torch(value, releases):
+        return None
+    toolkit = nvidia.cuda_for_capability(value)
+    cuda, _ = wheel_cuda(known)
+    version = next((known[path].value for path in ("torch.version", "packages.torch") if path in known), None)
+    if (cuda and version_tuple(cuda) >= version_tuple(toolkit)) or (version and at_least(str(version), first.torch)):
+        return None
+    name = gpu.value[0] if isinstance(gpu.value, tuple) else gpu.value
+    return Outcome(
+        Status.FAIL,
+        "%s: torch has no kernels for the %s (compute capability %s), which needs a build with CUDA %s or newer; the "
+        "paste does not show torch's build" % (SUSPECTED, name, value, toolkit),
+        ("the %s (pasted line %s) has compute capability %s (NVIDIA's table)" % (
+            name, ", ".join(map(str, gpu.lines)), value),),
+        Remedy("The %s needs a torch built with CUDA %s or newer, and the paste does not show which torch it has." % (
+            name, toolkit),
+               "CUDA toolkits before %s build no code for compute capability %s (NVIDIA's CUDA Toolkit release notes), "
+               "and torch's default PyPI wheel is built with one from torch %s on, so most installs and the torch that "
+               "programs bundle have no kernels for it: torch sees the GPU and fails at its first kernel ('no kernel "
+               "image is available'), or the program falls back to the CPU. `torch.cuda.get_arch_list()` lists the "
+               "kernels torch has: when sm_%s is not among them, install a torch built with CUDA %s or newer from PyTorch's index." % (
+                   toolkit, value, first.torch, value.replace(".", ""), toolkit),
+               (run("python", "-c", "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.get_arch_list())"),),
+               WINDOWS_INSTALL_DOCS, key="suspected-gpu-too-new", title="Read the kernels torch has"),
+    )
+
+
 WINDOWS_INSTALL_DOCS = "https://pytorch.org/get-started/locally/"
 # The decisive fact each suspicion stands in for: it speaks for a layer that needs that fact when the paste lacks it.
 SUSPICIONS: Dict[str, Callable[[Dict[str, Any]], Optional[Outcome]]] = {
     "nvidia_smi.cuda_version": old_driver,
     "torch.cuda_version": cpu_build,
+    "torch.cuda_arch_list": gpu_newer_than_most_torch,
 }
 
 

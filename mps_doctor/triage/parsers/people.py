@@ -108,6 +108,24 @@ def gpu_name(text: str) -> str:
     return re.sub(r"\b(RTX|GTX)(?=\d)", r"\1 ", text)
 
 
+# A GeForce series as people name it: "all RTX 50 Series card have same issues" (ultimatevocalremovergui#1752).
+GEFORCE_SERIES = re.compile(r"\b(RTX|GTX) ?([1-5]0)[- ]?series\b", re.I)
+# A GPU the person had before ("I upgraded from a RTX 3090", "replaced my GTX 1080"), not the one the paste is about.
+FORMER_GPU = re.compile(r"\b(?:upgrad\w* from|switch\w* from|replac\w*|previous(?:ly)?|old|former|used to have)\s+"
+                        r"(?:an? |my |the |our )?$", re.I)
+
+
+def named_gpu(text: str) -> str:
+    """The NVIDIA GPU that a person's TEXT names as theirs (a name, a GeForce number, a series), or ''."""
+    gpu = NVIDIA_NAME.search(text)
+    if gpu and FORMER_GPU.search(text[:gpu.start()]):
+        gpu = NVIDIA_NAME.search(text, gpu.end())
+    series = GEFORCE_SERIES.search(text)
+    if gpu:
+        return gpu_name(gpu.group(0))
+    return bare_geforce(text) or ("%s %s series" % (series.group(1).upper(), series.group(2)) if series else "")
+
+
 def bare_geforce(text: str) -> str:
     """The GeForce that TEXT names by its number alone ("4080显卡" is "RTX 4080"), or ''."""
     found = BARE_GEFORCE.search(text)
@@ -172,8 +190,7 @@ def parse_people(lines: Sequence[Line]) -> Result:
             out += system_facts(SYSTEM_LINE.search(line.text).group(0), line.number, "prose")
         elif ON_A_MAC.search(line.text):
             out.append(Finding("host.system", "Darwin", line.number, "prose"))
-        gpu = NVIDIA_NAME.search(line.text)
-        name = gpu_name(gpu.group(0)) if gpu else bare_geforce(line.text)
+        name = named_gpu(line.text)
         if name and capability_of(name) and line.number not in gpu_fields:
             out.append(Finding("nvidia_smi.gpu", name, line.number, "prose"))
         build = CUDA_BUILD.search(line.text)

@@ -4,12 +4,12 @@ import re
 from typing import List, Sequence
 
 from mps_doctor.known_errors import intents
-from mps_doctor.nvidia import capability_of
+from mps_doctor.nvidia import capability_of, newer_than_most_torch
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result
-from mps_doctor.triage.parsers.people import NVIDIA_NAME, bare_geforce, gpu_name
+from mps_doctor.triage.parsers.people import NVIDIA_NAME, PEOPLE_LINE, bare_geforce, gpu_name, named_gpu
 from mps_doctor.triage.text import Line, joined, matching
-from mps_doctor.versions import version_tuple
+from mps_doctor.versions import load_releases, version_tuple
 
 PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
 PROSE_TORCH = re.compile(r"\b(?:PyTorch|torch)\s*(?:[Vv]ersion\s*)?(?::\s*|==)?(?:stable\s*\()?v?(\d+\.\d+\.\d+(?:\+\w+)?)(?!\w|\.\d)")
@@ -54,6 +54,14 @@ CPU_ONLY_TOLD = re.compile(
     r"\bno GPUs? (?:was |were )?(?:found|detected)\b|\bGPU not (?:found|detected)\b|"
     r"只(?:使用|用|跑|能用)了?\s?CPU|GPU(?:使用率|占用率?|利用率)\S{0,4}0\s?%|(?:检测|找|识别)不到\s?(?:cuda|gpu|显卡)|"
     r"(?:cuda|gpu)\s?不可用|没有?(?:使用|用上?|调用)\s?(?:GPU|显卡)", re.I)
+def gpu_newer_than_most_torch(lines: Sequence[Line]) -> bool:
+    """Whether LINES name an NVIDIA GPU that most torch releases have no kernels for (the RTX 50 series): torch sees it,
+    so a CPU run told beside it is the program's fallback, not torch.cuda.is_available() False."""
+    names = (named_gpu(line.text) for line in lines if PEOPLE_LINE.search(line.text))
+    return any(capability and newer_than_most_torch(capability, load_releases())
+               for capability in (capability_of(name) for name in names if name))
+
+
 # A Mac or its GPU, named anywhere in the paste: there the CPU run is not CUDA's.
 # A Mac by its name ("MacBook", "macOS", "Apple M2", "M3 Max"): not a bare "MPS" (NVIDIA's Multi-Process Service has
 # that name too) nor a bare "M5" (an AWS instance family).
@@ -82,7 +90,7 @@ def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:
     not a CUDA one): True where they say the GPU works, else False where they say torch runs on the CPU or finds no
     CUDA."""
     text = joined(lines)
-    if not (CUDA_NAMED.search(text) or bare_geforce(text)) or APPLE_NAMED.search(text):
+    if not (CUDA_NAMED.search(text) or bare_geforce(text)) or APPLE_NAMED.search(text) or gpu_newer_than_most_torch(lines):
         return []
     works = next((line for line in lines if GPU_WORKS_TOLD.search(line.text) and not line_is_code(line)), None)
     if works is not None:

@@ -186,3 +186,25 @@ def test_a_real_old_macos_still_fails_the_macos_layer():
     assert triage(pasted("pytorch-164943-macos13-torch210-stale-message")).verdict.root_cause == "macos.version"
     assert triage(pasted("pytorch-139425-macos12-torch251-sw-vers")).verdict.root_cause == "macos.version"
     assert triage(STALE.replace("14.5", "13.6")).verdict.root_cause == "macos.version"
+
+
+def test_a_geforce_series_has_the_capability_all_its_members_have_in_nvidias_table():
+    from mps_doctor.nvidia import capability_of
+
+    assert [capability_of(s) for s in ("RTX 50 series", "GeForce RTX 40 Series", "RTX 30 series", "GTX 10 series")] == [
+        "12.0", "8.9", "8.6", "6.1"]
+    # The RTX 5000 (Ada) is a workstation card, not a member of the RTX 50 series.
+    assert capability_of("RTX 5000 Ada") == "8.9"
+
+
+def test_a_capability_needs_the_first_cuda_that_builds_for_it_and_only_the_newest_gpus_are_newer_than_most_torch():
+    from mps_doctor.nvidia import cuda_for_capability, first_default_wheel_for, newer_than_most_torch
+    from mps_doctor.versions import load_releases
+
+    releases = load_releases()
+    assert [cuda_for_capability(c) for c in ("12.0", "10.0", "9.0", "8.9", "8.6", "7.5")] == [
+        "12.8", "12.8", "11.8", "11.8", "11.1", "10.0"]
+    # torch 2.8's PyPI Linux wheel is the first built with CUDA 12.8 (its torch/version.py, the release table).
+    assert first_default_wheel_for("12.0", releases).torch == "2.8"
+    assert newer_than_most_torch("12.0", releases)
+    assert not newer_than_most_torch("8.9", releases) and not newer_than_most_torch("8.6", releases)

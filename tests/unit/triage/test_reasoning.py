@@ -856,3 +856,21 @@ def test_cuda_said_to_be_missing_on_a_mac_and_a_program_finding_no_gpu():
     # nougat-1: the program's "No GPU found" beside an NVIDIA GPU is torch.cuda.is_available() False.
     assert read_paste("WARNING:root:No GPU found\nMy machine has an nvidia GPU\n").known["torch.cuda_available"].value is False
     assert "torch.cuda_available" not in read_paste("WARNING:root:No GPU found\nMy MacBook M2\n").known
+
+
+def test_a_gpu_newer_than_most_torch_releases_suspects_torch_without_its_kernels():
+    # uvr-1752 ("I upgraded from a RTX 3090 ... all RTX 50 Series card have same issues") and uvr-2045 ("I can only use
+    # CPU because it wont load with rtx 5060 ti"): UVR's bundled torch has no sm_120 kernels.
+    for name in ("uvr-1752-rtx-5080-gpu-conversion-stuck", "uvr-2045-rtx-5060-ti-gpu-conversion-wont-load"):
+        verdict = triage(dev_paste(name)).verdict
+        assert (verdict.root_cause, verdict.suspected) == ("cuda.capability", True), name
+    known = read_paste("I upgraded from a RTX 3090\n").known
+    assert "nvidia_smi.gpu" not in known
+    assert read_paste("I upgraded from a RTX 3090 to a RTX 5080\n").known["nvidia_smi.gpu"].value == ("RTX 5080",)
+    # A CPU run told beside such a GPU is the program's fallback, not torch.cuda.is_available() False.
+    assert "torch.cuda_available" not in read_paste("My RTX 5090 is not used, it only uses the CPU\n").known
+    # Not for a GPU most releases serve, nor where the paste shows a torch that has the kernels.
+    report = triage("My RTX 4090 is not used, it only uses the CPU\n")
+    assert layer(report, "cuda.capability").status != Status.FAIL
+    report = triage("RTX 5090\ntorch 2.9.0+cu128\nRuntimeError: boom\n")
+    assert layer(report, "cuda.capability").status != Status.FAIL or not report.verdict.suspected
