@@ -170,7 +170,8 @@ FIX_LINE = re.compile(r"\b(?:fixed|solved|resolved)\b(?: (?:it|this|that|the (?:
                       re.I)
 # A line that introduces the fix on the next one ("And reinstall with this command:", "The quick-fix is ...:"), as
 # monkeyplug#4 and kyutai-labs/delayed-streams-modeling#131 tell theirs.
-FIX_INTRO = re.compile(r"\b(?:reinstall(?:ed|ing)?|fix(?:ed)?|solution|workaround|quick-?fix|had to do)\b[^:]{0,80}:\s*$", re.I)
+FIX_INTRO = re.compile(r"(?:\b(?:reinstall(?:ed|ing)?|fix(?:ed)?|solution|workaround|quick-?fix|had to do)\b[^:]{0,80}|"
+                       r"\bchange\w*\b[^:]{0,80}\bto):\s*$", re.I)
 
 
 # A line that says the one before it was the fix ("... --index-url .../cu126`" then "and it worked.", pyTranscriber#56).
@@ -178,15 +179,19 @@ FIX_AFTER = re.compile(r"^(?:and|which) (?:it|that|this)? ?(?:worked|works|fixed
 
 
 def fix_lines(lines: Sequence[Line]) -> Set[int]:
-    """The numbers of the lines that tell a fix: a FIX_LINE, the first non-empty line after a FIX_INTRO, and the one
-    before a FIX_AFTER."""
-    fixed, intro, previous = set(), False, None
+    """The numbers of the lines that tell a fix: a FIX_LINE, the lines after a FIX_INTRO up to the first empty line
+    after them (a command, or the file snippet a code block holds), and the one before a FIX_AFTER."""
+    fixed, intro, started, previous = set(), False, False, None
     for line in lines:
         if FIX_LINE.search(line.text) or (intro and line.text):
             fixed.add(line.number)
         if previous is not None and FIX_AFTER.search(line.text):
             fixed.add(previous.number)
-        intro = bool(FIX_INTRO.search(line.text)) or (intro and not line.text)
+        if FIX_INTRO.search(line.text):
+            intro, started = True, False
+        elif intro:
+            started = started or bool(line.text)
+            intro = not (started and not line.text)
         previous = line if line.text else previous
     return fixed
 

@@ -806,7 +806,12 @@ def test_an_install_the_paste_tells_as_its_fix_is_not_the_torch_that_failed():
         assert "torch.cuda_version" not in read_paste(text).known, text
     # An install that is not told as a fix is the one the paste has; the line after a fix's is the paste's own.
     assert read_paste(index + "\n").known["torch.cuda_version"].value == "12.1"
-    assert read_paste("Reinstall with this command:\n%s\n%s\n" % (index, index)).known["torch.cuda_version"].lines == (3,)
+    assert read_paste("Reinstall with this command:\n%s\n\n%s\n" % (index, index)).known["torch.cuda_version"].lines == (4,)
+    # kokoro-fastapi-320: "Change project-optional.dependencies to:" then a code block that pins the fixed torch.
+    report = triage(dev_paste("kokoro-fastapi-320-rtx50-docker-torch-cu124-no-sm120"))
+    assert (report.verdict.root_cause, report.verdict.suspected) == ("cuda.capability", True)
+    snippet = "Change the dependencies to:\n```\n[project]\ngpu = [\n  \"torch==2.7.0+cu128\",\n]\n```\n"
+    assert "packages.torch" not in read_paste(snippet).known
 
 
 def test_pip_seeing_only_older_releases_of_a_companion_is_the_python_layer():
