@@ -65,7 +65,8 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     for match in matches:
         findings.append(Finding("message", stripped_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
     fixed = fix_lines(lines)
-    findings = [finding for finding in findings if finding.line not in fixed or finding.path == "message"]
+    findings = [finding for finding in findings if finding.line not in fixed or finding.path == "message" or
+                finding.path.startswith(UNCHANGED_BY_A_FIX)]
     known = derive_build(derive(assemble(findings)), Known)
     # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
     system = known["host.system"].value if "host.system" in known else None
@@ -168,6 +169,8 @@ def first_sentence(text: str) -> str:
 FIX_LINE = re.compile(r"\b(?:fixed|solved|resolved)\b(?: (?:it|this|that|the (?:issue|problem|error)))?(?: now)? "
                       r"(?:by|with|after)\b|\b(?:it )?(?:works|worked|working) (?:now|after)\b|\band (?:it|that) (?:worked|works)\b",
                       re.I)
+# What a fix does not change: the machine, its system and its GPU (a path in a fix's command is still on Windows).
+UNCHANGED_BY_A_FIX = ("host.", "nvidia_smi.gpu")
 # A line that introduces the fix on the next one ("And reinstall with this command:", "The quick-fix is ...:"), as
 # monkeyplug#4 and kyutai-labs/delayed-streams-modeling#131 tell theirs.
 FIX_INTRO = re.compile(r"(?:\b(?:reinstall(?:ed|ing)?|fix(?:ed)?|solution|workaround|quick-?fix|had to do)\b[^:]{0,80}|"

@@ -812,6 +812,9 @@ def test_an_install_the_paste_tells_as_its_fix_is_not_the_torch_that_failed():
     assert (report.verdict.root_cause, report.verdict.suspected) == ("cuda.capability", True)
     snippet = "Change the dependencies to:\n```\n[project]\ngpu = [\n  \"torch==2.7.0+cu128\",\n]\n```\n"
     assert "packages.torch" not in read_paste(snippet).known
+    # What a fix does not change stays read: the machine's system from a path in the fix's command.
+    known = read_paste("How I fixed my install:\nRecreate the venv:\n`PS F:\\app> python -m venv venv`\n").known
+    assert known["host.system"].value == "Windows"
 
 
 def test_pip_seeing_only_older_releases_of_a_companion_is_the_python_layer():
