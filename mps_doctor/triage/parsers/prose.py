@@ -104,6 +104,8 @@ def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:
 CUDA_ASKED_ON_MAC = "cuda-asked-on-mac"
 NO_CUDA_TOLD = re.compile(r"\bno CUDA (?:GPUs?|devices?) (?:is |are |was |were )?(?:available|found|detected)\b|"
                           r"\bCUDA (?:is |was )?not (?:available|detected|found)\b|\bno CUDA (?:GPUs?|devices?)\b|"
+                          # cellpose's "TORCH CUDA version not installed/working" (cellpose/core.py, cellpose#809)
+                          r"\bCUDA (?:version )?not installed\b|"
                           # "CUDA does not anymore support macOS, particularly M2" (nvdiffrast#186)
                           r"\bCUDA (?:does ?n[o']t|no longer) (?:\w+ )?supports? (?:mac ?OS|OS X|Apple|Macs?)\b", re.I)
 # Libraries that run only on NVIDIA (or AMD) GPUs, installed or imported: DeepSpeed-MII ("We do not have support for the

@@ -882,3 +882,11 @@ def test_a_gpu_newer_than_most_torch_releases_suspects_torch_without_its_kernels
     assert layer(report, "cuda.capability").status != Status.FAIL
     report = triage("RTX 5090\ntorch 2.9.0+cu128\nRuntimeError: boom\n")
     assert layer(report, "cuda.capability").status != Status.FAIL or not report.verdict.suspected
+
+
+def test_a_program_saying_torch_has_no_cuda_on_a_mac_is_cuda_asked_on_a_mac():
+    # cellpose-809: "TORCH CUDA version not installed/working" on a Mac laptop (cellpose/core.py logs it wherever
+    # torch.cuda is unavailable; on a Mac, CUDA does not exist).
+    report = triage(dev_paste("cellpose-809-torch-cuda-message-on-mac"))
+    assert (report.options.device, report.verdict.root_cause) == ("cuda", "os.linux")
+    assert not read_paste("Ubuntu 22.04, RTX 3060\nTORCH CUDA version not installed/working.\n").evidence
