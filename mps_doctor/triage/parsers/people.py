@@ -30,6 +30,9 @@ HEADING = re.compile(r"^#{2,4} +([^\n#]{1,60}?)\s*$", re.M)
 BULLET = re.compile(r"^[-*] +([A-Za-z][\w /]{0,40}?)(?: *\([^)\n]{0,40}\))? *: *(\S[^\n]*)$", re.M)
 
 
+TEMPLATE_EXAMPLE = re.compile(r"[\[(]?\s*(?:e\.g\.|eg\.|e\.g,|for example|example:)", re.I)
+
+
 def field_kind(label: str) -> Optional[str]:
     """Which field a template LABEL is (os, python, torch, gpu), or None."""
     return next((kind for kind, pattern in FIELD_KINDS if pattern.fullmatch(label.strip())), None)
@@ -46,9 +49,11 @@ def template_fields(lines: Sequence[Line]) -> Iterator[Tuple[str, str, Line]]:
     for _, line in matching(lines, BULLET):
         bullet = BULLET.match(line.text)
         kind = field_kind(bullet.group(1)) if bullet else None
-        if kind:
-            # An answer in inline code or quotes ("- Python: `3.12.13`") is the same answer.
-            yield kind, bullet.group(2).strip().strip("`'\"").strip(), line
+        answer = bullet.group(2).strip().strip("`'\"").strip() if kind else ""
+        # An answer in inline code or quotes ("- Python: `3.12.13`") is the same answer; the template's own example
+        # left unfilled ("- OS: [e.g. Windows 10]", chaiNNer#794) is none.
+        if kind and not TEMPLATE_EXAMPLE.match(answer):
+            yield kind, answer, line
 
 
 MAC_NAMES = r"mac ?os ?x?|osx|os x|darwin|sonoma|ventura|sequoia|monterey|big sur|tahoe|catalina"

@@ -890,3 +890,9 @@ def test_a_program_saying_torch_has_no_cuda_on_a_mac_is_cuda_asked_on_a_mac():
     report = triage(dev_paste("cellpose-809-torch-cuda-message-on-mac"))
     assert (report.options.device, report.verdict.root_cause) == ("cuda", "os.linux")
     assert not read_paste("Ubuntu 22.04, RTX 3060\nTORCH CUDA version not installed/working.\n").evidence
+
+
+def test_an_issue_forms_unfilled_example_is_no_answer():
+    # chainner-794: "- OS: [e.g. Windows 10]" is the template's example, left as it was.
+    assert "host.system" not in read_paste("**Information:**\n- OS: [e.g. Windows 10]\n").known
+    assert read_paste("- OS: Windows 10\n").known["host.system"].value == "Windows"
