@@ -896,3 +896,16 @@ def test_an_issue_forms_unfilled_example_is_no_answer():
     # chainner-794: "- OS: [e.g. Windows 10]" is the template's example, left as it was.
     assert "host.system" not in read_paste("**Information:**\n- OS: [e.g. Windows 10]\n").known
     assert read_paste("- OS: Windows 10\n").known["host.system"].value == "Windows"
+
+
+@pytest.mark.parametrize(("message", "entry"), [
+    # pip names the package that asked for the requirement before the versions: "(from sentence-transformers)".
+    ("ERROR: Could not find a version that satisfies the requirement torch (from sentence-transformers) "
+     "(from versions: none)", "pip.torch-from-versions-none"),
+    ("ERROR: Could not find a version that satisfies the requirement triton (from nemo-toolkit) (from versions: none)",
+     "pip.triton-no-wheel"),
+    ("ERROR: Could not find a version that satisfies the requirement torch>=2.4 (from docling) "
+     "(from versions: 2.0.0, 2.1.0, 2.2.2)", "pip.torch-macos-x86-ceiling"),
+])
+def test_pips_messages_are_read_with_the_package_that_asked(message, entry):
+    assert entry in [m.error.id for m in read_paste(message).matches]
