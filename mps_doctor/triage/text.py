@@ -1,4 +1,5 @@
-"""Pasted text as numbered lines: Markdown, HTML, CRLF, ANSI codes and prompt prefixes removed, line numbers kept.
+"""Pasted text as numbered lines: Markdown, HTML, CRLF, ANSI codes and prompt prefixes removed, typographic quotes
+made ASCII, line numbers kept.
 
 Every pattern here runs in time linear in the line: a paste is untrusted text of up to 5 MiB.
 """
@@ -36,6 +37,9 @@ PROMPT_MARK = re.compile(r">>>|\.\.\.|In \[|[$%#>] ")
 # A character that some step below acts on: a line without any is only stripped.
 MARKUP = re.compile(r"[\x00-\x1f\x7f-\x9f<>&\\*`~.\[$%#]")
 MAX_LINE = 4000
+# Typographic quotes as ASCII: GCC quotes names in them under a UTF-8 locale ("error: ‘TORCH_CHECK’ was not declared"),
+# and editors and chat apps turn a pasted message's quotes into them.
+QUOTES = str.maketrans({"‘": "'", "’": "'", "‚": "'", "“": '"', "”": '"', "„": '"'})
 
 
 class Line(NamedTuple):
@@ -76,7 +80,7 @@ class Lines(abc.Sequence):
 
 def clean_line(raw: str) -> Tuple[str, str]:
     """(text, prompt kind) of one raw line."""
-    text = raw[:MAX_LINE]
+    text = raw[:MAX_LINE].translate(QUOTES)
     if "&" in text:
         # Entities first, so that an escaped tag (&lt;pre&gt;) is a tag like any other, never one cleaning revives.
         text = html.unescape(text)

@@ -11,6 +11,7 @@ from mps_doctor.errors import UsageError
 from mps_doctor.render.triage import render_triage
 from mps_doctor.triage.engine import NOT_IN_PASTE, triage
 from mps_doctor.triage.paste import read_paste
+from mps_doctor.triage.text import clean
 from tests.paths import TESTS_DIR
 
 PASTED = os.path.join(TESTS_DIR, "pasted")
@@ -909,3 +910,10 @@ def test_an_issue_forms_unfilled_example_is_no_answer():
 ])
 def test_pips_messages_are_read_with_the_package_that_asked(message, entry):
     assert entry in [m.error.id for m in read_paste(message).matches]
+
+
+def test_typographic_quotes_read_as_ascii():
+    # GCC quotes names in ‘ ’ under a UTF-8 locale; chat apps and editors curl a pasted message's quotes.
+    assert [m.error.id for m in read_paste("deform_conv_cuda.cpp:579:73: error: ‘TORCH_CHECK’ was not declared in "
+                                           "this scope").matches] == ["torch.extension-torch-too-old"]
+    assert "'aten::" in clean("NotImplementedError: The operator ‘aten::roll’ is not implemented")[0].text
