@@ -101,7 +101,7 @@ FACTS: Tuple[Fact, ...] = (
     Fact("torch.cuda_available", "flag", "torch.cuda.is_available()", "target.torch.cuda_available",
          (PROBE,) + COLLECT_ENV + ("session", "build", "cuda-message", "prose")),
     Fact("torch.cuda_arch_list", "texts", "the wheel's CUDA architectures", "target.torch.cuda_arch_list",
-         (PROBE, "cuda-message", "derived")),
+         (PROBE, "cuda-message", "derived", "session")),
     Fact("torch.cuda_devices", "texts", "the CUDA devices torch sees", "target.torch.cuda_devices", (PROBE, "derived"),
          copied=False),
     Fact("packages.*", "text", "the package's version", "target.torch.packages[]",

@@ -128,6 +128,19 @@ class ReleaseTable:
         minors = {"%d.%d" % minor_of(version) for version, spec in self.requires_of(package) if specifier_minor(spec) == key}
         return tuple(sorted(minors, key=version_tuple))
 
+    def serves_unpinned(self, package: str, version: str, torch: str) -> bool:
+        """Whether PACKAGE at VERSION, older than every version with a recorded Requires-Dist (torchvision 0.1-0.2, pure
+        Python, unpinned), serves TORCH: a torch older than the first one a companion pins exactly (1.2.0)."""
+        recorded = self.requires_of(package)
+        exact = [spec[2:] for _, spec in recorded if spec.startswith("==")]
+        if not recorded or not exact or dict(recorded).get(version.split("+")[0]):
+            return False
+        try:
+            older = Version(version.split("+")[0]) < min(Version(v) for v, _ in recorded)
+            return older and Version(torch.split("+")[0]) < min(Version(v) for v in exact)
+        except InvalidVersion:
+            return False
+
     def companion_for(self, package: str, torch: str) -> Optional[str]:
         """The newest version of PACKAGE whose recorded Requires-Dist admits TORCH; None when none does."""
         fits = [version for version, spec in self.requires_of(package) if satisfies(torch, spec)]
@@ -274,6 +287,17 @@ def requirement(name: str, pin: str, specifier: Optional[str] = None) -> str:
     if not specifier or all(satisfies(v, specifier) for v in pin_candidates(pin, specifier)):
         return "%s==%s" % (name, pin)
     return "%s==%s,%s" % (name, pin, ",".join(sorted(str(s) for s in SpecifierSet(specifier))))
+
+
+def cuda_of_label(digits: str) -> str:
+    """'12.1' from the digits of cu121 or cuda121 (the last digit is the minor)."""
+    return "%s.%s" % (digits[:-1], digits[-1])
+
+
+def label_cuda(version: Optional[str]) -> Optional[str]:
+    """The CUDA build a torch version's local label names ('11.3' for 1.10.1+cu113), else None."""
+    found = re.search(r"\+cu(\d{2,3})$", version or "")
+    return cuda_of_label(found.group(1)) if found else None
 
 
 def specifier_minor(specifier: str) -> Optional[Tuple[int, int]]:

@@ -85,10 +85,12 @@ class InstallTorch:
 @dataclass(frozen=True)
 class InstallPackages:
     """Install PACKAGES (plain requirements such as numpy) into the environment the plan is working on; with UPGRADE
-    an installed one is upgraded too."""
+    an installed one is upgraded too; with CUDA (a build such as "11.3") from PyTorch's index of that build, as a
+    companion of a CUDA build of torch must be."""
 
     packages: Tuple[str, ...]
     upgrade: bool = False
+    cuda: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from mps_doctor.checks.cuda import cuda_reinstall, cuda_reinstall_title
 from mps_doctor.checks.python import needs_interpreter
 from mps_doctor.facts import describe_failure
 from mps_doctor.known_errors import IMPORT_FAILURE, RENAME_LOCAL_TORCH, captured, first_of_kind
-from mps_doctor.versions import minor_of
+from mps_doctor.versions import label_cuda, minor_of
 from mps_doctor.words import shorten
 
 # Modules of torch's pure-Python dependencies and the distributions that provide them: the Requires-Dist of the
@@ -177,6 +177,9 @@ def torch_cuda_built(ctx: Context) -> Outcome:
     )
 
 
+COMPANIONS = ("torchvision", "torchaudio")
+
+
 @check("torch.companions", "torchvision and torchaudio match torch", advisory=20,
        facts=(TORCH_VERSION, "packages.torchvision|packages.torchaudio"))
 def torch_companions(ctx: Context) -> Outcome:
@@ -209,7 +212,8 @@ def torch_companions(ctx: Context) -> Outcome:
             Remedy("Companion packages from another release than torch %s." % torch_version,
                    "An unpinned `pip install torchvision` can pull in another torch, and mismatched builds fail at import "
                    "or at the first operator ('operator torchvision::nms does not exist').",
-                   (InstallTorch(release.torch, audio=bool(audio)),), GET_STARTED, key="pin-companions",
+                   (InstallTorch(release.torch, audio=bool(audio), cuda=label_cuda(torch_version)),), GET_STARTED,
+                   key="pin-companions",
                    title="Reinstall %s pinned to torch's release" % " and ".join(
                        name for name in ("torchvision", "torchaudio") if info.packages.get(name) or name == "torchvision")),
             rule=release.label,
@@ -222,35 +226,41 @@ def torch_companions(ctx: Context) -> Outcome:
 
 def companions_before_rows(ctx: Context, torch_version: str) -> Outcome:
     """torch.companions for a torch older than the table's rows: each companion's minor against the minors whose
-    Requires-Dist names torch's (torchvision 0.11.x for torch 1.10), and its own Requires-Dist where it has one."""
-    table, mismatched, pins = ctx.releases, [], []
-    installed = [(name, ctx.torch.packages.get(name)) for name in ("torchvision", "torchaudio")]
-    for name, version in [(name, version) for name, version in installed if version]:
+    Requires-Dist names torch's (torchvision 0.11.x for torch 1.10), and its own Requires-Dist where it has one; an
+    unpinned torchvision 0.1-0.2 serves the torch releases before the first exact pin."""
+    table = ctx.releases
+    installed = {name: ctx.torch.packages[name] for name in COMPANIONS if ctx.torch.packages.get(name)}
+    mismatched, pins, judged = [], [], False
+    for name, version in installed.items():
         minors = table.companion_minors_before_rows(name, torch_version)
         refused = table.companion_refuses(name, version, torch_version)
+        judged = judged or bool(minors) or refused is not None
+        if table.serves_unpinned(name, version, torch_version):
+            continue
         if minors and "%d.%d" % (minor_of(version) or (0, 0)) not in minors:
             mismatched.append("%s %s (torch %s needs %s)" % (name, version, torch_version, " or ".join(m + ".x" for m in minors)))
         elif refused:
             mismatched.append("%s %s (it requires torch%s)" % (name, version, refused))
         else:
             continue
-        pins.append(table.companion_for(name, torch_version))
+        pins.append((name, table.companion_for(name, torch_version)))
     if not mismatched:
-        if any(version for _, version in installed) and not any(
-                table.companion_minors_before_rows(name, torch_version) for name, version in installed if version):
+        if installed and not judged:
             return skipped("no torchvision or torchaudio release names torch %s" % torch_version)
-        present = ", ".join("%s %s" % pair for pair in installed if pair[1])
-        return passed("%s %s torch %s" % (present, "match" if ", " in present else "matches", torch_version) if present
+        present = ", ".join("%s %s" % pair for pair in installed.items())
+        return passed("%s %s torch %s" % (present, "match" if len(installed) > 1 else "matches", torch_version) if present
                       else "no torchvision or torchaudio installed")
-    action = InstallPackages(tuple("%s==%s" % (name, pin) for (name, _), pin in zip(
-        [pair for pair in installed if pair[1]], pins) if pin)) if all(pins) else InstallTorch(audio=bool(installed[1][1]))
+    pinned = all(pin for _, pin in pins)
+    action = InstallPackages(tuple("%s==%s" % pair for pair in pins), cuda=label_cuda(torch_version)) if pinned \
+        else InstallTorch(audio="torchaudio" in installed)
     return warned(
         "; ".join(mismatched),
         Remedy("Companion packages from another release than torch %s." % torch_version,
                "Each torchvision and torchaudio release is built against one torch release (its Requires-Dist pins it); "
-               "another one fails at import or at the first operator.",
+               "another one fails at import or at the first operator. A CUDA build's companions come from the same "
+               "index as torch.",
                (action,), GET_STARTED, key="pin-companions",
-               title="Install the companions built for torch %s" % torch_version if all(pins)
+               title="Install the companions built for torch %s" % torch_version if pinned
                else "Install a current torch with its companions pinned to it"),
     )
 

@@ -27,7 +27,7 @@ from mps_doctor.checking.model import (
 )
 from mps_doctor.errors import UsageError
 from mps_doctor.nvidia import minimum_driver
-from mps_doctor.release_choice import ReleaseChoice, new_environment
+from mps_doctor.release_choice import ReleaseChoice, cuda_index, new_environment
 from mps_doctor.remedies.environments import NEW_ENV_TORCH, create_env, venv_python
 from mps_doctor.remedies.model import Plan, Step
 from mps_doctor.remedies.setup import Setup, detect_setup
@@ -205,7 +205,8 @@ class Planner:
                 return ()
             return self.driver_first(action) + (self.install_torch(action),)
         if isinstance(action, InstallPackages):
-            return (self.pip(*(("--upgrade",) if action.upgrade else ()), *action.packages),)
+            index = ("--index-url", cuda_index(action.cuda)) if action.cuda else ()
+            return (self.pip(*(("--upgrade",) if action.upgrade else ()), *action.packages, *index),)
         if action.kind == "doctor":
             # `mps-doctor policy show` shows the policy file this run read, from any folder.
             policy = self.repeated(strict=False) if action.argv[:1] == ("policy",) else ()

@@ -221,8 +221,10 @@ def triage_text(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownE
     results = list(checked)
     root = next((r for r in results if r.layer is not None and r.status == Status.FAIL), None) or \
         next((r for r in results if r.id in evaluator.decided_by and r.status in (Status.FAIL, Status.WARN)), None)
-    if root is None and not paste.matches:
-        # With no layer failing and no known message, an advisory the pasted facts fail is the likeliest cause.
+    failure = unexplained_error(paste) if root is None and not paste.matches else None
+    if failure is not None and LOADING_FAILURE.search(failure.text):
+        # With no layer failing and no known message, an advisory the pasted facts fail (companions from another
+        # release) is the likeliest cause of an error in loading code; of any other error it is only a warning.
         root = next((r for r in results if r.id in evaluator.judged and r.status in (Status.FAIL, Status.WARN)), None)
     for index, match in enumerate(paste.matches):
         number = paste.lines[match.line - 1].number
@@ -243,6 +245,12 @@ def triage_text(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownE
 # Names are bounded so that the match stays linear in the line's length.
 EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w.]{0,100}\.)?[A-Z]\w{0,60}(?:Error|Exception)(?:: |$)")
 ERROR_LINES = (EXCEPTION_LINE, re.compile(r"^(?:ERROR|error): "), re.compile(r"^Traceback \(most recent call last\):"))
+
+
+# An error in loading code: an import that fails, a library's symbol or operator that is missing, or a message that
+# names torch's companions (what mismatched torchvision or torchaudio builds raise).
+LOADING_FAILURE = re.compile(r"^(?:ImportError|ModuleNotFoundError|OSError)\b|undefined symbol|\boperator \S{1,100} does not "
+                             r"exist\b|\btorch(?:vision|audio)\b")
 
 
 def unexplained_error(paste: Paste) -> Optional[Line]:

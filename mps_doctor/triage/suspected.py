@@ -95,10 +95,12 @@ def gpu_newer_than_most_torch(known: Dict[str, Any]) -> Optional[Outcome]:
     gpu, capability = known.get("nvidia_smi.gpu"), known.get("nvidia_smi.capability")
     if gpu is None or capability is None:
         return None
-    value = capability.value[0] if isinstance(capability.value, tuple) else capability.value
-    releases = load_releases()
+    values = capability.value if isinstance(capability.value, tuple) else (capability.value,)
+    value, releases = values[0], load_releases()
     first = nvidia.first_default_wheel_for(value, releases)
-    if first is None or not nvidia.newer_than_most_torch(value, releases):
+    # Every GPU the paste names must be such a one: the newer CUDA builds drop older GPUs (the release table's cu130
+    # builds start at sm_75), so their advice could break another GPU the paste names.
+    if first is None or not all(nvidia.newer_than_most_torch(each, releases) for each in values):
         return None
     toolkit = nvidia.cuda_for_capability(value)
     cuda, _ = wheel_cuda(known)

@@ -8,6 +8,7 @@ from mps_doctor.triage.model import Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
 from mps_doctor.triage.parsers.common import Result, python_version
 from mps_doctor.triage.text import Line, matching
+from mps_doctor.versions import cuda_of_label
 
 # `conda list` rows: Anaconda's `_pytorch_select 0.1 cpu_0` (or gpu_0) picks the variant; pytorch's own build string
 # names it ("cpu_py37h...", "py3.7_cpu_0", "py3.10_cuda11.8_cudnn8.7.0_0", conda-forge's "cuda118_py310h...").
@@ -51,11 +52,6 @@ BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch(?:vision|audio)?)\s|
                         r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d|cpu|without (?:the )?cuda", re.M | re.I)
 
 
-def cuda_of_label(digits: str) -> str:
-    """'12.1' from the digits of cu121 or cuda121 (the last digit is the minor)."""
-    return "%s.%s" % (digits[:-1], digits[-1])
-
-
 def parse_builds(lines: Sequence[Line]) -> Result:
     """The torch build that conda lists, that a pip install's index gives, or that a library says is installed."""
     out: List[Finding] = []
@@ -67,7 +63,9 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         # Anaconda's `_pytorch_select` row names the variant (its own version, 0.1 or 0.2, is not torch's); a pytorch
         # row names both; a torchvision or torchaudio row names its own version only.
         if row and not line.prompt and row.group(1).startswith("torch") and row.group(1) != "torch":
-            out += package_finding(row.group(1), row.group(2), line.number, p)
+            # Only a row whose third field is a build string ("py_3", "py39_cu113", "pypi_0"), not a sentence that
+            # begins with the name ("torchvision 0.15.2 came from requirements.txt").
+            out += package_finding(row.group(1), row.group(2), line.number, p) if re.search(r"[\d_]", row.group(3)) else []
         elif row and not line.prompt:
             out += package_finding("torch", row.group(2), line.number, p) if row.group(1) != "_pytorch_select" else []
             cuda = CONDA_CUDA.search(row.group(3))

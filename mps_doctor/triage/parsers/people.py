@@ -115,19 +115,23 @@ def gpu_name(text: str) -> str:
 
 # A GeForce series as people name it: "all RTX 50 Series card have same issues" (ultimatevocalremovergui#1752).
 GEFORCE_SERIES = re.compile(r"\b(RTX|GTX) ?([1-5]0)[- ]?series\b", re.I)
-# A GPU the person had before ("I upgraded from a RTX 3090", "replaced my GTX 1080"), not the one the paste is about.
-FORMER_GPU = re.compile(r"\b(?:upgrad\w* from|switch\w* from|replac\w*|previous(?:ly)?|old|former|used to have)\s+"
-                        r"(?:an? |my |the |our )?$", re.I)
+# A GPU that is not the person's own now: one they had before ("I upgraded from a RTX 3090", "I sold my RTX 5090",
+# "我之前用的是 RTX 5090") or someone else's ("on my friend's RTX 5090").
+FORMER_GPU = re.compile(r"(?:\b(?:upgrad\w* from|switch\w* from|replac\w*|previous(?:ly)?|old|former|used to have|sold|"
+                        r"(?:friend|colleague|brother|sister|coworker)'?s)\s+(?:an? |my |the |our |his |her )?|"
+                        r"(?:之前|以前|原来)(?:用的是|的|是)?\s*)$", re.I)
 
 
 def named_gpu(text: str) -> str:
-    """The NVIDIA GPU that a person's TEXT names as theirs (a name, a GeForce number, a series), or ''."""
-    gpu = NVIDIA_NAME.search(text)
-    if gpu and FORMER_GPU.search(text[:gpu.start()]):
-        gpu = NVIDIA_NAME.search(text, gpu.end())
-    series = GEFORCE_SERIES.search(text)
-    if gpu:
-        return gpu_name(gpu.group(0))
+    """The NVIDIA GPU that a person's TEXT names as theirs (a name, a GeForce number, a series in a statement), or ''."""
+    start = 0
+    for gpu in NVIDIA_NAME.finditer(text):
+        if not FORMER_GPU.search(text[start:gpu.start()]):
+            return gpu_name(gpu.group(0))
+        start = gpu.end()
+    if NVIDIA_NAME.search(text):
+        return ""
+    series = GEFORCE_SERIES.search(text) if "?" not in text else None
     return bare_geforce(text) or ("%s %s series" % (series.group(1).upper(), series.group(2)) if series else "")
 
 

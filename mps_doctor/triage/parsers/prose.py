@@ -44,22 +44,32 @@ def parse_prose(lines: Sequence[Line]) -> Result:
 # People telling that torch runs on the CPU beside their NVIDIA GPU: "it only uses the CPU", "GPU usage is always 0%",
 # "doesn't detect my GPU", "cuda is not available", and the same in Chinese: "只使用CPU", "GPU使用率一直是0%",
 # "检测不到cuda", "找不到cuda" (CosyVoice#687, LLaMA-Factory#3228, Fooocus#1189).
-CPU_ONLY_TOLD = re.compile(
+# People telling that the program runs on the CPU: "it only uses the CPU", "GPU usage is always 0%", "只使用CPU".
+CPU_RUN_TOLD = re.compile(
     r"\b(?:only|just|still|always) (?:uses?|using|runs? on|running on|works? on|working on) (?:the |my )?CPU\b(?! for\b)|"
     r"\b(?:doesn'?t|does not|don'?t|do not|isn'?t|is not|not|never|can'?t|cannot|can not) (?:use|using|utili[sz]e|"
-    r"utili[sz]ing|detect|detecting|recogni[sz]e|see|seeing|find|finding) (?:the |my )?(?:NVIDIA )?(?:GPU|graphics card|CUDA)s?\b|"
+    r"utili[sz]ing) (?:the |my )?(?:NVIDIA )?(?:GPU|graphics card|CUDA)s?\b|"
     r"\bGPU (?:usage|utili[sz]ation|load) (?:is |stays |remains |at )?(?:always |still |only |just )?0 ?%|"
+    r"只(?:使用|用|跑|能用)了?\s?CPU|GPU(?:使用率|占用率?|利用率)\S{0,4}0\s?%|没有?(?:使用|用上?|调用)\s?(?:GPU|显卡)", re.I)
+# People or programs stating that no CUDA device is found: "CUDA is not available", "doesn't detect my GPU",
+# nougat's "WARNING:root:No GPU found" (nougat#1), "检测不到cuda".
+NO_CUDA_STATED = re.compile(
+    r"\b(?:doesn'?t|does not|don'?t|do not|isn'?t|is not|not|never|can'?t|cannot|can not) (?:detect|detecting|"
+    r"recogni[sz]e|see|seeing|find|finding) (?:the |my )?(?:NVIDIA )?(?:GPU|graphics card|CUDA)s?\b|"
     r"\bCUDA (?:is )?not (?:available|detected|found)\b|\bno CUDA GPUs? (?:is |are )?(?:available|found|detected)\b|"
-    # A program's own words for torch.cuda.is_available() False: nougat's "WARNING:root:No GPU found" (nougat#1).
     r"\bno GPUs? (?:was |were )?(?:found|detected)\b|\bGPU not (?:found|detected)\b|"
-    r"只(?:使用|用|跑|能用)了?\s?CPU|GPU(?:使用率|占用率?|利用率)\S{0,4}0\s?%|(?:检测|找|识别)不到\s?(?:cuda|gpu|显卡)|"
-    r"(?:cuda|gpu)\s?不可用|没有?(?:使用|用上?|调用)\s?(?:GPU|显卡)", re.I)
-def gpu_newer_than_most_torch(lines: Sequence[Line]) -> bool:
-    """Whether LINES name an NVIDIA GPU that most torch releases have no kernels for (the RTX 50 series): torch sees it,
-    so a CPU run told beside it is the program's fallback, not torch.cuda.is_available() False."""
-    names = (named_gpu(line.text) for line in lines if PEOPLE_LINE.search(line.text))
-    return any(capability and newer_than_most_torch(capability, load_releases())
-               for capability in (capability_of(name) for name in names if name))
+    r"(?:检测|找|识别)不到\s?(?:cuda|gpu|显卡)|(?:cuda|gpu)\s?不可用", re.I)
+# A CUDA build new enough for every GPU NVIDIA sells today (cu128 and later): "+cu128", "cu130".
+NEW_CUDA_BUILD = re.compile(r"\bcu(?:12[89]|1[3-9]\d)\b", re.I)
+
+
+def only_gpus_newer_than_most_torch(lines: Sequence[Line], text: str) -> bool:
+    """Whether every NVIDIA GPU that LINES name is one most torch releases have no kernels for (the RTX 50 series),
+    and TEXT shows no CUDA build new enough for it."""
+    capabilities = [capability_of(name) for name in (named_gpu(line.text) for line in lines if PEOPLE_LINE.search(line.text))
+                    if name]
+    return bool(capabilities) and not NEW_CUDA_BUILD.search(text) and all(
+        capability and newer_than_most_torch(capability, load_releases()) for capability in capabilities)
 
 
 # A Mac or its GPU, named anywhere in the paste: there the CPU run is not CUDA's.
@@ -90,12 +100,16 @@ def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:
     not a CUDA one): True where they say the GPU works, else False where they say torch runs on the CPU or finds no
     CUDA."""
     text = joined(lines)
-    if not (CUDA_NAMED.search(text) or bare_geforce(text)) or APPLE_NAMED.search(text) or gpu_newer_than_most_torch(lines):
+    if not (CUDA_NAMED.search(text) or bare_geforce(text)) or APPLE_NAMED.search(text):
         return []
     works = next((line for line in lines if GPU_WORKS_TOLD.search(line.text) and not line_is_code(line)), None)
     if works is not None:
         return [Finding("torch.cuda_available", True, works.number, "prose")]
-    told = next((line for line in lines if CPU_ONLY_TOLD.search(line.text) and not line_is_code(line)), None)
+    # Beside a GPU that most torch releases have no kernels for, a CPU run told is the program's fallback (torch sees
+    # the GPU); a statement that no CUDA device is found still is one.
+    pattern = NO_CUDA_STATED if only_gpus_newer_than_most_torch(lines, text) else re.compile(
+        "%s|%s" % (CPU_RUN_TOLD.pattern, NO_CUDA_STATED.pattern), re.I)
+    told = next((line for line in lines if pattern.search(line.text) and not line_is_code(line)), None)
     return [Finding("torch.cuda_available", False, told.number, "prose")] if told is not None else []
 
 

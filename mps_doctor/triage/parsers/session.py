@@ -16,7 +16,16 @@ def cuda_version_output(text: str):
     return None if text == "None" else text if re.fullmatch(r"\d+\.\d+", text) else NO_ANSWER
 
 
+def arch_list_output(text: str):
+    """torch.cuda.get_arch_list() as printed: "['sm_50', ..., 'sm_120', 'compute_120']" as its sm_ entries; any other
+    line is NO_ANSWER."""
+    if not re.fullmatch(r"\[(?:'(?:sm|compute)_\d{2,3}a?',\s?){0,40}'(?:sm|compute)_\d{2,3}a?'\]", text):
+        return NO_ANSWER
+    return tuple(re.findall(r"sm_\d{2,3}a?", text))
+
+
 SESSION_CALLS = (
+    (r"torch\.cuda\.get_arch_list\(\)", "torch.cuda_arch_list", arch_list_output),
     (r"torch\.backends\.mps\.is_available\(\)", "torch.mps_available", boolean),
     (r"torch\.backends\.mps\.is_built\(\)", "torch.mps_built", boolean),
     (r"torch\.cuda\.is_available\(\)", "torch.cuda_available", boolean),

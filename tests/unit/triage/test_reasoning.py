@@ -917,3 +917,35 @@ def test_typographic_quotes_read_as_ascii():
     assert [m.error.id for m in read_paste("deform_conv_cuda.cpp:579:73: error: ‘TORCH_CHECK’ was not declared in "
                                            "this scope").matches] == ["torch.extension-torch-too-old"]
     assert "'aten::" in clean("NotImplementedError: The operator ‘aten::roll’ is not implemented")[0].text
+
+
+def test_the_second_review_of_round_5_companions():
+    # A CUDA build's companion comes from torch's index; a mismatch is the cause only of an error in loading code.
+    env = ("PyTorch version: 1.10.1+cu113\nOS: Ubuntu 20.04.3 LTS (x86_64)\nIs CUDA available: True\n"
+           "[pip3] torch==1.10.1+cu113\n[pip3] torchvision==0.11.1+cu113\n")
+    report = triage(env)
+    assert report.verdict.root_cause is None and layer(report, "torch.companions").status == Status.WARN
+    assert "--index-url https://download.pytorch.org/whl/cu113" in render_triage(report, "text")
+    report = triage(env + "ValueError: Expected input batch_size (16) to match target batch_size (32).\n")
+    assert report.verdict.root_cause is None
+    report = triage(env + "ImportError: /x/torchvision/_C.so: undefined symbol: _ZN3c10\n")
+    assert report.verdict.root_cause == "torch.companions"
+    # torchvision 0.2.x is pure Python and pins no torch: it serves the releases before the first exact pin (1.2.0).
+    old = "pytorch 1.1.0 py3.7_cuda10.0 pytorch\ntorchvision 0.2.2.post3 py_3 pytorch\n"
+    assert layer(triage(old), "torch.companions").status == Status.PASS
+    # A sentence that begins with a companion's name is no conda row.
+    assert "packages.torchvision" not in read_paste("torchvision 0.15.2 came from requirements.txt\n").known
+
+
+def test_the_second_review_of_round_5_gpus():
+    # The GPU someone else has, or had, is not the paste's; a series asked about is not one named.
+    for text in ("On my friend's RTX 5090 it works. On my laptop (RTX 3060) GPU usage is 0%\n",
+                 "I sold my RTX 5090 and went back to an RTX 3060\n", "我之前用的是 RTX 5090，现在换成了 RTX 3060\n"):
+        assert read_paste(text).known["nvidia_smi.gpu"].value == ("RTX 3060",), text
+    report = triage("Will this work with the RTX 50 series?\nOn my GTX 1080 Ti the app says 'No GPU found'\n")
+    assert layer(report, "cuda.capability").status != Status.FAIL
+    # torch's own arch list decides; a statement that CUDA is not available is kept beside a new GPU.
+    report = triage(">>> torch.cuda.get_arch_list()\n['sm_80', 'sm_90', 'sm_120', 'compute_120']\nRTX 5090\n")
+    assert report.verdict.root_cause is None
+    assert read_paste("RTX 5090, torch 2.7.1+cu128\nCUDA is not available\n").known["torch.cuda_available"].value is False
+    assert "torch.cuda_available" not in read_paste("My RTX 5090 is idle, it only uses the CPU\n").known
