@@ -224,7 +224,8 @@ def mps_minimums(table: ReleaseTable) -> str:
 
 def table_words(table: ReleaseTable) -> Dict[str, str]:
     """The release table's facts that prose in data files names by placeholder (`{last_intel_torch}`)."""
-    return {"last_intel_torch": table.last_intel_torch, "first_mps": table.first_mps,
+    return {"last_intel_torch": table.last_intel_torch, "last_intel_torchvision": table.last_intel_torchvision,
+            "first_mps": table.first_mps,
             "new_environment_python": table.new_environment_python, "mps_minimums": mps_minimums(table)}
 
 

@@ -167,6 +167,9 @@ def torch_cuda_built(ctx: Context) -> Outcome:
     if ctx.torch.cuda_version:
         return passed("CUDA %s build (torch %s)" % (ctx.torch.cuda_version, ctx.torch.version))
     label = ctx.torch.version or ""
+    if "+rocm" in label:
+        # A ROCm build has no torch.version.cuda: its torch.cuda runs on AMD GPUs through HIP (pytorch.org, ROCm).
+        return skipped("torch %s is a ROCm build (AMD GPUs); the CUDA layers read NVIDIA's" % label)
     kind = "a CPU-only build" if label.endswith("+cpu") or "+" not in label else "a build without CUDA"
     return failed(
         " ".join(("torch", label, "is", kind)).replace("  ", " "),

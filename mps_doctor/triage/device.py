@@ -165,6 +165,10 @@ LABEL = re.compile(r"\+(cpu|cu(\d{2,3}))$")
 VERSION_TEXT = re.compile(r"\d+\.\d+(?:\.\d+)*")
 
 
+# The parsers that read the torch a machine has as torch itself reports it.
+TORCH_REPORTED = ("session", "collect_env", "hf-env", "lightning")
+
+
 def derive_build(known: Dict[str, Any], make) -> Dict[str, Any]:
     """KNOWN with the build facts a version's label decides (torch.cuda_version None for +cpu, 12.1 for +cu121), and
     with a driver in Windows' numbering as NVIDIA numbers it (31.0.15.3623 = 536.23), and without a CUDA or driver
@@ -180,7 +184,12 @@ def derive_build(known: Dict[str, Any], make) -> Dict[str, Any]:
              or entry.value is None or VERSION_TEXT.fullmatch(str(entry.value))}
     for path in ("torch.version", "packages.torch"):
         label = LABEL.search(str(known[path].value)) if path in known else None
-        if label and "torch.cuda_version" not in known:
+        cuda_read = known.get("torch.cuda_version")
+        # The label of the torch that torch itself reports (a session, collect_env) outweighs a build read from an
+        # install command or words: "pip install ... /whl/cu121", "but it still prints '2.1.0+cpu'".
+        reported = label and path == "torch.version" and known[path].parser in TORCH_REPORTED and cuda_read is not None \
+            and cuda_read.parser in ("build", "prose")
+        if label and (cuda_read is None or reported):
             cuda = "%s.%s" % (label.group(2)[:-1], label.group(2)[-1]) if label.group(2) else None
             known["torch.cuda_version"] = make(cuda, known[path].lines, "derived")
         if label and "torch.version" not in known:

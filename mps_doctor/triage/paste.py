@@ -10,12 +10,13 @@ from mps_doctor.checking.pasted import PASTED_PYTHON
 from mps_doctor.checking.registry import REGISTRY, all_checks
 from mps_doctor.fact_catalogue import arguments_for
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
-from mps_doctor.known_errors import CUDA_REQUIRED, KnownError, Match, find_all
+from mps_doctor.known_errors import CUDA_REQUIRED, CUDA_UNAVAILABLE_REPORTED, KnownError, Match, find_all
 from mps_doctor.secrets import scrub
 from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_from
 from mps_doctor.triage.device import Choice, asked_votes, choose, derive_build, fact_votes, line_votes, message_votes
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
+from mps_doctor.triage.parsers.cuda import DOCKER_BUILD
 from mps_doctor.triage.parsers.install import NO_WHEEL
 from mps_doctor.triage.stale import reconcile
 from mps_doctor.triage.text import Line, Lines, clean, joined
@@ -62,11 +63,14 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         findings += found
         evidence += implicated
     matches = tuple(sorted(find_all(joined(lines), catalogue), key=lambda m: m.line))
+    if DOCKER_BUILD.search(lines.text):
+        # A `docker build` sees no GPU unless one is configured for it: a program there finding no CUDA is expected.
+        matches = tuple(match for match in matches if match.error.kind != CUDA_UNAVAILABLE_REPORTED)
     for match in matches:
         findings.append(Finding("message", stripped_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
-    fixed = fix_lines(lines)
-    findings = [finding for finding in findings if finding.line not in fixed or finding.path == "message" or
-                finding.path.startswith(UNCHANGED_BY_A_FIX)]
+    told, commands = fix_lines(lines)
+    findings = [finding for finding in findings if finding.path == "message" or finding.line not in told | commands or
+                (finding.line in commands and finding.path.startswith(UNCHANGED_BY_A_FIX))]
     known = derive_build(derive(assemble(findings)), Known)
     # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
     system = known["host.system"].value if "host.system" in known else None
@@ -166,37 +170,43 @@ def first_sentence(text: str) -> str:
 
 # A line that tells how the reporter fixed it ("Update: Fixed it by running pip install ... cu117", "solved by
 # installing Python 3.10"): what it names is the fix, not the state the paste shows, so it gives no fact.
+# A fix that worked, told whole: "and it worked", "works now", not "and it works for a few epochs, then ...".
+WORKED = (r"(?:worked|works now|fixed it|solved it)\b(?! for\b| on\b| only\b| until\b| at first\b| with\b)"
+          r"(?![^.\n]{0,80}\b(?:but|then|until|except)\b)")
 FIX_LINE = re.compile(r"\b(?:fixed|solved|resolved)\b(?: (?:it|this|that|the (?:issue|problem|error)))?(?: now)? "
-                      r"(?:by|with|after)\b|\b(?:it )?(?:works|worked|working) (?:now|after)\b|\band (?:it|that) (?:worked|works)\b",
+                      r"(?:by|with|after)\b|\b(?:it )?(?:works|worked|working) (?:now|after)\b|\band (?:it|that) %s" % WORKED,
                       re.I)
-# What a fix does not change: the machine, its system and its GPU (a path in a fix's command is still on Windows).
+# What a fix's command does not change: the machine, its system and its GPU (a path in it is still on Windows).
 UNCHANGED_BY_A_FIX = ("host.", "nvidia_smi.gpu")
 # A line that introduces the fix on the next one ("And reinstall with this command:", "The quick-fix is ...:"), as
-# monkeyplug#4 and kyutai-labs/delayed-streams-modeling#131 tell theirs.
+# monkeyplug#4 and kyutai-labs/delayed-streams-modeling#131 tell theirs; not an attempt that failed ("I reinstalled
+# torch with the command from pytorch.org, nothing changed:", "I tried the solution from #512:").
 FIX_INTRO = re.compile(r"(?:\b(?:reinstall(?:ed|ing)?|fix(?:ed)?|solution|workaround|quick-?fix|had to do)\b[^:]{0,80}|"
                        r"\bchange\w*\b[^:]{0,80}\bto):\s*$", re.I)
-
-
+FAILED_ATTEMPT = re.compile(r"\b(?:tried|try|trying|nothing|didn'?t|did not|doesn'?t|does not|not|still|no luck|same|"
+                            r"but|without success)\b", re.I)
 # A line that says the one before it was the fix ("... --index-url .../cu126`" then "and it worked.", pyTranscriber#56).
-FIX_AFTER = re.compile(r"^(?:and|which) (?:it|that|this)? ?(?:worked|works|fixed it|solved it)\b", re.I)
+FIX_AFTER = re.compile(r"^(?:and|which) (?:it|that|this) ?%s" % WORKED, re.I)
 
 
-def fix_lines(lines: Sequence[Line]) -> Set[int]:
-    """The numbers of the lines that tell a fix: a FIX_LINE, the lines after a FIX_INTRO up to the first empty line
-    after them (a command, or the file snippet a code block holds), and the one before a FIX_AFTER."""
-    fixed, intro, started, previous = set(), False, False, None
+def fix_lines(lines: Sequence[Line]) -> Tuple[Set[int], Set[int]]:
+    """(the lines that tell a fix in words: a FIX_LINE, the one before a FIX_AFTER; the lines of a fix's command or
+    snippet: after a FIX_INTRO up to the first empty line after them)."""
+    told, commands, intro, started, previous = set(), set(), False, False, None
     for line in lines:
-        if FIX_LINE.search(line.text) or (intro and line.text):
-            fixed.add(line.number)
+        if FIX_LINE.search(line.text):
+            told.add(line.number)
+        elif intro and line.text:
+            commands.add(line.number)
         if previous is not None and FIX_AFTER.search(line.text):
-            fixed.add(previous.number)
-        if FIX_INTRO.search(line.text):
+            told.add(previous.number)
+        if FIX_INTRO.search(line.text) and not FAILED_ATTEMPT.search(line.text):
             intro, started = True, False
         elif intro:
             started = started or bool(line.text)
             intro = not (started and not line.text)
         previous = line if line.text else previous
-    return fixed
+    return told, commands
 
 
 # The parsers that read what people write in their own words.

@@ -42,9 +42,11 @@ CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|p
                             r"(?:cpu|cpu-only|cpuonly) (?:version|build|variant) )(?:is |was |being |gets |got )?installed\b",
                             re.I)
 # A sentence that denies or undoes what it tells ("no CPU build got installed", "at first pip installed the CPU version,
-# then I reinstalled"), and a CUDA build shown anywhere (a +cu label, a cuXYZ index) but in an install command, which
-# people paste as the fix they found (kyutai-labs/delayed-streams-modeling#131): then a CPU build told is no fact.
-NOT_SO = re.compile(r"\b(?:no|not|never|n't|instead of|rather than|at first|reinstall\w*|fixed|solved)\b", re.I)
+# then I reinstalled", "a VPS without a GPU, so I installed torch without CUDA on purpose"), and a CUDA build shown
+# anywhere (a +cu label, a cuXYZ index) but in an install command, which people paste as the fix they found
+# (kyutai-labs/delayed-streams-modeling#131): then a CPU build told is no fact.
+NOT_SO = re.compile(r"\b(?:no|not|never|n't|instead of|rather than|at first|reinstall\w*|fixed|solved|on purpose|"
+                    r"intentional\w*|deliberate\w*|without (?:a |any )?GPU)\b", re.I)
 CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)
 INSTALL_COMMAND = re.compile(r"\b(?:pip3?|uv|uvx|conda|mamba|poetry) (?:pip )?(?:install|add|--with)\b|--(?:extra-)?index-url\b")
 BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch(?:vision|audio)?)\s|download\.pytorch\.org/whl/|\(you have "

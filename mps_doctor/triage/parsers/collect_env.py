@@ -131,13 +131,15 @@ def collect_env_field(key: str, value: str, number: int) -> List[Finding]:
             return out
         if re.search(r"Windows", value):
             return [Finding("host.system", "Windows", number, p)]
-        if re.search(r"\bma[cx] ?os|\bos ?x\b|\bdarwin\b|\bApple M[1-5]\b|\bchip: M[1-5]\b", value, re.I):
+        if re.search(r"\bma[cx] ?os|\bos ?x\b|\bdarwin\b", value, re.I):
             # A person's "OS: Mac OS Sonoma 14.5" (prose reads its version), or "OS: Max os, chip: M1" (surya#216).
             return [Finding("host.system", "Darwin", number, p)]
         # On Linux get_os() prints the distribution's name and the machine: "Ubuntu 22.04.3 LTS (x86_64)", "Arch Linux
-        # (x86_64)" (torch/utils/collect_env.py); a person's answer that is neither is no system.
+        # (x86_64)" (torch/utils/collect_env.py); a Linux on a Mac's chip is Linux ("Asahi Linux ... on Apple M2").
         if value not in UNKNOWN and re.search(r"\((?:x86_64|aarch64|ppc64le|s390x)\)\s*$|%s" % LINUX_WORDS, value, re.I):
             return [Finding("host.system", "Linux", number, p), Finding("host.distro", value, number, p)]
+        if re.search(r"\bApple M[1-5]\b|\bchip: M[1-5]\b", value):
+            return [Finding("host.system", "Darwin", number, p)]
     return []
 
 

@@ -6,7 +6,7 @@ from typing import List, Sequence
 from mps_doctor import known_errors
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result
-from mps_doctor.triage.text import Line, matching
+from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import load_releases, version_tuple
 
 CAPABILITY_DOCS = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/#binary-compatibility"
@@ -19,6 +19,9 @@ TRIGGER = re.compile(known_errors.trigger(*MESSAGE_KINDS).pattern + r"|\binstall
 # `pip install torch==1.3.0`, `pip3 install torch===1.3.0 ...`, `uv pip install "torch==2.5.1"`.
 INSTALL = re.compile(r"\b(?:pip3?|uv pip|-m pip) install\b[^\n]{0,300}?[\s\"']torch={2,3}(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)")
 LOOKAHEAD = 3
+# A `docker build` log (the classic builder's "Step 9/12 : RUN", BuildKit's "#8 [4/6] RUN"): a build sees no GPU
+# unless one is configured for it, so a program there finding no CUDA says nothing about the machine's torch.
+DOCKER_BUILD = re.compile(r"^Step \d+/\d+ : RUN\b|^#\d+ \[[^\]\n]{1,40}\] RUN\b|\bdocker (?:build|buildx build)\b", re.M)
 # The kinds of evidence these messages give (checks/cuda.py registers the layer they implicate).
 TOO_OLD_FOR_TORCH = "gpu-too-old-for-torch"
 TOO_OLD_FOR_TRITON = "gpu-too-old-for-triton"
@@ -29,13 +32,14 @@ def parse_cuda_messages(lines: Sequence[Line]) -> Result:
     evidence against the capability layer, and the torch release an install command names."""
     out: List[Finding] = []
     evidence: List[Evidence] = []
+    building = DOCKER_BUILD.search(joined(lines))
     for index, line in matching(lines, TRIGGER):
         text = line.text
         near = " ".join(item.text for item in lines[index:index + LOOKAHEAD + 1])
         installed = INSTALL.search(text)
         if installed:
             out.append(Finding("request.torch", installed.group(1), line.number, "cuda-message"))
-        if known_errors.search(known_errors.CUDA_UNAVAILABLE_REPORTED, text):
+        if known_errors.search(known_errors.CUDA_UNAVAILABLE_REPORTED, text) and not building:
             # A program says torch.cuda.is_available() returned False: stable-diffusion-webui's launcher asserts it,
             # Bark, RVC and GFPGAN fall back to the CPU with their own words (each entry names its source).
             out.append(Finding("torch.cuda_available", False, line.number, "cuda-message"))

@@ -164,6 +164,8 @@ def parse_people(lines: Sequence[Line]) -> Result:
     """Template fields and what people write about their system and Python."""
     out: List[Finding] = []
     gpu_fields = set()
+    # A ROCm build's torch.version.cuda is None too: AMD's GPUs run torch.cuda through HIP (pytorch.org, ROCm).
+    rocm = any(re.search(r"\brocm|\bHIP\b", line.text, re.I) for line in lines)
     for kind, answer, line in template_fields(lines):
         gpu_fields.update([line.number] if kind == "gpu" else [])
         if kind == "os":
@@ -180,7 +182,7 @@ def parse_people(lines: Sequence[Line]) -> Result:
         elif kind == "torch":
             found = re.match(r"v?(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\b", answer)
             out += package_finding("torch", found.group(1), line.number, "template") if found else []
-        elif kind == "torch_cuda" and re.fullmatch(r"None|\d{1,2}\.\d{1,2}", answer):
+        elif kind == "torch_cuda" and re.fullmatch(r"None|\d{1,2}\.\d{1,2}", answer) and not rocm:
             out.append(Finding("torch.cuda_version", None if answer == "None" else answer, line.number, "template"))
         elif kind == "driver" and re.fullmatch(r"\d{3}\.\d{1,3}(?:\.\d{1,3})?", answer):
             out.append(Finding("nvidia_smi.driver_version", answer, line.number, "template"))

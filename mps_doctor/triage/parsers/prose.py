@@ -82,14 +82,15 @@ APPLE_NAMED = re.compile(r"%s|\bmps\b|\bM[1-5]\b" % MAC_BY_NAME_WORDS, re.I)
 # NVIDIA hardware or its driver named: a GPU brand or series, nvidia-smi's table.
 NVIDIA_HARDWARE = r"\b(?:NVIDIA|GeForce|Quadro|Tesla|nvidia-smi|Driver Version)\b|\b[RG]TX ?\d|\bMX ?\d{3}\b"
 # What makes a paste a Linux or Windows machine's, or an NVIDIA one's, whatever Mac it also mentions.
-# Not "Windows or MacOs" as a list (torch.distributed's "Redirects are currently not supported in Windows or MacOs").
-NOT_A_MAC = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|WSL2?|Windows(?! (?:or|and) mac)|win_amd64)\b|%s"
+# Not torch.distributed's "Redirects are currently not supported in Windows or MacOs", which names no machine.
+NOT_A_MAC = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|WSL2?|(?<!supported in )Windows|win_amd64)\b|%s"
                        % NVIDIA_HARDWARE, re.I)
 # People telling that the GPU works: "training runs on the GPU at 100% utilization", "my RTX 3090 trains fine",
 # "CUDA works" (then a CPU run told elsewhere is a part of the program's, not torch's).
 GPU_WORKS_TOLD = re.compile(r"\b(?:runs?|running|trains?|training|works?|working) (?:fine |well |fast )?on (?:the |my )?(?:GPU|CUDA)\b|"
                             r"\bGPU (?:utili[sz]ation|usage|load) (?:is |at |of )?(?:always )?(?:100|[5-9]\d) ?%|"
                             r"\bCUDA (?:works|is working)\b|"
+                            r"\bGPU is (?:clearly |definitely |obviously )?(?:being )?used\b|\bnvidia-smi shows python(?:\.exe)? using\b|"
                             r"\b(?:[RG]TX ?\d{3,4}(?: Ti)?|GPU)\b[^.\n]{0,30}\b(?:works|trains|runs)(?: fine| well| fast| and is fast)\b",
                             re.I)
 CUDA_NAMED = re.compile(r"(?<![A-Za-z])cuda(?![A-Za-z])|nvidia|geforce|\b[RG]TX ?\d|显卡", re.I)
@@ -124,8 +125,11 @@ NO_CUDA_TOLD = re.compile(r"\bno CUDA (?:GPUs?|devices?) (?:is |are |was |were )
                           r"\bCUDA (?:does ?n[o']t|no longer) (?:\w+ )?supports? (?:mac ?OS|OS X|Apple|Macs?)\b", re.I)
 # Libraries that run only on NVIDIA (or AMD) GPUs, installed or imported: DeepSpeed-MII ("We do not have support for the
 # M3 hardware", DeepSpeed-MII#441) and FlashAttention (its README's requirements: a CUDA or ROCm toolkit, Linux).
-CUDA_ONLY_LIBRARY = re.compile(r"\bpip3? install\b[^\n]{0,80}?\b(?:deepspeed-mii|flash[-_]attn)\b|"
+CUDA_ONLY_LIBRARY = re.compile(r"^pip3? install\b[^\n]{0,80}?\b(?:deepspeed-mii|flash[-_]attn)\b|"
                                r"^(?:import|from) (?:mii|flash_attn)\b", re.I)
+# A paste whose program uses the Mac's GPU: it asks for MPS, not CUDA ('device="mps"', "on MPS device").
+MPS_USED = re.compile(r"device\s*=\s*[\"']mps|\.to\(\s*[\"']mps|\bmps:\d\b|\bMPS device\b|\bMPS backend\b|"
+                      r"torch\.backends\.mps\b", re.I)
 
 
 
@@ -137,7 +141,7 @@ def cuda_told_on_mac(lines: Sequence[Line]) -> List[Evidence]:
     told = next((line for line in lines if NO_CUDA_TOLD.search(line.text) and not line_is_code(line)), None) or \
         next((line for line in lines if CUDA_ONLY_LIBRARY.search(line.text)), None)
     text = joined(lines)
-    if told is None or not MAC_BY_NAME.search(text) or NOT_A_MAC.search(text):
+    if told is None or not MAC_BY_NAME.search(text) or NOT_A_MAC.search(text) or MPS_USED.search(text):
         return []
     return [Evidence(
         (), "the paste asks for CUDA on a Mac, which has no CUDA",

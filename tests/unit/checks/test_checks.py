@@ -569,3 +569,11 @@ def test_a_companion_of_an_older_torch_is_pinned_to_the_release_built_for_it():
     facts = with_torch_and_vision("1.0.1", "0.11.2")
     outcome = result(facts, "torch.companions")
     assert outcome.status == Status.WARN and outcome.remedy.actions[0].__class__.__name__ == "InstallTorch"
+
+
+def test_a_rocm_build_is_no_cpu_build():
+    facts = replay_facts(load_machine("linux-cu130-on-driver-128"))
+    info = dataclasses.replace(facts.target.torch, version="2.5.1+rocm6.2", cuda_version=None)
+    facts = dataclasses.replace(facts, target=dataclasses.replace(facts.target, torch=info))
+    outcome = result(facts, "torch.cuda-built", device="cuda")
+    assert outcome.status == Status.SKIP and "ROCm" in outcome.summary

@@ -949,3 +949,49 @@ def test_the_second_review_of_round_5_gpus():
     assert report.verdict.root_cause is None
     assert read_paste("RTX 5090, torch 2.7.1+cu128\nCUDA is not available\n").known["torch.cuda_available"].value is False
     assert "torch.cuda_available" not in read_paste("My RTX 5090 is idle, it only uses the CPU\n").known
+
+
+def test_the_second_review_of_round_5_fixes_and_words():
+    session = ">>> import torch\n>>> torch.__version__\n'2.1.0+cpu'\n>>> torch.cuda.is_available()\nFalse\n"
+    # An attempt that failed is not a fix; the torch that a session prints outweighs the index an install asked for.
+    for intro in ("I have an RTX 3060 on Ubuntu 22.04. I reinstalled torch with the command from pytorch.org, nothing "
+                  "changed:\n", "RTX 3060, Ubuntu 22.04. I tried the solution from #512:\npip install torch --index-url "
+                  "https://download.pytorch.org/whl/cu121\nbut it still prints:\n"):
+        assert triage(intro + session).verdict.root_cause == "torch.cuda-built"
+    # "and it works" that goes on is no fix.
+    known = read_paste("Ubuntu 24.04, RTX 5090. I use torch 2.8.0+cu128 and it works for a few epochs, then dies\n").known
+    assert known["packages.torch"].value == "2.8.0+cu128"
+    assert "torch.version" in read_paste(session.replace("False\n", "") + "and it works on the CPU, but not on the GPU\n").known
+    # A fix told in words changes the machine too.
+    assert "nvidia_smi.gpu" not in read_paste("Update: solved it by replacing the card with an RTX 5070\n").known
+    # A CPU build chosen on purpose is no failure; a ROCm build is no CPU build.
+    assert "torch.cuda_version" not in read_paste("Ubuntu VPS without a GPU, so I installed torch without CUDA on purpose\n").known
+    rocm = "- PyTorch: `2.5.1+rocm6.2`\n- PyTorch CUDA build: None\n- GPU: AMD Radeon RX 7900 XTX\n"
+    assert "torch.cuda_version" not in read_paste(rocm).known
+    assert triage(rocm).verdict.root_cause != "torch.cuda-built"
+    # Linux on a Mac's chip is Linux.
+    assert read_paste("OS: Asahi Linux (Fedora Remix 39) on Apple M2\n").known["host.system"].value == "Linux"
+
+
+def test_the_second_review_of_round_5_cuda_on_a_mac():
+    placeholder = "RuntimeError: Placeholder storage has not been allocated on MPS device!\n"
+    for text in ("I'm on a MacBook Pro M3, so I did not run `pip install flash-attn` from the README.\n",
+                 "I know CUDA doesn't support macOS, that's why I set device=\"mps\" on my M1 Pro.\n"):
+        assert triage(text + placeholder).verdict.root_cause == "mps.placeholder-storage", text
+    both = "Same on Windows and macOS (MacBook Air M1 and my desktop PC): the log says \"CUDA is not available\"\n"
+    assert not read_paste(both).evidence
+    used = ("It prints \"WARNING:root:No GPU found\" but nvidia-smi shows python.exe using 10 GB on my RTX 3080, so "
+            "the GPU is clearly used.\n")
+    assert read_paste(used).known["torch.cuda_available"].value is True
+    # A docker build sees no GPU: the extension builder's warning there is expected.
+    build = ("Step 9/12 : RUN pip install ./submodules/simple-knn\n"
+             "  No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'\n")
+    paste = read_paste(build)
+    assert "torch.cuda_available" not in paste.known and not paste.matches
+    # pip listing torchvision up to 0.17.2 is an x86_64 Python on macOS; a local label on another index is no Python.
+    intel = ("ERROR: Could not find a version that satisfies the requirement torchvision==0.19.0 (from versions: 0.15.2, "
+             "0.16.0, 0.17.0, 0.17.1, 0.17.2)\n")
+    assert [m.error.id for m in read_paste(intel).matches] == ["pip.torch-macos-x86-ceiling"]
+    label = ("ERROR: Could not find a version that satisfies the requirement torchvision==0.16.0+cu118 (from versions: "
+             "0.16.0+cu121, 0.17.0+cu121)\n")
+    assert not read_paste(label).matches
