@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from mps_doctor.checking.pasted import PASTED_PYTHON
-from mps_doctor.checking.registry import REGISTRY, all_checks
+from mps_doctor.checking.registry import REGISTRY, all_checks, implicated_by
 from mps_doctor.fact_catalogue import arguments_for
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
 from mps_doctor.known_errors import CUDA_REQUIRED, CUDA_UNAVAILABLE_REPORTED, KnownError, Match, find_all
@@ -76,7 +76,15 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     system = known["host.system"].value if "host.system" in known else None
     matches = tuple(replace(match, error=match.error.on(system)) for match in matches)
     evidence = [item for item in evidence if not advises_own_python(item, known)] + capability_evidence(known)
+    supported = python_supported(known)
+    if supported:
+        # The paste's Python is one the requested release has wheels for: a missing wheel is the platform's (a glibc
+        # older than manylinux_2_28, pytorch#156215), so messages that blame the Python come after the others.
+        evidence = [item for item in evidence if item.kind != NO_WHEEL]
+        matches = tuple(sorted(matches, key=lambda m: (m.error.layer in implicated_by(NO_WHEEL), m.line)))
     for match in matches:
+        if supported and match.error.layer in implicated_by(NO_WHEEL):
+            continue
         if match.error.layer in REGISTRY and about_the_layer(match, lines):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
     evidence = reconcile(evidence, matches, known, lambda match: lines[match.line - 1].number)
@@ -128,6 +136,19 @@ def advises_own_python(evidence: Evidence, known: Dict[str, Known]) -> bool:
     # A 32-bit Python gets no wheel of any version: python.version says so itself, and another version is no fix.
     thirty_two_bit = value_of(known, "interpreter.pointer_bits") == 32 and value_of(known, "host.system") != "Darwin"
     return evidence.kind == NO_WHEEL and bool(version) and (".".join(map(str, version[:2])) in advised or thirty_two_bit)
+
+
+def python_supported(known: Dict[str, Known]) -> bool:
+    """Whether the paste shows a 64-bit Python, as a tool reports it, that the release it asks pip or uv for has wheels
+    for (its row of the release table), so that a missing wheel is not the Python version's."""
+    version, requested = value_of(known, "interpreter.version"), value_of(known, "request.torch")
+    # Only a Python that a tool reports: people name the Python they think runs, not always the one pip used
+    # (transcribe-anything#16: "python version 3.10.10", pip offering only torch 2.2.0, Python 3.12's first).
+    if not version or not requested or value_of(known, "interpreter.pointer_bits") == 32 or \
+            known["interpreter.version"].parser in ("prose", "template"):
+        return False
+    release, exact = load_releases().row_for(str(requested).split("+")[0])
+    return bool(exact and release.supports_python(tuple(version)))
 
 
 def about_the_layer(match: Match, lines: Sequence[Line]) -> bool:

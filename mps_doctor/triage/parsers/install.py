@@ -30,7 +30,11 @@ INTEL_OR_ROSETTA = Evidence(
 
 
 # The lines the parser reads: the catalogue's install messages, and wheel file names (PEP 427: a name, not a message).
-INSTALL_LINE = re.compile("%s|torch-" % trigger(PIP_NO_TORCH, UV_NO_TORCH_WHEEL, UV_PYTHON_ABI, UV_PLATFORM_TAG).pattern,
+# uv names the interpreter it installs into: "Using Python 3.11.13 environment at: /x/envs/vllm" (uv pip), "Using
+# CPython 3.12.4 interpreter at: /usr/bin/python3.12" (uv venv, uv sync).
+UV_USING = re.compile(r"^Using (?:C?Python|PyPy) (3\.\d{1,2}\.\d{1,2})\S* (?:environment|interpreter) at\b")
+INSTALL_LINE = re.compile("%s|torch-|^Using (?:C?Python|PyPy) 3" % trigger(PIP_NO_TORCH, UV_NO_TORCH_WHEEL, UV_PYTHON_ABI,
+                                                                           UV_PLATFORM_TAG).pattern,
                           re.IGNORECASE | re.MULTILINE)
 
 
@@ -79,6 +83,9 @@ def parse_install(lines: Sequence[Line]) -> Result:
             evidence += [replace(item, summary="pip installs torch's macOS x86_64 wheel: an x86_64 Python on macOS (an "
                                                "Intel Mac, or Rosetta on Apple Silicon)")
                          for item in platform_tag_facts(wheel.group(4), line.number, "wheel")[1]]
+        using = UV_USING.match(text)
+        if using:
+            out.append(Finding("interpreter.version", python_version(using.group(1)), line.number, "uv"))
         uv_abi = search(UV_PYTHON_ABI, text)
         if uv_abi:
             out += [Finding("interpreter.version", python_version(uv_abi.group("python")), line.number, "uv"),

@@ -995,3 +995,13 @@ def test_the_second_review_of_round_5_cuda_on_a_mac():
     label = ("ERROR: Could not find a version that satisfies the requirement torchvision==0.16.0+cu118 (from versions: "
              "0.16.0+cu121, 0.17.0+cu121)\n")
     assert not read_paste(label).matches
+
+
+def test_a_missing_wheel_for_a_python_the_release_supports_is_the_platforms():
+    # pytorch-156215: uv reports Python 3.11.13 (torch 2.7 has cp311 wheels) and a manylinux_2_27 tag: the glibc, not
+    # the Python, is why pip lists only up to 2.6.0; the reply never tells that Python 3.11 needs a newer one.
+    report = triage(dev_paste("pytorch-156215-ubuntu1804-glibc-manylinux-2-28"))
+    assert report.verdict.root_cause == "linux.glibc-too-old-for-torch-wheels"
+    assert read_paste("Using Python 3.11.13 environment at: /home/x/envs/vllm\n").known["interpreter.version"].parser == "uv"
+    # A Python a person names is not enough to clear it (transcribe-anything-16: they named 3.10, pip ran 3.12).
+    assert triage(dev_paste("transcribe-anything-16-torch212-only-220-python312")).verdict.root_cause == "python.version"
