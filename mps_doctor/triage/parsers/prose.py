@@ -156,10 +156,12 @@ def cuda_told_on_mac(lines: Sequence[Line]) -> List[Evidence]:
 # An AMD GPU as people name it ("RX 6800", "Radeon RX 7900 XTX", "AMD Radeon"): CUDA builds of torch run only on NVIDIA
 # GPUs (AMD's run on ROCm builds, on Linux), and stable-diffusion-webui's collaborators send AMD users on Windows to a
 # DirectML fork (stable-diffusion-webui#16861).
-AMD_GPU = re.compile(r"\bRadeon RX\b|\bRX ?(?:4[5-8]0|5[5-9]0|5[5-7]00|6[4-9][05]0|7[6-9]00|90[67]0)(?: XTX?| GRE)?\b", re.I)
-# A paste that names NVIDIA hardware or a driver, or a ROCm build (AMD's, which uses the torch.cuda API), is no AMD
-# GPU asking for CUDA.
-NVIDIA_OR_ROCM = re.compile(r"%s|\b(?:ROCm|HIP)\b|\+rocm" % NVIDIA_HARDWARE, re.I)
+AMD_GPU = re.compile(r"\bRadeon RX\b|\bRX ?(?:4[5-8]0|5[5-9]0|5[5-7]00|6[4-9][05]0|7[6-9]00|90[67]0)(?: ?XTX?| GRE)?\b", re.I)
+# A paste that names an NVIDIA GPU or its driver's table, or a ROCm build of torch (AMD's, which uses the torch.cuda
+# API: "+rocm6.2", the whl/rocm6.2 index), is no AMD GPU asking for CUDA; "ROCm 5.7" installed beside a CUDA torch and
+# a message about "Nvidia drivers" are (StableSwarmUI#260).
+NVIDIA_OR_ROCM = re.compile(r"\b(?:GeForce|Quadro|Tesla|nvidia-smi|Driver Version)\b|\b[RG]TX ?\d|\bMX ?\d{3}\b|"
+                            r"\+rocm|/whl/rocm|\bHIP\b", re.I)
 
 
 def amd_gpu_for_cuda(lines: Sequence[Line]) -> List[Evidence]:

@@ -1005,3 +1005,10 @@ def test_a_missing_wheel_for_a_python_the_release_supports_is_the_platforms():
     assert read_paste("Using Python 3.11.13 environment at: /home/x/envs/vllm\n").known["interpreter.version"].parser == "uv"
     # A Python a person names is not enough to clear it (transcribe-anything-16: they named 3.10, pip ran 3.12).
     assert triage(dev_paste("transcribe-anything-16-torch212-only-220-python312")).verdict.root_cause == "python.version"
+
+
+def test_an_amd_gpu_beside_a_system_rocm_and_a_cuda_torch_asks_for_cuda():
+    # stableswarmui-260: "Radeon RX6800XT" with ROCm 5.7 installed, and a CUDA torch that looks for Nvidia drivers.
+    assert triage(dev_paste("stableswarmui-260-amd-rx6800xt-installer-cuda-torch")).verdict.root_cause == "cuda.driver"
+    # A ROCm build of torch is AMD's own: no CUDA asked for.
+    assert not read_paste("Radeon RX 7900 XTX, torch 2.5.1+rocm6.2, CUDA not available\n").evidence
