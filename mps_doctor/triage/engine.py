@@ -77,6 +77,12 @@ class Evaluator:
             # A pasted message an advisory registers for decides it (torchvision built for another torch); anything
             # else an advisory reads needs the machine itself, unless it declares facts that the paste states.
             if evidence is not None:
+                judged = guarded(spec, ctx) if spec.facts and not self.missing(spec, ctx) else None
+                if judged is not None and judged.status in (Status.WARN, Status.FAIL):
+                    # The pasted facts say which versions to pin (torchvision 0.11.2 from the cu113 index for torch
+                    # 1.10.1+cu113): their outcome speaks, the message decided it.
+                    self.decided_by[spec.id] = evidence
+                    return with_lines(judged, spec.id, self.paste)
                 return self.failed_by(evidence, spec.id)
             if spec.facts and not self.missing(spec, ctx):
                 # An advisory whose facts a paste can state (the versions of torch and its companions) is judged on them.

@@ -1012,3 +1012,13 @@ def test_an_amd_gpu_beside_a_system_rocm_and_a_cuda_torch_asks_for_cuda():
     assert triage(dev_paste("stableswarmui-260-amd-rx6800xt-installer-cuda-torch")).verdict.root_cause == "cuda.driver"
     # A ROCm build of torch is AMD's own: no CUDA asked for.
     assert not read_paste("Radeon RX 7900 XTX, torch 2.5.1+rocm6.2, CUDA not available\n").evidence
+
+
+def test_a_companion_message_beside_the_versions_pins_the_pasted_release():
+    # The custom-ops message decides torch.companions; the pasted versions say what to pin, from torch's own index.
+    text = ("PyTorch version: 1.10.1+cu113\nOS: Ubuntu 20.04.3 LTS (x86_64)\nIs CUDA available: True\n"
+            "[pip3] torch==1.10.1+cu113\n[pip3] torchvision==0.11.1+cu113\n\nRuntimeError: Couldn't load custom C++ ops. "
+            "This can happen if your PyTorch and torchvision versions are incompatible\n")
+    report = triage(text)
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("torch.companions", "torchvision.custom-ops-incompatible")
+    assert "pip install torchvision==0.11.2 --index-url https://download.pytorch.org/whl/cu113" in render_triage(report, "markdown")
