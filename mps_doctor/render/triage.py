@@ -112,25 +112,22 @@ def render_reply(report: Report) -> str:
     if root is not None:
         head.append("**%s** (%s): %s" % ("Suspected cause" if verdict.suspected else "Cause", md.code(root.id),
                                           md.marked_prose(root.summary)))
-        if root.remedy is not None:
-            head += ["", md.marked_prose(root.remedy.why, line_start=True)]
-            # The shell of the pasted platform: PowerShell on Windows, else a POSIX shell.
-            shell = "powershell" if report.facts.host.system == "Windows" else "bash"
-            lines = [escaped_line(line) for command in remedy_commands(report, shell)[root.id] for line in command.split("\n")
-                     if not line.startswith(SCRIPT_DIRECTIVE)]
-            # A block of comments alone is no fix: the prose above says what to do.
-            if any(not line.startswith("#") for line in lines):
-                head += ["", "**Fix:**", ""] + md.fence("\n".join(lines), "powershell" if shell == "powershell" else "sh")
-            if root.remedy.link:
-                link = root.remedy.link
-                head += ["", "More: %s" % (link if OWN_LINK.fullmatch(link) else md.code(link))]
-    elif (report.source or {}).get("unexplained_error"):
-        error = report.source["unexplained_error"]
-        head.append("The paste shows an error that mps-doctor does not know (line %d: %s), and nothing it shows of the "
-                    "setup explains it; the layers it does not cover are listed below." % (error["line"],
-                                                                                              md.code(error["text"])))
+        head += remedy_block(report, root)
     else:
-        head.append("Nothing in the paste shows a problem; the layers it does not cover are listed below.")
+        # Advisories the pasted facts fail (companions from another release) are said even when they are no cause.
+        warnings = [r for r in report.results if r.layer is None and r.status == Status.WARN and r.remedy is not None]
+        if (report.source or {}).get("unexplained_error"):
+            error = report.source["unexplained_error"]
+            head.append("The paste shows an error that mps-doctor does not know (line %d: %s), and nothing it shows of "
+                        "the setup explains it; the layers it does not cover are listed below." % (
+                            error["line"], md.code(error["text"])))
+        elif warnings:
+            head.append("Nothing in the paste shows a failing layer; the layers it does not cover are listed below.")
+        else:
+            head.append("Nothing in the paste shows a problem; the layers it does not cover are listed below.")
+        for warning in warnings:
+            head += ["", "**Also worth a look** (%s): %s" % (md.code(warning.id), md.marked_prose(warning.summary))]
+            head += remedy_block(report, warning)
     layers = ["", "| layer | check | status | summary |", "| --- | --- | --- | --- |"]
     layers += ["| %d | %s | %s | %s |" % (result.layer, md.code(result.id, table=True), result.status.value,
                                           md.prose(result.summary, table=True))
@@ -158,6 +155,24 @@ def render_reply(report: Report) -> str:
         kept += ["", "%d more lines of evidence are left out to fit one comment; `mps-doctor triage` on the text shows "
                  "them all." % (len(evidence) - len(kept))]
     return "\n".join(head + opening + kept + layers + tail)
+
+
+def remedy_block(report: Report, result) -> List[str]:
+    """The Markdown lines of RESULT's remedy: why, the fix commands for the pasted platform, the link."""
+    if result.remedy is None:
+        return []
+    out = ["", md.marked_prose(result.remedy.why, line_start=True)]
+    # The shell of the pasted platform: PowerShell on Windows, else a POSIX shell.
+    shell = "powershell" if report.facts.host.system == "Windows" else "bash"
+    lines = [escaped_line(line) for command in remedy_commands(report, shell).get(result.id, ()) for line in command.split("\n")
+             if not line.startswith(SCRIPT_DIRECTIVE)]
+    # A block of comments alone is no fix: the prose above says what to do.
+    if any(not line.startswith("#") for line in lines):
+        out += ["", "**Fix:**", ""] + md.fence("\n".join(lines), "powershell" if shell == "powershell" else "sh")
+    if result.remedy.link:
+        link = result.remedy.link
+        out += ["", "More: %s" % (link if OWN_LINK.fullmatch(link) else md.code(link))]
+    return out
 
 
 def undecided(report: Report) -> List[str]:

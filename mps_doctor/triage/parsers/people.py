@@ -205,7 +205,8 @@ def parse_people(lines: Sequence[Line]) -> Result:
         if name and capability_of(name) and line.number not in gpu_fields:
             out.append(Finding("nvidia_smi.gpu", name, line.number, "prose"))
         build = CUDA_BUILD.search(line.text)
-        if build:
+        # collect_env's "[pip3] torch==1.10.1+cu113" lists what is installed; it asks for nothing.
+        if build and not line.text.startswith(("[pip", "[conda]")):
             out.append(Finding("request.cuda_build", build.group(1), line.number, "prose"))
         if THIRTY_TWO_BIT.search(line.text):
             out.append(Finding("interpreter.pointer_bits", 32, line.number, "prose"))

@@ -1022,3 +1022,14 @@ def test_a_companion_message_beside_the_versions_pins_the_pasted_release():
     report = triage(text)
     assert (report.verdict.root_cause, report.verdict.known_error) == ("torch.companions", "torchvision.custom-ops-incompatible")
     assert "pip install torchvision==0.11.2 --index-url https://download.pytorch.org/whl/cu113" in render_triage(report, "markdown")
+
+
+def test_an_advisory_the_pasted_facts_fail_is_said_in_the_reply_when_nothing_fails():
+    env = ("PyTorch version: 1.10.1+cu113\nOS: Ubuntu 20.04.3 LTS (x86_64)\nIs CUDA available: True\n"
+           "[pip3] torch==1.10.1+cu113\n[pip3] torchvision==0.11.1+cu113\n")
+    reply = render_triage(triage(env), "markdown")
+    assert "Nothing in the paste shows a failing layer" in reply and "Nothing in the paste shows a problem" not in reply
+    assert "**Also worth a look** (`torch.companions`)" in reply
+    assert "pip install torchvision==0.11.2 --index-url https://download.pytorch.org/whl/cu113" in reply
+    # collect_env's package list asks for no install.
+    assert "request.cuda_build" not in read_paste("[pip3] torch==1.10.1+cu113\n").known
