@@ -1033,3 +1033,12 @@ def test_an_advisory_the_pasted_facts_fail_is_said_in_the_reply_when_nothing_fai
     assert "pip install torchvision==0.11.2 --index-url https://download.pytorch.org/whl/cu113" in reply
     # collect_env's package list asks for no install.
     assert "request.cuda_build" not in read_paste("[pip3] torch==1.10.1+cu113\n").known
+
+
+def test_a_geforce_named_without_its_prefix_and_a_cpu_kept_in_use():
+    # sdnext-4002: "device: nVidia GeForce 4070TI", "it keeps on using my CPU" on Windows 11 (an Intel GPU's torch).
+    report = triage(dev_paste("sdnext-4002-intel-torch-after-switch-to-rtx4070ti"))
+    assert (report.verdict.root_cause, report.verdict.suspected) == ("torch.cuda-built", True)
+    assert read_paste("device: nVidia GeForce 4070TI\n").known["nvidia_smi.gpu"].value == ("RTX 4070 Ti",)
+    assert read_paste("GeForce 1060 6GB\n").known["nvidia_smi.gpu"].value == ("GTX 1060",)
+    assert read_paste("GeForce 940M\n").known["nvidia_smi.capability"].value == ("5.0",)
