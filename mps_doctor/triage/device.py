@@ -46,10 +46,10 @@ class Choice:
     @property
     def reason(self) -> str:
         """Why, for people: the strongest votes for the device chosen, with their lines."""
-        shown = [v for v in self.votes if v.device == self.device][:3]
-        if not shown:
-            return "nothing in the paste names a device"
-        return "; ".join(v.why + (" (line %d)" % v.line if v.line else "") for v in shown)
+        # One vote read twice (torch's version and its package name the same +cu113 on one line) is said once.
+        said = list(dict.fromkeys(v.why + (" (line %d)" % v.line if v.line else "") for v in self.votes
+                                  if v.device == self.device))[:3]
+        return "; ".join(said) if said else "nothing in the paste names a device"
 
 
 # What the user ran or configured, per device (a command line, code, a setting).

@@ -202,3 +202,11 @@ def test_windows_numbering_of_the_nvidia_driver(text, driver):
 ])
 def test_a_path_names_its_system(path, system):
     assert known(path, "host.system") == system
+
+
+def test_the_reason_for_the_device_says_one_vote_once():
+    # torch's version and its package name the same +cu113 on one line: one reason, then the next ones.
+    report = triage("PyTorch version: 1.10.1+cu113\nCUDA used to build PyTorch: 11.3\nOS: Ubuntu 20.04.3 LTS (x86_64)\n"
+                    "Is CUDA available: True\n")
+    reasons = report.source["device_from"].split("; ")
+    assert len(reasons) == len(set(reasons)) and reasons[0] == "a CUDA build of torch (+cu113) (line 1)"
