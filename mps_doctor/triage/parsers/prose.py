@@ -190,7 +190,7 @@ def line_is_code(line: Line) -> bool:
 # "is broken on MPS backend" (pytorch#111634, #81567, #118115, #90635); in image generation, an image that is only
 # noise or black, and "a bug ... with the mps backend" without an error (ComfyUI#4263, #3346).
 WRONG_RESULTS = re.compile(r"\b(?:wrong|incorrect|bad|garbage|nonsense|different) (?:answer|result|output|value|number|"
-                           r"prediction)s?\b|\bsome random numbers\b|"
+                           r"prediction|key ?point|detection|mask|embedding|logit)s?\b|\bsome random numbers\b|"
                            r"#\s*NOT same\b|\b(?:is|are) broken on (?:the )?(?:MPS|CUDA)\b|"
                            r"\bdiffer(?:s|ent)? from (?:the )?CPU\b|"
                            r"\b(?:image|images|output|picture)s? (?:is|are) (?:just |only |all |pure )?(?:colou?r(?:ed)? |random )?noise\b|"

@@ -268,8 +268,8 @@ def test_corpus_paste_never_crashes(cli, name, text, meta):
 
 # The share of each split diagnosed to its confirmed cause, never to fall for the same corpus (raise it as triage
 # learns; issue 20 asks for 0.95 on the corpus and 0.90 on the held-out share). New evidence can lower it: round 5's
-# 144 pastes took dev from 0.942 to 0.920 and held-out from 0.755 to 0.778. Measured in docs/measurements.md.
-ACCURACY_FLOOR = {"dev": 0.92, "held-out": 0.775}
+# 146 pastes took dev from 0.942 to 0.925 and held-out from 0.755 to 0.773. Measured in docs/measurements.md.
+ACCURACY_FLOOR = {"dev": 0.92, "held-out": 0.77}
 
 
 def diagnosed(text, title=None):

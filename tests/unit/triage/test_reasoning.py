@@ -1042,3 +1042,9 @@ def test_a_geforce_named_without_its_prefix_and_a_cpu_kept_in_use():
     assert read_paste("device: nVidia GeForce 4070TI\n").known["nvidia_smi.gpu"].value == ("RTX 4070 Ti",)
     assert read_paste("GeForce 1060 6GB\n").known["nvidia_smi.gpu"].value == ("GTX 1060",)
     assert read_paste("GeForce 940M\n").known["nvidia_smi.capability"].value == ("5.0",)
+
+
+def test_wrong_keypoints_on_mps_are_wrong_results():
+    # ultralytics-2184: "The model is returning incorrect key points" on MPS, right on the CPU (pytorch#99794).
+    assert triage(dev_paste("ultralytics-2184-mps-pose-keypoints-wrong")).verdict.root_cause == "device.parity"
+    assert read_paste("MPS gives incorrect detections, the CPU is fine\n").evidence
