@@ -12,6 +12,7 @@ from mps_doctor.triage.parsers.people import template_fields
 from mps_doctor.triage.parsers.prose import CUDA_ASKED_ON_MAC
 from mps_doctor.triage.parsers.windows import WINDOWS_DRIVER
 from mps_doctor.triage.text import Line
+from mps_doctor.versions import cuda_of_label
 
 DEVICES = ("cuda", "mps", "cpu")
 # Weights: what the machine is and what torch was built for outweigh what the user ran, which outweighs what the
@@ -190,7 +191,7 @@ def derive_build(known: Dict[str, Any], make) -> Dict[str, Any]:
         reported = label and path == "torch.version" and known[path].parser in TORCH_REPORTED and cuda_read is not None \
             and cuda_read.parser in ("build", "prose")
         if label and (cuda_read is None or reported):
-            cuda = "%s.%s" % (label.group(2)[:-1], label.group(2)[-1]) if label.group(2) else None
+            cuda = cuda_of_label(label.group(2)) if label.group(2) else None
             known["torch.cuda_version"] = make(cuda, known[path].lines, "derived")
         if label and "torch.version" not in known:
             # Only an installed build carries a label (a requirement's is stripped by the parsers).

@@ -117,7 +117,7 @@ def gpu_newer_than_most_torch(known: Dict[str, Any]) -> Optional[Outcome]:
         Remedy("The %s needs a torch built with CUDA %s or newer, and the paste does not show which torch it has." % (
             name, toolkit),
                "CUDA toolkits before %s build no code for compute capability %s (NVIDIA's CUDA Toolkit release notes), "
-               "and torch's default PyPI wheel is built with one from torch %s on, so most installs and the torch that "
+               "and torch's default Linux wheel on PyPI is built with one from torch %s on, so most installs and the torch that "
                "programs bundle have no kernels for it: torch sees the GPU and fails at its first kernel ('no kernel "
                "image is available'), or the program falls back to the CPU. `torch.cuda.get_arch_list()` lists the "
                "kernels torch has: when sm_%s is not among them, install a torch built with CUDA %s or newer from PyTorch's index." % (

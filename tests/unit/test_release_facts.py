@@ -266,3 +266,12 @@ def test_mps_minimums_are_runs_of_rows():
     assert mps_minimums(table) == "12.3 up to 2.0, 13.0 for 2.5-2.7, 14.0 from 2.9"
     assert mps_minimums(ReleaseTable((row("2.9", "14.0"),), "2.11", "2.2.2", "0.17.2")) == "14.0 for 2.9"
     assert with_table_facts("pin {last_intel_torch}; {other} and {", table) == "pin 2.2.2; {other} and {"
+
+
+def test_the_intel_mac_ceiling_pattern_names_the_tables_last_intel_releases():
+    """The catalogue's pattern cannot hold a placeholder: it must name the release table's last Intel-Mac torch and
+    torchvision, so that a new table row is caught here."""
+    table = load_releases()
+    pattern = {error.id: error for error in load_catalogue()}["pip.torch-macos-x86-ceiling"].pattern.pattern
+    for version in (table.last_intel_torch, table.last_intel_torchvision):
+        assert re.escape(version) in pattern, version

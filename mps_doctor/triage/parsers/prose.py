@@ -4,12 +4,12 @@ import re
 from typing import List, Sequence
 
 from mps_doctor.known_errors import intents
-from mps_doctor.nvidia import capability_of, newer_than_most_torch
+from mps_doctor.nvidia import capability_of, cuda_for_capability, newer_than_most_torch
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result
 from mps_doctor.triage.parsers.people import NVIDIA_NAME, PEOPLE_LINE, bare_geforce, gpu_name, named_gpu
 from mps_doctor.triage.text import Line, joined, matching
-from mps_doctor.versions import load_releases, version_tuple
+from mps_doctor.versions import cuda_of_label, load_releases, version_tuple
 
 PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
 PROSE_TORCH = re.compile(r"\b(?:PyTorch|torch)\s*(?:[Vv]ersion\s*)?(?::\s*|==)?(?:stable\s*\()?v?(\d+\.\d+\.\d+(?:\+\w+)?)(?!\w|\.\d)")
@@ -61,17 +61,20 @@ NO_CUDA_STATED = re.compile(
     r"\bCUDA (?:is )?not (?:available|detected|found)\b|\bno CUDA GPUs? (?:is |are )?(?:available|found|detected)\b|"
     r"\bno GPUs? (?:was |were )?(?:found|detected)\b|\bGPU not (?:found|detected)\b|"
     r"(?:检测|找|识别)不到\s?(?:cuda|gpu|显卡)|(?:cuda|gpu)\s?不可用", re.I)
-# A CUDA build new enough for every GPU NVIDIA sells today (cu128 and later): "+cu128", "cu130".
-NEW_CUDA_BUILD = re.compile(r"\bcu(?:12[89]|1[3-9]\d)\b", re.I)
+CPU_ONLY_TOLD = re.compile("%s|%s" % (CPU_RUN_TOLD.pattern, NO_CUDA_STATED.pattern), re.I)
+# A CUDA build named the way torch's labels and indexes name it: "+cu128", "whl/cu130".
+CUDA_BUILD_LABEL = re.compile(r"\bcu(\d{3})\b", re.I)
 
 
 def only_gpus_newer_than_most_torch(lines: Sequence[Line], text: str) -> bool:
     """Whether every NVIDIA GPU that LINES name is one most torch releases have no kernels for (the RTX 50 series),
-    and TEXT shows no CUDA build new enough for it."""
+    and TEXT names no CUDA build that builds code for all of them (nvidia.cuda_for_capability)."""
     capabilities = [capability_of(name) for name in (named_gpu(line.text) for line in lines if PEOPLE_LINE.search(line.text))
                     if name]
-    return bool(capabilities) and not NEW_CUDA_BUILD.search(text) and all(
-        capability and newer_than_most_torch(capability, load_releases()) for capability in capabilities)
+    if not capabilities or not all(c and newer_than_most_torch(c, load_releases()) for c in capabilities):
+        return False
+    needed = max(version_tuple(cuda_for_capability(c) or "0") for c in capabilities)
+    return not any(version_tuple(cuda_of_label(found.group(1))) >= needed for found in CUDA_BUILD_LABEL.finditer(text))
 
 
 # A Mac or its GPU, named anywhere in the paste: there the CPU run is not CUDA's.
@@ -110,8 +113,7 @@ def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:
         return [Finding("torch.cuda_available", True, works.number, "prose")]
     # Beside a GPU that most torch releases have no kernels for, a CPU run told is the program's fallback (torch sees
     # the GPU); a statement that no CUDA device is found still is one.
-    pattern = NO_CUDA_STATED if only_gpus_newer_than_most_torch(lines, text) else re.compile(
-        "%s|%s" % (CPU_RUN_TOLD.pattern, NO_CUDA_STATED.pattern), re.I)
+    pattern = NO_CUDA_STATED if only_gpus_newer_than_most_torch(lines, text) else CPU_ONLY_TOLD
     told = next((line for line in lines if pattern.search(line.text) and not line_is_code(line)), None)
     return [Finding("torch.cuda_available", False, told.number, "prose")] if told is not None else []
 

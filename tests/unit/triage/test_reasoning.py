@@ -1048,3 +1048,9 @@ def test_wrong_keypoints_on_mps_are_wrong_results():
     # ultralytics-2184: "The model is returning incorrect key points" on MPS, right on the CPU (pytorch#99794).
     assert triage(dev_paste("ultralytics-2184-mps-pose-keypoints-wrong")).verdict.root_cause == "device.parity"
     assert read_paste("MPS gives incorrect detections, the CPU is fine\n").evidence
+
+
+def test_the_cpu_run_guard_beside_a_new_gpu_reads_the_cuda_build_the_paste_names():
+    # cu128 builds code for sm_120 (nvidia.json's capability_ceiling): beside it a CPU run told is torch's again.
+    assert read_paste("RTX 5090, torch 2.7.1+cu128, it only uses the CPU\n").known["torch.cuda_available"].value is False
+    assert "torch.cuda_available" not in read_paste("RTX 5090, torch 2.6.0+cu126, it only uses the CPU\n").known
