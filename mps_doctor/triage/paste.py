@@ -201,9 +201,11 @@ FIX_LINE = re.compile(r"\b(?:fixed|solved|resolved)\b(?: (?:it|this|that|the (?:
 UNCHANGED_BY_A_FIX = ("host.", "nvidia_smi.gpu")
 # A line that introduces the fix on the next one ("And reinstall with this command:", "The quick-fix is ...:"), as
 # monkeyplug#4 and kyutai-labs/delayed-streams-modeling#131 tell theirs; not an attempt that failed ("I reinstalled
-# torch with the command from pytorch.org, nothing changed:", "I tried the solution from #512:").
-FIX_INTRO = re.compile(r"(?:\b(?:reinstall(?:ed|ing)?|fix(?:ed)?|solution|workaround|quick-?fix|had to do)\b[^:]{0,80}|"
-                       r"\bchange\w*\b[^:]{0,80}\bto):\s*$", re.I)
+# torch with the command from pytorch.org, nothing changed:", "I tried the solution from #512:"); advice to others
+# ("You can install a version of PyTorch using", whisper-local-transcribe#8).
+FIX_INTRO = re.compile(r"(?:(?:\b(?:reinstall(?:ed|ing)?|fix(?:ed)?|solution|workaround|quick-?fix|had to do)\b[^:]{0,80}|"
+                       r"\bchange\w*\b[^:]{0,80}\bto):|\b(?:you (?:can|could|should|need to|must)|make sure (?:to|you))\b"
+                       r"[^:]{0,60}\binstall\w*\b[^:]{0,60}(?:\busing|\bwith|\bby running|:))\s*$", re.I)
 FAILED_ATTEMPT = re.compile(r"\b(?:tried|try|trying|nothing|didn'?t|did not|doesn'?t|does not|not|still|no luck|same|"
                             r"but|without success)\b", re.I)
 # A line that says the one before it was the fix ("... --index-url .../cu126`" then "and it worked.", pyTranscriber#56).

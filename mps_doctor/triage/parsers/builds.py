@@ -38,6 +38,10 @@ CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|p
                             r"(?:version|build|variant|wheel)s?\b|"
                             # "installed Torch without the CUDA version" (pyTranscriber#56)
                             r"\binstall(?:s|ed|ing)? (?:torch|pytorch) without (?:the )?cuda\b|"
+                            # "running the program on my CPU, since I had the wrong version of torch installed"
+                            # (whisper-local-transcribe#8): the CPU run blamed on the torch installed
+                            r"\bCPU\b[^.\n]{0,40}\b(?:since|because|as) I (?:had|have|installed) (?:the |a )?wrong "
+                            r"(?:version of )?(?:py)?torch\b|"
                             r"\b(?:(?:torch|pytorch)[- ](?:cpu|cpu-only|cpuonly) (?:version |build |variant )?|"
                             r"(?:cpu|cpu-only|cpuonly) (?:version|build|variant) )(?:is |was |being |gets |got )?installed\b",
                             re.I)

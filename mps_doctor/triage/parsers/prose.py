@@ -49,6 +49,8 @@ CPU_RUN_TOLD = re.compile(
     r"\b(?:only|just|still|always) (?:uses?|using|runs? on|running on|works? on|working on) (?:the |my )?CPU\b(?! for\b)|"
     # "it keeps on using my CPU", "uses 50% of my CPU instead of GPU" (SD.Next#4002)
     r"\bkeeps? (?:on )?(?:using|running on) (?:the |my )?CPU\b|\bCPU instead of (?:the |my )?GPU\b|"
+    # "I ended up running the program on my CPU, since I had the wrong version of torch" (whisper-local-transcribe#8)
+    r"\bended up (?:running|using) (?:(?:it|the \w+|this \w+) )?(?:on )?(?:the |my )?CPU\b|"
     r"\b(?:doesn'?t|does not|don'?t|do not|isn'?t|is not|not|never|can'?t|cannot|can not) (?:use|using|utili[sz]e|"
     r"utili[sz]ing) (?:the |my )?(?:NVIDIA )?(?:GPU|graphics card|CUDA)s?\b|"
     r"\bGPU (?:usage|utili[sz]ation|load) (?:is |stays |remains |at )?(?:always |still |only |just )?0 ?%|"

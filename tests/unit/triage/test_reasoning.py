@@ -1054,3 +1054,19 @@ def test_the_cpu_run_guard_beside_a_new_gpu_reads_the_cuda_build_the_paste_names
     # cu128 builds code for sm_120 (nvidia.json's capability_ceiling): beside it a CPU run told is torch's again.
     assert read_paste("RTX 5090, torch 2.7.1+cu128, it only uses the CPU\n").known["torch.cuda_available"].value is False
     assert "torch.cuda_available" not in read_paste("RTX 5090, torch 2.6.0+cu126, it only uses the CPU\n").known
+
+
+def test_advice_to_install_is_no_fact_of_the_setup_and_a_cpu_run_blamed_on_the_torch_is_a_cpu_build():
+    # whisper-local-transcribe-8: "running the program on my CPU, since I had the wrong version of torch installed",
+    # then advice for others: "You can install a version of PyTorch using" a cu121 index command.
+    report = triage(dev_paste("whisper-local-transcribe-8-ran-on-cpu-wrong-torch"))
+    assert report.verdict.root_cause == "torch.cuda-built"
+    advice = read_paste("You can install a version of PyTorch using\npip install torch --index-url "
+                        "https://download.pytorch.org/whl/cu121\n").known
+    assert "torch.cuda_version" not in advice
+    assert read_paste("pip install torch --index-url https://download.pytorch.org/whl/cu121\n").known[
+        "torch.cuda_version"].value == "12.1"
+    # A CPU run for another reason, or a wrong torch with no CPU run, tells no build.
+    assert "torch.cuda_version" not in read_paste("It ran on my CPU because I had the wrong model selected\n").known
+    assert "torch.cuda_version" not in read_paste("I had the wrong version of torch installed for CUDA 12\n").known
+    assert read_paste("I ended up running it on my CPU with an RTX 3060\n").known["torch.cuda_available"].value is False
