@@ -49,6 +49,7 @@ CUDA_UNAVAILABLE_REASON = "cuda-unavailable-reason"
 PIP_NO_TORCH = "pip-no-torch"
 UV_NO_TORCH_WHEEL = "uv-no-torch-wheel"
 UV_PYTHON_ABI = "uv-python-abi"
+PIP_REQUIRES_PYTHON = "pip-requires-python"
 UV_PLATFORM_TAG = "uv-platform-tag"
 # The kinds of message the CUDA-message and Windows parsers (triage/parsers/cuda.py, windows.py) read captures from.
 GPU_TOO_OLD_FOR_TORCH = "gpu-too-old-for-torch"
@@ -65,7 +66,7 @@ CUDA_REQUIRED = "cuda-required"
 # A program reports that torch.cuda.is_available() returned False (a launcher's assertion, an app's CPU fallback).
 CUDA_UNAVAILABLE_REPORTED = "cuda-unavailable-reported"
 KINDS = (OUT_OF_MEMORY, MISSING_OPERATOR, IMPORT_FAILURE, DRIVER_TOO_OLD, CUDA_UNAVAILABLE_REASON, PIP_NO_TORCH,
-         UV_NO_TORCH_WHEEL, UV_PYTHON_ABI, UV_PLATFORM_TAG, GPU_TOO_OLD_FOR_TORCH, TORCH_MINIMUM_CAPABILITY,
+         UV_NO_TORCH_WHEEL, UV_PYTHON_ABI, PIP_REQUIRES_PYTHON, UV_PLATFORM_TAG, GPU_TOO_OLD_FOR_TORCH, TORCH_MINIMUM_CAPABILITY,
          GPU_NOT_COMPATIBLE, TORCH_SUPPORTED_CAPABILITIES, GPU_TOO_OLD_FOR_TRITON, TRITON_CAPABILITY_NUMBERS,
          TORCH_DLL_NOT_FOUND, CUDA_UNAVAILABLE_REPORTED, WINDOWS_MODULE_NOT_FOUND, DOCKER_RUN, CUDA_REQUIRED)
 # What fixes the failure an import-failure entry names (its `remedy`); the torch.import check turns it into actions.

@@ -171,15 +171,17 @@ def catalogue_evidence(match: Match, number: int) -> Evidence:
 
 # The ASCII characters that mean something to a shell, Markdown or HTML, and the controls and line separators.
 UNSAFE = re.compile("[!$&*<>?@\\[\\]^`{|}\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# A comparison keeps its meaning as the full-width sign, which no shell, Markdown or HTML reads ("not in '＜3.13,＞=3.9'").
+COMPARISONS = str.maketrans({"<": "\uff1c", ">": "\uff1e"})
 # Unicode format characters (bidi controls, zero-width, tags), surrogates and private use: never part of a message.
 HIDDEN = ("Cf", "Cs", "Co")
 
 
 def stripped_line(text: str, limit: int = 300) -> str:
     """Pasted TEXT as one line of at most LIMIT characters, without the ASCII characters that mean something to a
-    shell, Markdown or HTML (` $ < > @ | * [ ] ! & \\) and without invisible ones; other scripts' letters and
-    punctuation (，：…) are the user's words and stay."""
-    text = UNSAFE.sub("", " ".join(text.replace("\\", "/").split()))
+    shell, Markdown or HTML (` $ @ | * [ ] ! & \\; < and > become their full-width signs) and without invisible
+    ones; other scripts' letters and punctuation (，：…) are the user's words and stay."""
+    text = UNSAFE.sub("", " ".join(text.replace("\\", "/").split()).translate(COMPARISONS))
     return shorten("".join(char for char in text if unicodedata.category(char) not in HIDDEN), limit)
 
 

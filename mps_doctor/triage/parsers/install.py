@@ -4,7 +4,17 @@ import re
 from dataclasses import replace
 from typing import List, Optional, Sequence, Tuple
 
-from mps_doctor.known_errors import PIP_NO_TORCH, UV_NO_TORCH_WHEEL, UV_PLATFORM_TAG, UV_PYTHON_ABI, Intent, intents, search, trigger
+from mps_doctor.known_errors import (
+    PIP_NO_TORCH,
+    PIP_REQUIRES_PYTHON,
+    UV_NO_TORCH_WHEEL,
+    UV_PLATFORM_TAG,
+    UV_PYTHON_ABI,
+    Intent,
+    intents,
+    search,
+    trigger,
+)
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import GET_STARTED, Result, python_version
 from mps_doctor.triage.text import Line, matching
@@ -34,7 +44,7 @@ INTEL_OR_ROSETTA = Evidence(
 # CPython 3.12.4 interpreter at: /usr/bin/python3.12" (uv venv, uv sync).
 UV_USING = re.compile(r"^Using (?:C?Python|PyPy) (3\.\d{1,2}\.\d{1,2})\S* (?:environment|interpreter) at\b")
 INSTALL_LINE = re.compile("%s|torch-|^Using (?:C?Python|PyPy) 3" % trigger(PIP_NO_TORCH, UV_NO_TORCH_WHEEL, UV_PYTHON_ABI,
-                                                                           UV_PLATFORM_TAG).pattern,
+                                                                           UV_PLATFORM_TAG, PIP_REQUIRES_PYTHON).pattern,
                           re.IGNORECASE | re.MULTILINE)
 
 
@@ -90,6 +100,9 @@ def parse_install(lines: Sequence[Line]) -> Result:
         if uv_abi:
             out += [Finding("interpreter.version", python_version(uv_abi.group("python")), line.number, "uv"),
                     Finding("packages.torch", uv_abi.group("torch"), line.number, "uv")]
+        refused = search(PIP_REQUIRES_PYTHON, text)
+        if refused:
+            out.append(Finding("interpreter.version", python_version(refused.group("python")), line.number, "pip"))
         uv_platform = search(UV_PLATFORM_TAG, text)
         if uv_platform:
             found, implicated = platform_tag_facts(uv_platform.group("tag"), line.number, "uv")

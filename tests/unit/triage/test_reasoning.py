@@ -1070,3 +1070,20 @@ def test_advice_to_install_is_no_fact_of_the_setup_and_a_cpu_run_blamed_on_the_t
     assert "torch.cuda_version" not in read_paste("It ran on my CPU because I had the wrong model selected\n").known
     assert "torch.cuda_version" not in read_paste("I had the wrong version of torch installed for CUDA 12\n").known
     assert read_paste("I ended up running it on my CPU with an RTX 3060\n").known["torch.cuda_available"].value is False
+
+
+@pytest.mark.parametrize("message", [
+    "Link requires a different Python (3.13.2 not in: '<3.13,>=3.9'): https://files.pythonhosted.org/x.tar.gz",
+    "ERROR: Package 'coqui-tts' requires a different Python: 3.13.2 not in '<3.13,>=3.9'",
+    "ERROR: Packages require a different Python. 3.13.2 not in:",
+])
+def test_pip_refusing_a_package_for_its_requires_python_fails_the_python_layer_with_the_pasted_python(message):
+    # pip 23.2's three wordings (index/package_finder.py, resolution/resolvelib/factory.py, legacy/resolver.py).
+    report = triage(message + "\n")
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("python.version", "pip.requires-different-python")
+    assert read_paste(message + "\n").known["interpreter.version"].value == (3, 13, 2)
+
+
+def test_a_comparison_in_a_quoted_message_keeps_its_meaning_without_markup():
+    reply = render_triage(triage(dev_paste("coqui-ai-tts-299-python3132-requires-python-below-313")), "markdown")
+    assert "'＜3.13,＞=3.9'" in reply and "<3.13" not in reply
