@@ -11,6 +11,7 @@ markup. Sources: CommonMark 0.31 (code spans 6.1, backslash escapes 2.4, HTML bl
 and formatting syntax" (mentions, emoji) documentation.
 """
 
+import functools
 import html
 import re
 from typing import Callable, Iterable, List
@@ -68,22 +69,19 @@ def marked_prose(value: str, table: bool = False, line_start: bool = False) -> s
     # Each span stands as one placeholder character while the text is split into words.
     words = MARKED.sub("\x00", text).split()
     out: List[str] = []
-    pending: List[str] = []
+    unmarked: List[str] = []
+    wrap = functools.partial(code, table=table)
     for index, word in enumerate(words):
-        count = word.count("\x00")
-        pieces = word.split("\x00")
-        marked = count == 1 and all(not piece or is_plain(piece) for piece in pieces) and not (
-            index == 0 and line_start and BLOCK_START.match(pieces[0]))
-        plain = count == 0 and is_plain(word) and not (index == 0 and line_start and BLOCK_START.match(word))
-        if not (marked or plain):
-            pending.append(restore(word, spans))
+        if "\x00" not in word:
+            unmarked.append(word)
             continue
-        if pending:
-            out.append(code(" ".join(pending), table))
-            pending = []
-        out.append(pieces[0] + code(spans.pop(0), table) + pieces[1] if marked else word)
-    if pending:
-        out.append(code(" ".join(pending), table))
+        out += word_runs(unmarked, wrap, line_start and index == len(unmarked))
+        unmarked = []
+        pieces = word.split("\x00")
+        marked = len(pieces) == 2 and all(not piece or is_plain(piece) for piece in pieces) and not (
+            index == 0 and line_start and BLOCK_START.match(pieces[0]))
+        out.append(pieces[0] + code(spans.pop(0), table) + pieces[1] if marked else code(restore(word, spans), table))
+    out += word_runs(unmarked, wrap, line_start and len(unmarked) == len(words))
     return " ".join(out)
 
 
@@ -115,6 +113,11 @@ def closes_inside(run: str, closing: str) -> bool:
 def literal_runs(value: str, wrap: Callable[[str], str], line_start: bool = False) -> List[str]:
     """The words of VALUE (one line, control characters escaped): plain ones as they are, each run of the others
     joined by spaces and passed to WRAP, with the brackets and punctuation around a run left outside it."""
+    return word_runs(escaped_line(str(value)).split(), wrap, line_start)
+
+
+def word_runs(words: List[str], wrap: Callable[[str], str], line_start: bool = False) -> List[str]:
+    """literal_runs() of WORDS already escaped and split; LINE_START when the first of them begins a line."""
     out: List[str] = []
     pending: List[str] = []
     opening = ""
@@ -125,7 +128,7 @@ def literal_runs(value: str, wrap: Callable[[str], str], line_start: bool = Fals
             out.append(opening + wrap(" ".join(pending)) + closing)
         pending, opening = [], ""
 
-    for index, word in enumerate(escaped_line(str(value)).split()):
+    for index, word in enumerate(words):
         first = index == 0 and line_start
         if is_plain(word) and not (first and BLOCK_START.match(word)):
             flush()

@@ -1,11 +1,12 @@
 """render/safe.py and the quoting of render/script.py: the functions every renderer relies on."""
 
 import json
+import re
 
 import pytest
 
 from mps_doctor.render.markdown import json_block
-from mps_doctor.render.md import code, fence, prose
+from mps_doctor.render.md import code, fence, marked_prose, prose
 from mps_doctor.render.safe import displayable, escaped_line, visible
 from mps_doctor.render.script import comment, fish_quote, posix_quote
 from tests.hostile.attack import ESCAPE_BYTES, PAYLOADS
@@ -66,3 +67,16 @@ def test_posix_quoting_of_control_characters(word, quoted):
                                          ("\x85", "''\\u0085")])
 def test_fish_quoting_of_control_characters(word, quoted):
     assert fish_quote(word) == quoted
+
+
+def test_marked_prose_keeps_the_punctuation_between_values_outside_their_spans():
+    text = "graphdeco's diff_gaussian_rasterization, simple_knn, or a fork (c10::cuda::SetDevice, here) with `nvidia-smi`."
+    assert marked_prose(text) == ("graphdeco's `diff_gaussian_rasterization`, `simple_knn`, or a fork (`c10::cuda::SetDevice`, "
+                                  "here) with `nvidia-smi`.")
+    assert marked_prose("- a `x`", line_start=True) == "`-` a `x`"
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_marked_prose_leaves_nothing_live_outside_its_code_spans(payload):
+    outside = re.sub(r"(`+)(?:(?!\1).)+\1", "", marked_prose("see `x` then %s, and %s" % (payload, payload)))
+    assert not re.search(r"[<>\[\]@#|*_~\\!&]", outside), outside

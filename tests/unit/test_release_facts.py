@@ -155,7 +155,6 @@ ALLOWED_IN_CATALOGUE = {
     ("nvcc.unsupported-msvc-version", "12.1.105"): "the version of NVIDIA's nvcc wheel the bound was read from",
     ("nvcc.unsupported-msvc-version", "12.3.107"): "the version of NVIDIA's nvcc wheel the bound was read from",
     ("nvcc.unsupported-msvc-version", "12.4.131"): "the version of NVIDIA's nvcc wheel the bound was read from",
-    ("pip.requires-different-python", "23.2"): "the pip release whose source the wordings were read from",
     ("autogptq.setup-torch-without-cuda", "0.3"): 'a release of the library the entry is about, not of torch',
     ("autogptq.setup-torch-without-cuda", "0.7"): 'a release of the library the entry is about, not of torch',
     ("autogptq.setup-torch-without-cuda", "12.1"): 'the CUDA of an example index URL',
