@@ -289,10 +289,13 @@ def find_all(text: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> I
 
 
 def same_place(broad: "re.Match", narrow: "re.Match", text: str) -> bool:
-    """Whether match BROAD starts on a line that match NARROW spans in TEXT."""
+    """Whether match BROAD starts on a line that match NARROW spans in TEXT, or on the line after them (where a tool
+    ends the message: pip's "No matching distribution found for torch==..." after "Could not find a version that
+    satisfies the requirement torch==...", pip/_internal/resolution/resolvelib/factory.py)."""
     first = text.rfind("\n", 0, narrow.start()) + 1
     last = text.find("\n", narrow.end())
-    return first <= broad.start() <= (len(text) if last < 0 else last)
+    following = -1 if last < 0 else text.find("\n", last + 1)
+    return first <= broad.start() <= (len(text) if last < 0 or following < 0 else following)
 
 
 def explain(message: str) -> Optional[KnownError]:

@@ -30,7 +30,8 @@ def vm_remedy(problem: str, why: str) -> Remedy:
 
 
 @check("torch.mps-available", "MPS is available",
-       layer=80, devices=("mps",), facts=("torch.mps_available",), pasted=mps_unavailable_versions_unknown)
+       layer=80, devices=("mps",), facts=("torch.mps_available",), pasted=mps_unavailable_versions_unknown,
+       evidence=("hosted-macos-runner",))
 def torch_mps_available(ctx: Context) -> Outcome:
     """`torch.backends.mps.is_available()`; VM from `kern.hv_vmm_present`, hosted runner from `GITHUB_ACTIONS` +
     `RUNNER_ENVIRONMENT`/`ImageOS` (GitHub runner docs; pytorch#125197); sandboxes from `CODEX_SANDBOX`

@@ -64,7 +64,8 @@ def python_too_old(ctx: Context, version: str) -> Outcome:
 
 
 @check("python.version", "Python version is supported by torch",
-       layer=50, devices=("mps", "cuda", "cpu"), facts=("interpreter.version",), facts_when=installed_torch_version,
+       layer=50, devices=("mps", "cuda", "cpu"), facts=("interpreter.version|interpreter.pointer_bits",),
+       facts_when=installed_torch_version,
        evidence=("no-wheel-for-python",))
 def python_version(ctx: Context) -> Outcome:
     """the row's Python range, read from the wheel tags (regular CPython builds on both macOS arm64 and Linux x86_64)
@@ -75,10 +76,10 @@ def python_version(ctx: Context) -> Outcome:
     if broken:
         return broken
     py = ctx.python_version
-    label = "%d.%d" % py[:2]
     # No Mac runs a 32-bit Python (macOS dropped 32-bit apps in 10.15; Apple Silicon never ran them).
     if ctx.interp is not None and ctx.interp.pointer_bits == 32 and not ctx.torch_imported() and not ctx.is_mac:
-        return thirty_two_bit(ctx, label)
+        return thirty_two_bit(ctx)
+    label = "%d.%d" % py[:2]
     version = ctx.torch_version()
     if version:
         release, exact = ctx.releases.row_for(version)
@@ -185,12 +186,12 @@ def capitalized(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def thirty_two_bit(ctx: Context, label: str) -> Outcome:
+def thirty_two_bit(ctx: Context) -> Outcome:
     """A 32-bit Python gets no torch at all: each release's PyPI files are for 64-bit platforms only (macOS arm64,
     Linux x86_64 and aarch64, Windows amd64: the wheel lists in the release table's sources), and pip then finds
     nothing, or torch's 0.1.2 placeholder (pytorch#27815, #149823)."""
     return failed(
-        "Python %s is a 32-bit build: torch publishes 64-bit wheels only" % label,
+        "%s is a 32-bit build: torch publishes 64-bit wheels only" % ctx.python_label(),
         Remedy("%s is a 32-bit build." % ctx.python_label(),
                "torch's wheels are for 64-bit Pythons (Windows amd64, Linux x86_64 and aarch64, macOS arm64); a "
                "32-bit Python, or any Python on a 32-bit Windows, gets none. Install a 64-bit Python (on Windows, "

@@ -178,6 +178,8 @@ ALLOWED_IN_CATALOGUE = {
     ("torch.pytorch3d-pypi-placeholder", "0.0.1"): "PyTorch3D's placeholder release on PyPI, not torch's",
     ("torch.pytorch3d-pypi-placeholder", "11.0"): "Apple's fact: the first macOS of Apple Silicon, a deployment target",
     ("trl.vllm-device-unavailable", "0.14"): 'a release of the library the entry is about, not of torch',
+    ("pip.torch-variant-not-published", "1.8.0"): HISTORIC + " (the release whose Windows command named a missing variant)",
+    ("pip.torch-variant-not-published", "10.2"): HISTORIC + " (the CUDA of that missing variant)",
     ("trl.vllm-device-unavailable", "0.15"): 'a release of the library the entry is about, not of torch',
     ("torch.extension-torch-too-old", "1.1"): HISTORIC + " (TORCH_CHECK arrived in torch 1.2's headers, read from the wheels)",
     ("torch.extension-torch-too-old", "1.1.0"): HISTORIC + " (TORCH_CHECK arrived in torch 1.2's headers, read from the wheels)",

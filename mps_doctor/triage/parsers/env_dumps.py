@@ -160,7 +160,13 @@ def parse_hf_env(lines: Sequence[Line]) -> Result:
 
 CONDA_INFO_LINE = re.compile(r"^[^\S\n]*(?:platform|python version|virtual packages)[^\S\n]*:|__archspec=1=|__osx=", re.I | re.M)
 CONDA_INFO_FIELD = re.compile(r"\s*(platform|python version|virtual packages)\s*:\s*(\S.*)$", re.I)
-CONDA_PLAN_LINE = re.compile(r"::pytorch-|PackagesNotFoundError|\b(?:pkgs/main|conda-forge|pytorch|defaults)/osx-")
+CONDA_PLAN_LINE = re.compile(r"::pytorch-|PackagesNotFoundError|\b(?:pkgs/main|conda-forge|pytorch|defaults)/osx-|/(?:win|linux)-32\b")
+# conda's 32-bit platforms (conda/base/constants.py KNOWN_SUBDIRS: win-32, linux-32), named by `conda info`'s platform or
+# a channel URL of the environment ("https://conda.anaconda.org/pytorch/win-32", pytorch#49330): a 32-bit conda, whose
+# Python gets no torch (every torch release is for 64-bit platforms only).
+CONDA_32_BIT = re.compile(r"\b(?:conda\.anaconda\.org/[\w.-]+|repo\.anaconda\.com/pkgs/\w+|pkgs/main|conda-forge|pytorch|"
+                          r"defaults)/(win|linux)-32\b")
+THIRTY_TWO_BIT_SYSTEMS = {"win": "Windows", "linux": "Linux"}
 CUDA_PACKAGE = re.compile(r"^-\s+(pytorch-cuda|cudatoolkit|cuda-[\w-]+)", re.M)
 
 
@@ -180,6 +186,9 @@ def parse_conda_info(lines: Sequence[Line]) -> Result:
                         Finding("interpreter.machine", "x86_64" if platform == "osx-64" else "arm64", line.number, p)]
             elif platform.startswith("linux-"):
                 out.append(Finding("host.system", "Linux", line.number, p))
+            if platform in ("win-32", "linux-32"):
+                out += [Finding("interpreter.pointer_bits", 32, line.number, p),
+                        Finding("host.system", THIRTY_TWO_BIT_SYSTEMS[platform[:-3]], line.number, p)]
         elif field and field.group(1).lower() == "python version":
             version = python_version(value)
             if version:
@@ -204,6 +213,10 @@ def conda_plan(lines: Sequence[Line]) -> List[Finding]:
         subdir = re.search(r"\b(?:pkgs/main|conda-forge|pytorch|defaults)/(osx-64|osx-arm64)\b", line.text)
         if subdir:
             out.append(Finding("interpreter.conda_subdir", subdir.group(1), line.number, p))
+        thirty_two = CONDA_32_BIT.search(line.text)
+        if thirty_two:
+            out += [Finding("interpreter.pointer_bits", 32, line.number, p),
+                    Finding("host.system", THIRTY_TWO_BIT_SYSTEMS[thirty_two.group(1)], line.number, p)]
         planned = re.search(r"(osx-arm64|osx-64|linux-64|linux-aarch64|win-64)::pytorch-(\d+\.\d+\.\d+)-(\S+)", line.text)
         if planned:
             subdir, version, build = planned.groups()

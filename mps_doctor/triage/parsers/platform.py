@@ -88,7 +88,34 @@ def parse_platform(lines: Sequence[Line]) -> Result:
                 intents({"note": "on the Mac, outside Docker"}, {"run": ["python", "-m", "venv", ".venv"]}),
                 "https://docs.pytorch.org/docs/stable/notes/mps.html",
                 line.number, "platform", overrides=True, devices=("mps",), kind="container-on-mac"))
-    return out, evidence
+    return out, evidence + hosted_runner_evidence(lines)
+
+
+# GitHub's hosted macOS runners by their labels ("runs-on: macos-14", "macos-14-xlarge", "macos-latest", as people write
+# them "macosx-14.xlarge") or their image ("Image: macos-14-arm64"), in a paste about CI: virtual machines, where
+# GitHub documents "Metal Performance Shaders (MPS) are not supported" (about GitHub-hosted runners; pytorch#125197).
+HOSTED_MAC_RUNNER = re.compile(r"\bmacosx?-(?:1[1-9]|2\d|latest)(?:[-.](?:xlarge|large|arm64))?\b", re.I)
+CI_CONTEXT = re.compile(r"\b(?:CI|GitHub Actions|runs-on|runners?|workflows?|actions/runs)\b", re.I)
+MPS_NAMED = re.compile(r"\bMPS\b|\bMetal Performance Shaders\b", re.I)
+HOSTED_MAC_KIND = "hosted-macos-runner"
+
+
+def hosted_runner_evidence(lines: Sequence[Line]) -> List[Evidence]:
+    """Evidence against MPS's availability when a paste about CI runs on a GitHub-hosted macOS runner and speaks of
+    MPS: the runner is a virtual machine, where MPS may report available and still not work."""
+    runner = next((line for line in lines if HOSTED_MAC_RUNNER.search(line.text)), None)
+    text = "\n".join(line.text for line in lines)
+    if runner is None or not CI_CONTEXT.search(text) or not MPS_NAMED.search(text):
+        return []
+    return [Evidence(
+        (), "a GitHub-hosted macOS runner (a virtual machine): MPS is not supported there",
+        "The paste runs on a GitHub-hosted macOS runner (%s)." % HOSTED_MAC_RUNNER.search(runner.text).group(0),
+        "GitHub's hosted macOS runners are virtual machines, and GitHub documents MPS as not supported on them: "
+        "torch.backends.mps.is_available() can still say True, and work on the device then fails or gives wrong "
+        "numbers (pytorch#125197). Gate MPS on a self-hosted Apple Silicon runner and use the CPU on hosted ones.",
+        intents({"note": "in CI on a hosted runner, run on the CPU; keep MPS checks for a self-hosted Apple Silicon runner"}),
+        "https://docs.github.com/en/actions/using-github-hosted-runners/about-github-hosted-runners",
+        runner.number, "platform", overrides=True, devices=("mps",), kind=HOSTED_MAC_KIND)]
 
 
 SW_VERS_LINE = re.compile(r"^(?:ProductVersion|BuildVersion):", re.M)

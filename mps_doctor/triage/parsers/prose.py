@@ -162,7 +162,11 @@ def cuda_told_on_mac(lines: Sequence[Line]) -> List[Evidence]:
 # An AMD GPU as people name it ("RX 6800", "Radeon RX 7900 XTX", "AMD Radeon"): CUDA builds of torch run only on NVIDIA
 # GPUs (AMD's run on ROCm builds, on Linux), and stable-diffusion-webui's collaborators send AMD users on Windows to a
 # DirectML fork (stable-diffusion-webui#16861).
-AMD_GPU = re.compile(r"\bRadeon RX\b|\bRX ?(?:4[5-8]0|5[5-9]0|5[5-7]00|6[4-9][05]0|7[6-9]00|90[67]0)(?: ?XTX?| GRE)?\b", re.I)
+# People name it by the brand too: "a fooocus user on amd", "I have an AMD GPU" (RuinedFooocus#121), not an AMD CPU.
+AMD_GPU = re.compile(r"\bRadeon RX\b|\bRX ?(?:4[5-8]0|5[5-9]0|5[5-7]00|6[4-9][05]0|7[6-9]00|90[67]0)(?: ?XTX?| GRE)?\b|"
+                     r"\bAMD (?:GPU|graphics(?: card)?|video card|card|Radeon)s?\b|"
+                     r"\b(?:user|users|I'?m|I am|running|run) on (?:an? )?AMD\b(?! (?:Ryzen|CPU|processor|EPYC|Threadripper|Athlon))|"
+                     r"\b(?:have|has|with|using) an? AMD\b(?! (?:Ryzen|CPU|processor|EPYC|Threadripper|Athlon))", re.I)
 # A paste that names an NVIDIA GPU or its driver's table, or a ROCm build of torch (AMD's, which uses the torch.cuda
 # API: "+rocm6.2", the whl/rocm6.2 index), is no AMD GPU asking for CUDA; "ROCm 5.7" installed beside a CUDA torch and
 # a message about "Nvidia drivers" are (StableSwarmUI#260).
@@ -178,11 +182,16 @@ def amd_gpu_for_cuda(lines: Sequence[Line]) -> List[Evidence]:
         return []
     return [Evidence(
         (), "the paste names an AMD GPU: CUDA needs an NVIDIA GPU",
-        "The GPU is an AMD one (%s), and CUDA runs only on NVIDIA GPUs." % AMD_GPU.search(named.text).group(0),
+        "The GPU is an AMD one (%s), and CUDA runs only on NVIDIA GPUs." % amd_name(AMD_GPU.search(named.text).group(0)),
         "PyTorch's CUDA builds find no GPU without an NVIDIA one. AMD GPUs run PyTorch's ROCm builds on Linux "
         "(pytorch.org/get-started, ROCm); on Windows the program needs an AMD-capable variant (a DirectML build), "
         "or the CPU.", intents({"check_again": {"device": "cpu"}}), "https://pytorch.org/get-started/locally/",
         named.number, "prose", devices=("cuda",), kind="amd-gpu-for-cuda")]
+
+
+def amd_name(found: str) -> str:
+    """The AMD GPU as the paste names it when that is a model ("RX 6800"), else the brand."""
+    return found if re.search(r"\d|Radeon", found, re.I) else "AMD"
 
 
 def line_is_code(line: Line) -> bool:

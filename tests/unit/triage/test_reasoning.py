@@ -1087,3 +1087,36 @@ def test_pip_refusing_a_package_for_its_requires_python_fails_the_python_layer_w
 def test_a_comparison_in_a_quoted_message_keeps_its_meaning_without_markup():
     reply = render_triage(triage(dev_paste("coqui-ai-tts-299-python3132-requires-python-below-313")), "markdown")
     assert "'＜3.13,＞=3.9'" in reply and "<3.13" not in reply
+
+
+def test_a_github_hosted_macos_runner_fails_mps_availability():
+    # pytorch-125197: "macos-14.xlarge says it is [available], but it's apparently not" in a CI job.
+    report = triage(dev_paste("pytorch-125197-macos14-hosted-runner-mps-reported-available"))
+    assert report.verdict.root_cause == "torch.mps-available"
+    assert triage("CI on runs-on: macos-14 fails: MPS backend out of memory?\n").verdict.root_cause == "torch.mps-available"
+    # Not without CI, nor without MPS: a runner label alone is no MPS problem.
+    assert "hosted-macos-runner" not in {e.kind for e in read_paste("I use macos-14 on my laptop with MPS\n").evidence}
+    assert not read_paste("runs-on: macos-14\nthe build fails on the CPU\n").evidence
+
+
+def test_torch_dlls_from_different_builds_fail_the_import_on_windows():
+    # comfyui-2345: "[WinError 182] The operating system cannot run %1. Error loading ...torch\lib\nvfuser_codegen.dll".
+    report = triage(dev_paste("comfyui-2345-winerror182-nvfuser-dll-after-update"))
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("torch.import", "windows.torch-dll-mismatched")
+
+
+def test_a_32_bit_conda_named_by_its_channels_fails_the_python_layer():
+    # pytorch-49330: PackagesNotFoundError with "https://conda.anaconda.org/pytorch/win-32" among the channels.
+    report = triage(dev_paste("pytorch-49330-conda-win-32-channels"))
+    assert report.verdict.root_cause == "python.version" and "32-bit" in layer(report, "python.version").summary
+    known = read_paste("platform : linux-32\n").known
+    assert (known["interpreter.pointer_bits"].value, known["host.system"].value) == (32, "Linux")
+    assert "interpreter.pointer_bits" not in read_paste("  - https://conda.anaconda.org/pytorch/win-64\n").known
+
+
+def test_an_amd_gpu_named_by_its_brand_asks_for_no_cuda_but_an_amd_cpu_does():
+    # ruinedfooocus-121: "a fooocus user on amd", "missing nvidia driver".
+    report = triage(dev_paste("ruinedfooocus-121-amd-gpu-no-nvidia-driver"))
+    assert report.verdict.root_cause == "cuda.driver"
+    assert "(AMD)" in render_triage(report, "text")
+    assert not read_paste("I have an AMD Ryzen 9 and CUDA is not available with my nvidia card\n").evidence
