@@ -201,13 +201,16 @@ def line_is_code(line: Line) -> bool:
 
 # How people report silent wrong results: "gives the wrong answer on MPS", "random numbers", "# NOT same!",
 # "is broken on MPS backend" (pytorch#111634, #81567, #118115, #90635); in image generation, an image that is only
-# noise or black, and "a bug ... with the mps backend" without an error (ComfyUI#4263, #3346).
+# noise or black, shapes instead of a picture, and "a bug ... with the mps backend" without an error (ComfyUI#4263,
+# #3346, #3076).
 WRONG_RESULTS = re.compile(r"\b(?:wrong|incorrect|bad|garbage|nonsense|different) (?:answer|result|output|value|number|"
                            r"prediction|key ?point|detection|mask|embedding|logit)s?\b|\bsome random numbers\b|"
                            r"#\s*NOT same\b|\b(?:is|are) broken on (?:the )?(?:MPS|CUDA)\b|"
                            r"\bdiffer(?:s|ent)? from (?:the )?CPU\b|"
                            r"\b(?:image|images|output|picture)s? (?:is|are) (?:just |only |all |pure )?(?:colou?r(?:ed)? |random )?noise\b|"
-                           r"\b(?:bug|problem) with (?:torch (?:with|on) )?(?:the )?mps backend\b", re.I)
+                           r"\b(?:bug|problem) with (?:torch (?:with|on) )?(?:the )?mps backend\b|"
+                           # "now I can only render strange shapes", "odd, blob-like images" (ComfyUI#3076)
+                           r"\b(?:strange|odd|weird|garbled|distorted|blob-like) (?:shapes|blobs|images|pictures)\b", re.I)
 # The Apple GPU is the accelerator of a paste that names macOS without naming a device.
 MAC_NAMED = re.compile(r"\bmac ?os\b|\bsonoma\b|\bsequoia\b|\bventura\b|\bApple M[1-5]\b", re.I)
 

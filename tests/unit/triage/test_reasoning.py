@@ -1120,3 +1120,9 @@ def test_an_amd_gpu_named_by_its_brand_asks_for_no_cuda_but_an_amd_cpu_does():
     assert report.verdict.root_cause == "cuda.driver"
     assert "(AMD)" in render_triage(report, "text")
     assert not read_paste("I have an AMD Ryzen 9 and CUDA is not available with my nvidia card\n").evidence
+
+
+def test_shapes_instead_of_a_picture_on_mps_are_wrong_results():
+    # comfyui-3076: "now I can only render strange shapes", "odd, blob-like images" on an M1 Max after a macOS update.
+    assert triage(dev_paste("comfyui-3076-samplers-blobs-after-macos-update-mps")).verdict.root_cause == "device.parity"
+    assert not read_paste("The strange thing is that MPS works\n").evidence
