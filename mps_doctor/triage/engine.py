@@ -20,6 +20,7 @@ from mps_doctor.known_errors import Intent, KnownError, Match
 from mps_doctor.report import Report, Verdict, check_results, created_now, guarded
 from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.model import Evidence
+from mps_doctor.triage.parsers.install import X86_64_PYTHON_ON_MAC
 from mps_doctor.triage.paste import (
     Paste,
     build_facts,
@@ -184,7 +185,8 @@ TITLE_LIMIT = 256
 def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError, ...]] = None,
            title: Optional[str] = None) -> Report:
     """The report for pasted text RAW; raise UsageError when it holds nothing recognizable. TITLE, the issue's title,
-    is read as a maintainer reads it: only when RAW names no cause, as line 1 above RAW (its lines then count from 3;
+    is read as a maintainer reads it: only when RAW names no cause, or blames an x86_64 Python on a Mac whose chip it
+    does not name and the title names it (chip_left_open), as line 1 above RAW (its lines then count from 3;
     `source.title` says so). Secrets are replaced before anything is read, so that no fact, message or output can hold
     one."""
     heading = " ".join((title or "").split())[:TITLE_LIMIT]
@@ -194,19 +196,27 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         if not heading:
             raise
         report = None
-    if not heading or report is not None and (report.verdict.root_cause or (report.source or {}).get("kind") != "pasted"):
+    if not heading or report is not None and (report.verdict.root_cause and not chip_left_open(report) or
+                                              (report.source or {}).get("kind") != "pasted"):
         return report
     try:
         titled = triage_text(heading + "\n\n" + raw, device, catalogue)
     except UsageError:
         titled = None
-    if titled is None or titled.verdict.root_cause is None or (titled.source or {}).get("kind") != "pasted":
+    if titled is None or titled.verdict.root_cause is None or (titled.source or {}).get("kind") != "pasted" or \
+            report is not None and report.verdict.root_cause and titled.facts.host.hw_arm64 is None:
         if report is None:
             raise UsageError("nothing recognizable in the pasted text or its title")
         return report
     cleaned = clean(scrub(heading))
     text = stripped_line(scrub(cleaned[0].text)) if len(cleaned) else ""
     return replace(titled, source=dict(titled.source, title={"line": 1, "text": text}))
+
+
+def chip_left_open(report: Report) -> bool:
+    """Whether REPORT blames an x86_64 Python on a Mac whose chip the paste does not name: an Intel Mac or Rosetta on
+    Apple Silicon, which a title ("Unable to install Intel MacOS using uv", docling#1351) may settle."""
+    return report.verdict.root_cause in implicated_by(X86_64_PYTHON_ON_MAC) and report.facts.host.hw_arm64 is None
 
 
 def triage_text(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError, ...]] = None) -> Report:

@@ -27,6 +27,8 @@ LAST_INTEL_MAC = load_releases().last_intel_torch
 RELEASE_MATRIX = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
 # The kind of message that says no torch wheel fits this interpreter (checks register the kinds that implicate them).
 NO_WHEEL = "no-wheel-for-python"
+# The kind of evidence of an x86_64 Python on macOS: an Intel Mac, or Rosetta on Apple Silicon.
+X86_64_PYTHON_ON_MAC = "x86_64-python-on-mac"
 INTEL_OR_ROSETTA = Evidence(
     (),
     "pip sees only torch wheels up to %s: an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)"
@@ -36,7 +38,7 @@ INTEL_OR_ROSETTA = Evidence(
     "newest torch there is (and MPS needs Apple Silicon); on Apple Silicon `sysctl -n hw.optional.arm64` prints 1 and "
     "the Python runs under Rosetta: install a native arm64 Python." % LAST_INTEL_MAC,
     intents({"run": ["sysctl", "-n", "hw.optional.arm64"]}, {"run": ["python", "-c", "import platform; print(platform.machine())"]}),
-    "https://github.com/pytorch/pytorch/issues/114602", source="pip", devices=("mps",), kind="x86_64-python-on-mac")
+    "https://github.com/pytorch/pytorch/issues/114602", source="pip", devices=("mps",), kind=X86_64_PYTHON_ON_MAC)
 
 
 # The lines the parser reads: the catalogue's install messages, and wheel file names (PEP 427: a name, not a message).

@@ -15,6 +15,14 @@ PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
 PROSE_TORCH = re.compile(r"\b(?:PyTorch|torch)\s*(?:[Vv]ersion\s*)?(?::\s*|==)?(?:stable\s*\()?v?(\d+\.\d+\.\d+(?:\+\w+)?)(?!\w|\.\d)")
 
 
+# A macOS named with "Intel" as the machine beside it ("macOS Sequoia 15.1.1, Intel, AMD", pytorch#141864), not
+# Intel's libraries or GPUs (MKL, OpenMP, Iris), and no Apple chip on that line.
+INTEL_ON_MAC_LINE = re.compile(r"\bIntel\b(?![- ](?:MKL|OpenMP|oneAPI|compiler|Arc|Iris|UHD|HD|graphics|GPU|Extension|XPU|"
+                               r"Fortran|Neural))", re.I)
+MAC_RELEASE_NAMED = re.compile(r"\bmac ?OS(?: X)?\b|\b(?:Sonoma|Sequoia|Ventura|Monterey|Big Sur|Catalina|Tahoe)\b", re.I)
+APPLE_CHIP = re.compile(r"\bM[1-5]\b|Apple Silicon|\barm64\b", re.I)
+
+
 def parse_prose(lines: Sequence[Line]) -> Result:
     """What people write about their machine: 'MacBook M1 Pro', 'Apple M2', 'my mac is intel', 'PyTorch 2.5.1',
     'reports platform i386'. Weakest source: any dump or log wins over it."""
@@ -26,6 +34,8 @@ def parse_prose(lines: Sequence[Line]) -> Result:
                 re.search(r"\b(?:Apple|Mac|MacBook|macOS|mac)\b|\bM[1-5] (?:Pro|Max|Ultra)\b", text, re.I):
             out += [Finding("host.hw_arm64", True, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if re.search(r"\b(?:mac(?:book)?(?: \w+)? is (?:an )?(?:intel|x86(?:_64)?)|(?:intel|x86(?:_64)?)[- ](?:based )?mac)", text, re.I):
+            out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
+        if INTEL_ON_MAC_LINE.search(text) and MAC_RELEASE_NAMED.search(text) and not APPLE_CHIP.search(text):
             out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if re.search(r"\b(?:platform|processor)\b[^.]{0,20}\bi386\b", text, re.I):
             out.append(Finding("interpreter.machine", "x86_64", line.number, p))

@@ -1126,3 +1126,19 @@ def test_shapes_instead_of_a_picture_on_mps_are_wrong_results():
     # comfyui-3076: "now I can only render strange shapes", "odd, blob-like images" on an M1 Max after a macOS update.
     assert triage(dev_paste("comfyui-3076-samplers-blobs-after-macos-update-mps")).verdict.root_cause == "device.parity"
     assert not read_paste("The strange thing is that MPS works\n").evidence
+
+
+def test_a_title_settles_the_chip_that_an_x86_64_install_log_leaves_open():
+    # docling-1351: uv's "You're on macOS (`macosx_15_0_x86_64`)" under "Unable to install Intel MacOS using uv".
+    case = dev_paste("docling-1351-uv-intel-mac-torch-no-wheel")
+    assert triage(case).verdict.root_cause == "python.rosetta"
+    titled = triage(case, title="Unable to install Intel MacOS using uv")
+    assert titled.verdict.root_cause == "hardware.apple-silicon" and titled.source["title"]["line"] == 1
+    # A title that names no chip leaves the text's verdict as it was.
+    assert triage(case, title="uv sync fails").verdict.root_cause == "python.rosetta"
+
+
+def test_intel_beside_a_macos_release_is_an_intel_mac_but_not_intel_software_or_an_apple_chip():
+    assert read_paste("BFloat16 Unsupported on MPS (macOS Sequoia 15.1.1, Intel, AMD)\n").known["host.hw_arm64"].value is False
+    assert "host.hw_arm64" not in read_paste("macOS 14.5 with Intel MKL installed\n").known
+    assert read_paste("macOS 14.5 on an M1, it worked on Intel\n").known["host.hw_arm64"].value is True
