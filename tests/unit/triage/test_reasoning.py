@@ -1142,3 +1142,12 @@ def test_intel_beside_a_macos_release_is_an_intel_mac_but_not_intel_software_or_
     assert read_paste("BFloat16 Unsupported on MPS (macOS Sequoia 15.1.1, Intel, AMD)\n").known["host.hw_arm64"].value is False
     assert "host.hw_arm64" not in read_paste("macOS 14.5 with Intel MKL installed\n").known
     assert read_paste("macOS 14.5 on an M1, it worked on Intel\n").known["host.hw_arm64"].value is True
+
+
+def test_a_message_only_a_cuda_build_prints_clears_the_cpu_build_suspicion():
+    # time-series-library-10: "RuntimeError: No CUDA GPUs are available" on Windows: the build has CUDA, the GPU is hidden.
+    report = triage(dev_paste("time-series-library-10-windows-export-visible-devices-2"))
+    assert (report.verdict.root_cause, report.verdict.suspected) == ("cuda.visible-devices", False)
+    windows = 'File "C:\\Users\\me\\x\\torch\\cuda\\__init__.py", line 1\nI have an RTX 3060 and it only uses the CPU\n'
+    assert triage(windows).verdict.suspected
+    assert not triage(windows + "RuntimeError: No CUDA GPUs are available\n").verdict.suspected
