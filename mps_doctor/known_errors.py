@@ -115,6 +115,9 @@ class KnownError:
     actions: Tuple[Intent, ...] = ()
     # The entries whose patterns also match this message and that it explains better: where both occur, it does.
     more_specific_than: Tuple[str, ...] = ()
+    # Printed only by a CUDA build of torch (its CUDA runtime's and c10/cuda's messages): where it occurs, the build has
+    # CUDA (`cuda_build_only` in the catalogue).
+    cuda_build_only: bool = False
 
     def on(self, system: Optional[str]) -> "KnownError":
         """This entry as it reads on SYSTEM (Darwin, Linux, Windows): its variant for SYSTEM, else itself."""
@@ -170,7 +173,8 @@ def parse_catalogue(doc: Any) -> Tuple[KnownError, ...]:
                               variants_of(entry.get("on")), entry.get("kind") if entry.get("kind") in KINDS else None,
                               entry.get("remedy") if entry.get("remedy") in REMEDIES else None,
                               entry.get("general") is True, intents_of(entry.get("actions"))[0],
-                              tuple(i for i in (entry.get("more_specific_than") or ()) if isinstance(i, str))))
+                              tuple(i for i in (entry.get("more_specific_than") or ()) if isinstance(i, str)),
+                              entry.get("cuda_build_only") is True))
     return tuple(out)
 
 

@@ -2,11 +2,11 @@
 and the one command that settles it. A suspicion fails its layer (never passes it) and is marked `suspected` in the
 verdict."""
 
-import re
 from typing import Any, Callable, Dict, Optional, Sequence
 
 from mps_doctor import nvidia
 from mps_doctor.checking.model import Outcome, Remedy, Status, run
+from mps_doctor.known_errors import find_all
 from mps_doctor.triage.derived import wheel_cuda
 from mps_doctor.versions import at_least, load_releases, version_tuple
 
@@ -41,13 +41,6 @@ def old_driver(known: Dict[str, Any]) -> Optional[Outcome]:
     )
 
 
-# Messages that only a CUDA build of torch prints (from its CUDA runtime and c10/cuda code): a CPU build stops at
-# "Torch not compiled with CUDA enabled" first (torch/cuda/__init__.py, _lazy_init), and none of these strings is in
-# PyPI's CPU wheel (torch 2.13.0+cpu: its libraries' strings and Python files).
-CUDA_BUILD_MESSAGES = re.compile(r"No CUDA GPUs are available|CUDA driver version is insufficient|"
-                                 r"no kernel image is available|CUDA out of memory|Found no NVIDIA driver on your system")
-
-
 def cpu_build(known: Dict[str, Any]) -> Optional[Outcome]:
     """`torch.cuda.is_available()` is False and the paste does not show torch's build, on Windows, or on a machine
     whose system is not shown but whose NVIDIA GPU is named with no driver line: a CPU build is the likeliest reason,
@@ -58,7 +51,8 @@ def cpu_build(known: Dict[str, Any]) -> Optional[Outcome]:
     # The artifact: PyPI's torch-2.15.0-cp312-cp312-win_amd64.whl (sha256 f2bd0a3709a7493a6ef2ac5a654111242a854439f7
     # 558f910b6b653b56f7504d) has torch/version.py `__version__ = '2.15.0+cpu'`, `cuda = None`, and every CUDA
     # Requires-Dist of its METADATA is marked `platform_system == "Linux"`.
-    if "message" in known and any(CUDA_BUILD_MESSAGES.search(text) for text in known["message"].value):
+    # A message only a CUDA build prints (the catalogue's cuda_build_only) shows the build.
+    if "message" in known and any(match.error.cuda_build_only for text in known["message"].value for match in find_all(text)):
         return None
     available = known.get("torch.cuda_available")
     system = known["host.system"].value if "host.system" in known else None
