@@ -208,8 +208,9 @@ UNCHANGED_BY_A_FIX = ("host.", "nvidia_smi.gpu")
 FIX_INTRO = re.compile(r"(?:(?:\b(?:reinstall(?:ed|ing)?|fix(?:ed)?|solution|workaround|quick-?fix|had to do)\b[^:]{0,80}|"
                        r"\bchange\w*\b[^:]{0,80}\bto):|\b(?:you (?:can|could|should|need to|must)|make sure (?:to|you))\b"
                        r"[^:]{0,60}\binstall\w*\b[^:]{0,60}(?:\busing|\bwith|\bby running|:))\s*$", re.I)
+# uv's "No solution found when resolving dependencies:" opens its error, not a fix.
 FAILED_ATTEMPT = re.compile(r"\b(?:tried|try|trying|nothing|didn'?t|did not|doesn'?t|does not|not|still|no luck|same|"
-                            r"but|without success)\b", re.I)
+                            r"but|without success|no solution)\b", re.I)
 # A line that says the one before it was the fix ("... --index-url .../cu126`" then "and it worked.", pyTranscriber#56).
 FIX_AFTER = re.compile(r"^(?:and|which) (?:it|that|this) ?%s" % WORKED, re.I)
 

@@ -105,8 +105,8 @@ def clean_line(raw: str) -> Tuple[str, str]:
         head, close, tail = text.rpartition(">")
         text = TAGS.sub("", head + close) + tail
     if "\\" in text:
-        # A message quoted from a Python repr: 'The operator \\'aten::roll\\' is not ...'.
-        text = text.replace("\\'", "'").replace('\\"', '"')
+        # A message quoted from a Python repr: 'The operator \\'aten::roll\\' is not ...'; a backquote escaped for Markdown.
+        text = text.replace("\\'", "'").replace('\\"', '"').replace("\\`", "`")
     if ">" in text:
         text = QUOTE.sub("", text)
     if "**" in text:

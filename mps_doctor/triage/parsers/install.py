@@ -1,8 +1,9 @@
 """Install logs: pip's and uv's resolution errors and torch wheel file names."""
 
+import bisect
 import re
 from dataclasses import replace
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from mps_doctor.known_errors import (
     PIP_NO_TORCH,
@@ -105,15 +106,37 @@ def parse_install(lines: Sequence[Line]) -> Result:
         refused = search(PIP_REQUIRES_PYTHON, text)
         if refused:
             out.append(Finding("interpreter.version", python_version(refused.group("python")), line.number, "pip"))
+    for text, number_at in wrapped_messages(lines):
         uv_platform = search(UV_PLATFORM_TAG, text)
         if uv_platform:
-            found, implicated = platform_tag_facts(uv_platform.group("tag"), line.number, "uv")
+            found, implicated = platform_tag_facts(uv_platform.group("tag"), number_at(uv_platform.start("tag")), "uv")
             out += found
             evidence += [replace(item, summary="uv runs an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple "
                                                "Silicon)") for item in implicated]
         if not (uv_platform and uv_platform.group("tag").startswith("macosx")) and uv_no_wheel(text):
-            evidence.append(no_wheel_evidence(line.number, "uv"))
+            evidence.append(no_wheel_evidence(number_at(0), "uv"))
     return out, evidence
+
+
+def wrapped_messages(lines: Sequence[Line]) -> List[Tuple[str, Callable[[int], int]]]:
+    """Each run of non-empty LINES that holds an install message, joined into one text as the tool wrote it before
+    wrapping it (uv wraps its diagnostics at the terminal's width: "has no wheels with a matching platform tag (e.g.,"
+    then "`macosx_10_16_x86_64`)" on the next line), with a function from an offset in it to its pasted line number."""
+    out: List[Tuple[str, Callable[[int], int]]] = []
+    run: List[Line] = []
+    for line in list(lines) + [Line(0, "", "")]:
+        if line.text.strip():
+            run.append(line)
+            continue
+        if run:
+            texts = [item.text.strip() for item in run]
+            text = " ".join(texts)
+            if INSTALL_LINE.search(text):
+                starts = [sum(len(t) + 1 for t in texts[:index]) for index in range(len(texts))]
+                numbers = [item.number for item in run]
+                out.append((text, lambda offset, s=starts, n=numbers: n[bisect.bisect_right(s, offset) - 1]))
+        run = []
+    return out
 
 
 def platform_tag_facts(tag: str, number: int, source: str) -> Tuple[List[Finding], List[Evidence]]:

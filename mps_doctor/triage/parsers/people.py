@@ -3,12 +3,14 @@ and versions in their own words ("macOS 14.6.1", "Mac OS Sonoma 14.5", "Macosx M
 "Windows 11", "CentOS 7")."""
 
 import re
+from dataclasses import replace
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from mps_doctor.nvidia import capability_of
-from mps_doctor.triage.model import Finding
+from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
 from mps_doctor.triage.parsers.common import LINUX_WORDS, Result, python_version
+from mps_doctor.triage.parsers.install import INTEL_OR_ROSETTA
 from mps_doctor.triage.text import Line, matching
 from mps_doctor.words import shorten
 
@@ -86,6 +88,11 @@ SYSTEM_LINE = re.compile(r"(?:^\W{0,4}|\b(?:setup|system|machine|PC|laptop|compu
 # A user who writes from a Mac: "on my Mac", "is mac actually supported?", "from a MacBook".
 ON_A_MAC = re.compile(r"\b(?:on|using|from|with|my) (?:my |an? )?mac(?:book\w*)?\b|\bis mac (?:actually |really )?supported\b",
                       re.I)
+# A report's own fields (QGIS AI Segmentation's error report: "OS: darwin (Darwin 25.2.0)", "Architecture: x86_64",
+# AI-Segmentation#166): the system, and the machine its Python runs as (platform.machine(), x86_64 under Rosetta).
+OS_FIELD_DARWIN = re.compile(r"^\W{0,4}(?:OS|System|Platform)\s*[:：]\s*(?:darwin|macOS)\b", re.I)
+MACHINE_FIELD = re.compile(r"^\W{0,4}(?:Architecture|Arch|Machine|platform\.machine\(\))\s*[:=]\s*`?(x86_64|arm64)`?\s*$",
+                           re.I | re.M)
 # A CUDA build people name ("no .whl packages for torch 1.12.1+cu113"): the build they want.
 CUDA_BUILD = re.compile(r"\b(?:torch|pytorch)[ =]=?v?(\d+\.\d+(?:\.\d+)?\+cu\d{2,3})\b", re.I)
 # An NVIDIA GPU as people name it ("RTX 4090", "GeForce GTX 1060", "RTX 3080 Ti", "A100"); kept only when NVIDIA's
@@ -192,6 +199,16 @@ def parse_people(lines: Sequence[Line]) -> Result:
             out.append(Finding("torch.cuda_version", None if answer == "None" else answer, line.number, "template"))
         elif kind == "driver" and re.fullmatch(r"\d{3}\.\d{1,3}(?:\.\d{1,3})?", answer):
             out.append(Finding("nvidia_smi.driver_version", answer, line.number, "template"))
+    evidence: List[Evidence] = []
+    on_mac = any(OS_FIELD_DARWIN.search(line.text) for line in lines)
+    # Only beside the report's own macOS: elsewhere an "Architecture:" row is often lscpu's, the CPU's (collect_env).
+    for _, line in matching(lines, MACHINE_FIELD) if on_mac else ():
+        machine = MACHINE_FIELD.search(line.text).group(1).lower()
+        out.append(Finding("interpreter.machine", machine, line.number, "template"))
+        if machine == "x86_64" and not evidence:
+            evidence.append(replace(INTEL_OR_ROSETTA, line=line.number, source="template",
+                                    summary="an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
+                                    problem="The report says its Python runs as x86_64 on macOS."))
     for _, line in matching(lines, PEOPLE_LINE):
         if line.prompt or line.text.startswith(("File ", "Traceback")):
             continue
@@ -205,7 +222,7 @@ def parse_people(lines: Sequence[Line]) -> Result:
             out += system_facts(line.text, line.number, "prose")
         elif SYSTEM_LINE.search(line.text):
             out += system_facts(SYSTEM_LINE.search(line.text).group(0), line.number, "prose")
-        elif ON_A_MAC.search(line.text):
+        elif ON_A_MAC.search(line.text) or OS_FIELD_DARWIN.search(line.text):
             out.append(Finding("host.system", "Darwin", line.number, "prose"))
         name = named_gpu(line.text)
         if name and capability_of(name) and line.number not in gpu_fields:
@@ -220,4 +237,4 @@ def parse_people(lines: Sequence[Line]) -> Result:
         if python:
             version = python_version(next(group for group in python.groups() if group))
             out += [Finding("interpreter.version", version, line.number, "prose")] if version else []
-    return out, []
+    return out, evidence

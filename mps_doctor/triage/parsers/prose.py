@@ -20,7 +20,8 @@ PROSE_TORCH = re.compile(r"\b(?:PyTorch|torch)\s*(?:[Vv]ersion\s*)?(?::\s*|==)?(
 INTEL_ON_MAC_LINE = re.compile(r"\bIntel\b(?![- ](?:MKL|OpenMP|oneAPI|compiler|Arc|Iris|UHD|HD|graphics|GPU|Extension|XPU|"
                                r"Fortran|Neural))", re.I)
 MAC_RELEASE_NAMED = re.compile(r"\bmac ?OS(?: X)?\b|\b(?:Sonoma|Sequoia|Ventura|Monterey|Big Sur|Catalina|Tahoe)\b", re.I)
-APPLE_CHIP = re.compile(r"\bM[1-5]\b|Apple Silicon|\barm64\b", re.I)
+# "Intel Mac / Rosetta" names both possibilities (jarvis-mac#19): no chip.
+APPLE_CHIP = re.compile(r"\bM[1-5]\b|Apple Silicon|\barm64\b|\bRosetta\b", re.I)
 
 
 def parse_prose(lines: Sequence[Line]) -> Result:
@@ -33,7 +34,8 @@ def parse_prose(lines: Sequence[Line]) -> Result:
         if re.search(r"\b(?:Apple |MacBook(?: Pro| Air)? |Mac ?mini |iMac |Mac Studio )?M[1-5](?: Pro| Max| Ultra)?\b", text) and \
                 re.search(r"\b(?:Apple|Mac|MacBook|macOS|mac)\b|\bM[1-5] (?:Pro|Max|Ultra)\b", text, re.I):
             out += [Finding("host.hw_arm64", True, line.number, p), Finding("host.system", "Darwin", line.number, p)]
-        if re.search(r"\b(?:mac(?:book)?(?: \w+)? is (?:an )?(?:intel|x86(?:_64)?)|(?:intel|x86(?:_64)?)[- ](?:based )?mac)", text, re.I):
+        if re.search(r"\b(?:mac(?:book)?(?: \w+)? is (?:an )?(?:intel|x86(?:_64)?)|(?:intel|x86(?:_64)?)[- ](?:based )?mac)", text, re.I) \
+                and not APPLE_CHIP.search(text):
             out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if INTEL_ON_MAC_LINE.search(text) and MAC_RELEASE_NAMED.search(text) and not APPLE_CHIP.search(text):
             out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]

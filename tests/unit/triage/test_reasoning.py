@@ -1151,3 +1151,33 @@ def test_a_message_only_a_cuda_build_prints_clears_the_cpu_build_suspicion():
     windows = 'File "C:\\Users\\me\\x\\torch\\cuda\\__init__.py", line 1\nI have an RTX 3060 and it only uses the CPU\n'
     assert triage(windows).verdict.suspected
     assert not triage(windows + "RuntimeError: No CUDA GPUs are available\n").verdict.suspected
+
+
+def test_a_uv_message_wrapped_at_the_terminal_width_is_read_whole():
+    # transformerlab-317: "... a matching platform tag (e.g.," then "`macosx_10_16_x86_64`)" on the next line.
+    wrapped = ("  × No solution found when resolving dependencies:\n  ╰─▶ Because torch==2.6.0 has no wheels with a "
+               "matching platform tag (e.g.,\n      `macosx_10_16_x86_64`) and you require torch==2.6.0, we can\n")
+    known = read_paste(wrapped).known
+    assert (known["interpreter.machine"].value, known["interpreter.machine"].lines) == ("x86_64", (3,))
+    # A backquote escaped for Markdown (unsloth-5187: "\\`macosx_26_0_x86_64\\`") is a backquote.
+    escaped = "has no wheels with a matching\n      platform tag (e.g., \\`macosx_26_0_x86_64\\`)\n"
+    assert read_paste(escaped).known["interpreter.machine"].value == "x86_64"
+    assert triage(dev_paste("unsloth-5187-uv-x86-64-venv-on-apple-silicon")).verdict.root_cause == "python.rosetta"
+
+
+def test_a_reports_own_os_and_architecture_fields_name_an_x86_64_python_on_a_mac():
+    # qgis-ai-segmentation-166: "OS: darwin (Darwin 25.2.0)" and "Architecture: x86_64" in the plugin's error report.
+    report = triage(dev_paste("qgis-ai-segmentation-166-rosetta-qgis-x86-64-report"))
+    assert report.verdict.root_cause == "python.rosetta"
+    assert read_paste("OS: macOS\nArchitecture: arm64\n").known["interpreter.machine"].value == "arm64"
+    # Elsewhere an "Architecture:" row is lscpu's, the CPU's.
+    linux = read_paste("OS: Ubuntu 22.04\nArchitecture: x86_64\n")
+    assert not linux.evidence and "interpreter.machine" not in linux.known
+
+
+def test_a_title_that_names_both_an_intel_mac_and_rosetta_settles_nothing():
+    # jev-chat-jarvis-mac-19: "(Intel Mac / Rosetta ...)" in the title of an M3 user's uv log.
+    report = triage(dev_paste("jev-chat-jarvis-mac-19-uv-torch-macosx-26-x86-64-on-m3"),
+                    title="torch 无 macOS x86_64 wheel（Intel Mac / Rosetta 环境首次启动 FATAL）")
+    assert report.verdict.root_cause == "python.rosetta"
+    assert "host.hw_arm64" not in read_paste("Intel Mac / Rosetta\n").known
