@@ -204,6 +204,11 @@ ALLOWED_IN_CATALOGUE = {
     ("torchvision.functional-tensor-removed", "0.17"): HISTORIC + " (torchvision removed functional_tensor in 0.17)",
     ("torchvision.functional-tensor-removed", "0.16"): HISTORIC + " (the last torchvision with functional_tensor)",
     ("torchvision.functional-tensor-removed", "2.1"): HISTORIC + " (the torch that torchvision 0.16 pairs with)",
+    ("mps.autocast-unsupported", "2.4"): HISTORIC + " (the last torch without MPS autocast)",
+    ("mps.autocast-unsupported", "2.5"): HISTORIC + " (MPS autocast arrived in torch 2.5)",
+    ("mps.autocast-unsupported", "4.38.1"): HISTORIC + " (transformers 4.38.2 autocast MPS in rotary embeddings)",
+    ("mps.autocast-unsupported", "4.38.2"): HISTORIC + " (transformers 4.38.2 autocast MPS in rotary embeddings)",
+    ("mps.autocast-dtype-unsupported", "1.9.5"): HISTORIC + " (the AutoForge release that fixed its MPS dtype)",
 }
 
 
