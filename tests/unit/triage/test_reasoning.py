@@ -1181,3 +1181,20 @@ def test_a_title_that_names_both_an_intel_mac_and_rosetta_settles_nothing():
                     title="torch 无 macOS x86_64 wheel（Intel Mac / Rosetta 环境首次启动 FATAL）")
     assert report.verdict.root_cause == "python.rosetta"
     assert "host.hw_arm64" not in read_paste("Intel Mac / Rosetta\n").known
+
+
+@pytest.mark.parametrize("case,known_error", [
+    ("langchain-chatchat-324-libcudnn-so8-after-reinstall", "torch.import-shared-library-missing"),
+    ("pytorch-574-local-torch-folder-shadows-package", "torch.import-shadowed-by-source-folder"),
+    ("pytorch-31554-libcaffe2-nvrtc-not-found-in-pycharm", "torch.nvrtc-library-not-found"),
+])
+def test_torch_that_does_not_load_fails_the_import_layer(case, known_error):
+    report = triage(dev_paste(case))
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("torch.import", known_error)
+
+
+def test_a_title_that_says_torch_is_not_being_compiled_with_cuda():
+    # comfyui-4845: the text stops before the error; the title says it in its own words.
+    report = triage(dev_paste("comfyui-4845-portable-restart-torch-not-compiled-cuda"),
+                    title="Torch not being compiled with CUDA enabled")
+    assert report.verdict.root_cause == "torch.cuda-built"
