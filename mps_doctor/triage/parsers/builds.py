@@ -51,11 +51,18 @@ CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|p
 # (kyutai-labs/delayed-streams-modeling#131): then a CPU build told is no fact.
 NOT_SO = re.compile(r"\b(?:no|not|never|n't|instead of|rather than|at first|reinstall\w*|fixed|solved|on purpose|"
                     r"intentional\w*|deliberate\w*|without (?:a |any )?GPU)\b", re.I)
+# People telling that the install left CUDA out, in a negated sentence NOT_SO cannot judge: "This installs just fine,
+# but doesn't pull in the CUDA dependencies correctly" (sleap-nn#307); not one that a fix or a choice undoes.
+CUDA_LEFT_OUT_TOLD = re.compile(r"\b(?:doesn'?t|does not|didn'?t|did not|won'?t|will not) (?:pull|install|get|bring|"
+                                r"download)s?(?: in| down)? (?:the |any )?CUDA(?: dependencies| version| build| wheels?| "
+                                r"packages?)?\b", re.I)
+UNDONE = re.compile(r"\b(?:at first|reinstall\w*|fixed|solved|on purpose|intentional\w*|deliberate\w*|without (?:a |any )?GPU)\b",
+                    re.I)
 CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)
 INSTALL_COMMAND = re.compile(r"\b(?:pip3?|uv|uvx|conda|mamba|poetry) (?:pip )?(?:install|add|--with)\b|--(?:extra-)?index-url\b")
 BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch(?:vision|audio)?)\s|download\.pytorch\.org/whl/|\(you have "
                         r"| Python-3\.\d+\.\d+ torch-|YOLOv5|"
-                        r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d|cpu|without (?:the )?cuda", re.M | re.I)
+                        r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d|cpu|without (?:the )?cuda|\bcuda\b", re.M | re.I)
 
 
 def parse_builds(lines: Sequence[Line]) -> Result:
@@ -94,7 +101,9 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         planned = CONDA_PLANNED.search(text)
         if planned:
             out += planned_findings(*(planned.group(1, 2, 3) if planned.group(1) else planned.group(4, 5, 6)), line.number)
-        if CPU_BUILD_TOLD.search(text) and not line.prompt and not NOT_SO.search(text) and not cuda_label_shown:
+        told = CPU_BUILD_TOLD.search(text) and not NOT_SO.search(text) or CUDA_LEFT_OUT_TOLD.search(text) and \
+            not UNDONE.search(text)
+        if told and not line.prompt and not cuda_label_shown:
             out.append(Finding("torch.cuda_version", None, line.number, "prose"))
         banner = ULTRALYTICS.search(text)
         if banner:

@@ -1198,3 +1198,10 @@ def test_a_title_that_says_torch_is_not_being_compiled_with_cuda():
     report = triage(dev_paste("comfyui-4845-portable-restart-torch-not-compiled-cuda"),
                     title="Torch not being compiled with CUDA enabled")
     assert report.verdict.root_cause == "torch.cuda-built"
+
+
+def test_an_install_that_left_cuda_out_is_a_cpu_build_unless_undone():
+    # sleap-nn-307: "This installs just fine, but doesn't pull in the CUDA dependencies correctly." on Windows.
+    assert triage(dev_paste("sleap-nn-307-uv-tool-install-windows-cpu-torch")).verdict.root_cause == "torch.cuda-built"
+    assert read_paste("pip didn't install the CUDA version\n").known["torch.cuda_version"].value is None
+    assert "torch.cuda_version" not in read_paste("At first it didn't install the CUDA build, reinstalling fixed it\n").known
