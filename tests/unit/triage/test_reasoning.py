@@ -1205,3 +1205,13 @@ def test_an_install_that_left_cuda_out_is_a_cpu_build_unless_undone():
     assert triage(dev_paste("sleap-nn-307-uv-tool-install-windows-cpu-torch")).verdict.root_cause == "torch.cuda-built"
     assert read_paste("pip didn't install the CUDA version\n").known["torch.cuda_version"].value is None
     assert "torch.cuda_version" not in read_paste("At first it didn't install the CUDA build, reinstalling fixed it\n").known
+
+
+def test_a_slurm_job_that_requested_no_gpu_fails_the_driver_layer():
+    # synapse-199: `srun python -c "...is_available()"` prints False on the reserved node; no --gres=gpu anywhere.
+    report = triage(dev_paste("synapse-199-slurm-srun-without-gpu-request"))
+    assert report.verdict.root_cause == "cuda.driver" and "SLURM" in report.verdict.summary
+    asked = "#SBATCH --gres=gpu:1\nsrun python -c 'import torch; print(torch.cuda.is_available())'\nFalse\n"
+    assert not read_paste(asked).evidence
+    # A job whose GPU works is no job without GPUs.
+    assert not read_paste("srun python train.py\nRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n").evidence
