@@ -23,7 +23,10 @@ def chip_decides_x86_64(ctx) -> Tuple[str, ...]:
 def installed_torch_version(ctx) -> Tuple[str, ...]:
     """The torch a paste is judged by. A paste of the machine alone (sw_vers, a platform string) is judged against the
     newest release, the one the user would install; a paste with torch's facts or a message from a program that ran
-    has some torch, so its version decides, unless the paste says torch does not import."""
+    has some torch, so its version decides, unless the paste says torch does not import. A 32-bit Python is judged
+    without it: no torch release has a wheel for one."""
+    if ctx.interp is not None and ctx.interp.pointer_bits == 32:
+        return ()
     return (TORCH_VERSION + "|torch.import_failed",) if ctx.torch is not None else ()
 
 

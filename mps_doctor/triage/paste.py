@@ -16,6 +16,7 @@ from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_
 from mps_doctor.triage.device import Choice, asked_votes, choose, derive_build, fact_votes, line_votes, message_votes
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
+from mps_doctor.triage.parsers.containers import SLURM_SOURCE
 from mps_doctor.triage.parsers.cuda import DOCKER_BUILD
 from mps_doctor.triage.parsers.install import NO_WHEEL
 from mps_doctor.triage.stale import reconcile
@@ -89,6 +90,8 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
     evidence = reconcile(evidence, matches, known, lambda match: lines[match.line - 1].number)
     evidence += hosted_runtime_evidence(lines, known, matches)
+    if not cuda_missing(lines, known, matches):
+        evidence = [item for item in evidence if item.source != SLURM_SOURCE]
     prose_lines = frozenset({f.line for f in findings if f.parser == "prose"} - {f.line for f in findings if f.parser != "prose"})
     return Paste(lines, known, tuple(evidence), matches, prose_lines)
 
@@ -332,13 +335,19 @@ def cuda_missing_layers() -> Tuple[str, ...]:
     return tuple(s.id for s in all_checks() if "torch.cuda_available" in s.facts or HOSTED_KIND in s.evidence)
 
 
+def cuda_missing(lines: Sequence[Line], known: Dict[str, Known], matches: Sequence[Match]) -> bool:
+    """Whether the paste says torch sees no GPU: is_available() False (as a fact, or `False` printed after a line that
+    calls it), or a message that fails a layer meaning CUDA is missing; a job whose GPU works is not one without."""
+    printed = any(line.text.strip() == "False" and "is_available" in before.text for before, line in zip(lines, lines[1:]))
+    return printed or value_of(known, "torch.cuda_available") is False or any(
+        m.error.layer in cuda_missing_layers() or m.error.kind in (CUDA_REQUIRED, CUDA_UNAVAILABLE_REPORTED) for m in matches)
+
+
 def hosted_runtime_evidence(lines: Sequence[Line], known: Dict[str, Known], matches: Sequence[Match]) -> List[Evidence]:
     """Evidence against the driver layer when the paste runs in a hosted notebook and says CUDA is missing there (a
     runtime started without a GPU: the notebook's own setting, not an install, fixes it)."""
     hosted = next((line for line in lines if HOSTED_RUNTIME.search(line.text) and not WORKS_THERE.search(line.text)), None)
-    missing = value_of(known, "torch.cuda_available") is False or any(
-        m.error.layer in cuda_missing_layers() or m.error.kind == CUDA_REQUIRED for m in matches)
-    if hosted is None or not missing:
+    if hosted is None or not cuda_missing(lines, known, matches):
         return []
     name = HOSTED_RUNTIME.search(hosted.text).group(1).capitalize()
     return [Evidence(

@@ -1,13 +1,12 @@
 """Containers and batch jobs: a `docker run` that gives the container no GPU, a SLURM job that requests none."""
 
 import re
-from typing import List, Sequence, Tuple
+from typing import List, Sequence
 
 from mps_doctor import known_errors
-from mps_doctor.checking.registry import all_checks
 from mps_doctor.triage.model import Evidence
 from mps_doctor.triage.parsers.common import Result
-from mps_doctor.triage.text import Line, joined, matching
+from mps_doctor.triage.text import Line, matching
 
 DOCKER_LINE = known_errors.trigger(known_errors.DOCKER_RUN)
 # What gives a container NVIDIA's GPUs: `--gpus` (Docker 19.03+), the nvidia runtime, nvidia-docker, or CDI's
@@ -32,6 +31,7 @@ def parse_containers(lines: Sequence[Line]) -> Result:
 
 
 SLURM_LINE = known_errors.trigger(known_errors.SLURM_JOB)
+SLURM_SOURCE = "slurm"
 # What gives a SLURM job GPUs: `--gres=gpu[:type]:N`, `--gpus[-per-node|-per-task]=N`, `-G N` (srun(1), sbatch(1);
 # SLURM's "Generic Resource (GRES) Scheduling").
 GPU_REQUEST = re.compile(r"--gres[= ]\S*\bgpu|--gpus(?:-per-[a-z]+)?[= ]|(?:^|\s)-G ?\d", re.I)
@@ -39,15 +39,15 @@ GPU_REQUEST = re.compile(r"--gres[= ]\S*\bgpu|--gpus(?:-per-[a-z]+)?[= ]|(?:^|\s
 
 def slurm_job_evidence(lines: Sequence[Line]) -> List[Evidence]:
     """A SLURM job (srun, sbatch, salloc, #SBATCH) in a paste that requests no GPU anywhere: evidence against the driver
-    layer, as for a container without GPU access."""
+    layer, as for a container without GPU access (triage/paste.py keeps it only where the paste says CUDA is missing)."""
     job = next((line for _, line in matching(lines, SLURM_LINE)), None)
-    if job is None or any(GPU_REQUEST.search(line.text) for line in lines) or not cuda_missing_told(lines):
+    if job is None or any(GPU_REQUEST.search(line.text) for line in lines):
         return []
     error = known_errors.by_id("slurm.job-without-gpus")
     return [Evidence(
         (), "the SLURM job requested no GPU (no `--gres=gpu` nor `--gpus`)",
         "The pasted job runs through SLURM and asks for no GPU.",
-        error.cause + " Fix: " + error.fix, error.actions, error.link, job.number, "slurm", kind="container-without-gpus")]
+        error.cause + " Fix: " + error.fix, error.actions, error.link, job.number, SLURM_SOURCE, kind="container-without-gpus")]
 
 
 # A line a shell continues on the next: `\` (POSIX shells), `^` (cmd), a backquote (PowerShell).
@@ -62,22 +62,3 @@ def command_text(lines: Sequence[Line], index: int, limit: int = 20) -> str:
             break
         parts.append(following.text)
     return " ".join(parts)
-
-
-# The layers whose messages say that the process sees no GPU: those that judge torch.cuda.is_available() or
-# CUDA_VISIBLE_DEVICES, and those that a container without GPUs implicates.
-NO_GPU_FACTS = ("torch.cuda_available", "env.CUDA_VISIBLE_DEVICES")
-
-
-def no_gpu_layers() -> Tuple[str, ...]:
-    """The layers whose failure means the process sees no GPU."""
-    return tuple(spec.id for spec in all_checks() if "container-without-gpus" in spec.evidence or
-                 any(fact in NO_GPU_FACTS for requirement in spec.facts for fact in requirement.split("|")))
-
-
-def cuda_missing_told(lines: Sequence[Line]) -> bool:
-    """Whether LINES say that torch sees no GPU: `False` printed after a `torch.cuda.is_available()`, or a message
-    of the catalogue that says so; a job whose GPU works (an out-of-memory error in it) is not one without GPUs."""
-    printed = any(line.text.strip() == "False" and "is_available" in before.text for before, line in zip(lines, lines[1:]))
-    return printed or any(match.error.layer in no_gpu_layers() or match.error.kind == known_errors.CUDA_UNAVAILABLE_REPORTED
-                          for match in known_errors.find_all(joined(lines)))
