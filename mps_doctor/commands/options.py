@@ -27,8 +27,8 @@ COLOR_HELP = ("No colour. Otherwise colour only on a terminal, never in CI or in
               "turns it off, FORCE_COLOR on (NO_COLOR wins).")
 FROM_HELP = ("A saved JSON report (e.g. a teammate's) whose facts are checked again instead of probing this machine; or "
              "pasted text, read as `triage` reads it (- for stdin).")
-TITLE_HELP = ("The issue's title, for pasted text: read (as line 1) only when the text names no cause, as a maintainer "
-              "reads an issue.")
+TITLE_HELP = ("The issue's title, for pasted text: read (as line 1) only when the text names no cause, or leaves open "
+              "the Mac's chip that the title names, as a maintainer reads an issue.")
 CONFIG_HELP = ("Policy file (default: the nearest pyproject.toml with a [tool.mps-doctor] table, searched upwards from "
                "the working directory to the repository's root).")
 

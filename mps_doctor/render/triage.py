@@ -95,7 +95,8 @@ def render_triage_text(report: Report, verbose: bool, color: bool, unicode: bool
 
 
 # A report that read the title (triage --title) numbers it line 1.
-TITLE_NOTE = "Line 1 is the issue's title, read because the text below it names no cause; the text's lines count from 3."
+TITLE_NOTE = ("Line 1 is the issue's title, read because the text below it names no cause or leaves open what the title "
+              "says; the text's lines count from 3.")
 
 
 def render_reply(report: Report) -> str:

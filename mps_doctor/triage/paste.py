@@ -206,11 +206,14 @@ FIX_LINE = re.compile(r"\b(?:fixed|solved|resolved)\b(?: (?:it|this|that|the (?:
 UNCHANGED_BY_A_FIX = ("host.", "nvidia_smi.gpu")
 # A line that introduces the fix on the next one ("And reinstall with this command:", "The quick-fix is ...:"), as
 # monkeyplug#4 and kyutai-labs/delayed-streams-modeling#131 tell theirs; not an attempt that failed ("I reinstalled
-# torch with the command from pytorch.org, nothing changed:", "I tried the solution from #512:"); advice to others
-# ("You can install a version of PyTorch using", whisper-local-transcribe#8).
-FIX_INTRO = re.compile(r"(?:(?:\b(?:reinstall(?:ed|ing)?|fix(?:ed)?|solution|workaround|quick-?fix|had to do)\b[^:]{0,80}|"
-                       r"\bchange\w*\b[^:]{0,80}\bto):|\b(?:you (?:can|could|should|need to|must)|make sure (?:to|you))\b"
-                       r"[^:]{0,60}\binstall\w*\b[^:]{0,60}(?:\busing|\bwith|\bby running|:))\s*$", re.I)
+# torch with the command from pytorch.org, nothing changed:", "I tried the solution from #512:").
+FIX_INTRO = re.compile(r"(?:\b(?:reinstall(?:ed|ing)?|fix(?:ed)?|solution|workaround|quick-?fix|had to do)\b[^:]{0,80}|"
+                       r"\bchange\w*\b[^:]{0,80}\bto):\s*$", re.I)
+# Advice to others ("You can install a version of PyTorch using", whisper-local-transcribe#8): only the install
+# commands right after it are advice; what follows them is the user's own paste again.
+ADVICE_INTRO = re.compile(r"\b(?:you (?:can|could|should|need to|must)|make sure (?:to|you))\b[^:]{0,60}\binstall\w*\b"
+                          r"[^:]{0,60}(?:\busing|\bwith|\bby running|:)\s*$", re.I)
+ADVISED_COMMAND = re.compile(r"^\W{0,3}(?:pip3?|python3?(?:\.\d+)? -m pip|uv(?: pip)?|conda|mamba) install\b")
 # uv's "No solution found when resolving dependencies:" opens its error, not a fix.
 FAILED_ATTEMPT = re.compile(r"\b(?:tried|try|trying|nothing|didn'?t|did not|doesn'?t|does not|not|still|no luck|same|"
                             r"but|without success|no solution)\b", re.I)
@@ -220,16 +223,20 @@ FIX_AFTER = re.compile(r"^(?:and|which) (?:it|that|this) ?%s" % WORKED, re.I)
 
 def fix_lines(lines: Sequence[Line]) -> Tuple[Set[int], Set[int]]:
     """(the lines that tell a fix in words: a FIX_LINE, the one before a FIX_AFTER; the lines of a fix's command or
-    snippet: after a FIX_INTRO up to the first empty line after them)."""
-    told, commands, intro, started, previous = set(), set(), False, False, None
+    snippet: after a FIX_INTRO up to the first empty line after them, and the install commands right after an
+    ADVICE_INTRO)."""
+    told, commands, intro, started, previous, advice = set(), set(), False, False, None, False
     for line in lines:
+        advice = advice and bool(ADVISED_COMMAND.search(line.text))
         if FIX_LINE.search(line.text):
             told.add(line.number)
-        elif intro and line.text:
+        elif (intro or advice) and line.text:
             commands.add(line.number)
         if previous is not None and FIX_AFTER.search(line.text):
             told.add(previous.number)
-        if FIX_INTRO.search(line.text) and not FAILED_ATTEMPT.search(line.text):
+        if ADVICE_INTRO.search(line.text):
+            advice = True
+        elif FIX_INTRO.search(line.text) and not FAILED_ATTEMPT.search(line.text):
             intro, started = True, False
         elif intro:
             started = started or bool(line.text)

@@ -56,6 +56,7 @@ NOT_SO = re.compile(r"\b(?:no|not|never|n't|instead of|rather than|at first|rein
 CUDA_LEFT_OUT_TOLD = re.compile(r"\b(?:doesn'?t|does not|didn'?t|did not|won'?t|will not) (?:pull|install|get|bring|"
                                 r"download)s?(?: in| down)? (?:the |any )?CUDA(?: dependencies| version| build| wheels?| "
                                 r"packages?)?\b", re.I)
+WINDOWS_SHOWN = re.compile(r"\bWindows\b|\b[A-Z]:\\|\bwin_amd64\b")
 UNDONE = re.compile(r"\b(?:at first|reinstall\w*|fixed|solved|on purpose|intentional\w*|deliberate\w*|without (?:a |any )?GPU)\b",
                     re.I)
 CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)
@@ -70,6 +71,7 @@ def parse_builds(lines: Sequence[Line]) -> Result:
     out: List[Finding] = []
     p = "build"
     cuda_label_shown = any(CUDA_LABEL.search(line.text) and not INSTALL_COMMAND.search(line.text) for line in lines)
+    on_windows = any(WINDOWS_SHOWN.search(line.text) for line in lines)
     for _, line in matching(lines, BUILD_LINE):
         text = line.text
         row = CONDA_ROW.match(text)
@@ -101,8 +103,10 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         planned = CONDA_PLANNED.search(text)
         if planned:
             out += planned_findings(*(planned.group(1, 2, 3) if planned.group(1) else planned.group(4, 5, 6)), line.number)
+        # PyPI's Linux torch is a CUDA build whose CUDA libraries come as dependencies: there, CUDA left out of an install
+        # (`--no-deps`) is a broken CUDA build, not a CPU one; on Windows PyPI's torch has no CUDA at all.
         told = CPU_BUILD_TOLD.search(text) and not NOT_SO.search(text) or CUDA_LEFT_OUT_TOLD.search(text) and \
-            not UNDONE.search(text)
+            not UNDONE.search(text) and on_windows
         if told and not line.prompt and not cuda_label_shown:
             out.append(Finding("torch.cuda_version", None, line.number, "prose"))
         banner = ULTRALYTICS.search(text)

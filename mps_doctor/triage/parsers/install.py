@@ -1,6 +1,7 @@
 """Install logs: pip's and uv's resolution errors and torch wheel file names."""
 
 import bisect
+import itertools
 import re
 from dataclasses import replace
 from typing import Callable, List, Optional, Sequence, Tuple
@@ -18,7 +19,7 @@ from mps_doctor.known_errors import (
 )
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import GET_STARTED, Result, python_version
-from mps_doctor.triage.text import Line, matching
+from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import load_releases, version_tuple
 from mps_doctor.versions import version_tuple as vt
 
@@ -103,9 +104,11 @@ def parse_install(lines: Sequence[Line]) -> Result:
         if uv_abi:
             out += [Finding("interpreter.version", python_version(uv_abi.group("python")), line.number, "uv"),
                     Finding("packages.torch", uv_abi.group("torch"), line.number, "uv")]
-        refused = search(PIP_REQUIRES_PYTHON, text)
-        if refused:
-            out.append(Finding("interpreter.version", python_version(refused.group("python")), line.number, "pip"))
+    refused = search(PIP_REQUIRES_PYTHON, joined(lines))
+    if refused:
+        python = next(value for value in refused.group("python", "link_python", "listed_python") if value)
+        out.append(Finding("interpreter.version", python_version(python), joined(lines).count("\n", 0, refused.start()) + 1,
+                           "pip"))
     for text, number_at in wrapped_messages(lines):
         uv_platform = search(UV_PLATFORM_TAG, text)
         if uv_platform:
@@ -132,7 +135,7 @@ def wrapped_messages(lines: Sequence[Line]) -> List[Tuple[str, Callable[[int], i
             texts = [item.text.strip() for item in run]
             text = " ".join(texts)
             if INSTALL_LINE.search(text):
-                starts = [sum(len(t) + 1 for t in texts[:index]) for index in range(len(texts))]
+                starts = [0] + list(itertools.accumulate(len(t) + 1 for t in texts[:-1]))
                 numbers = [item.number for item in run]
                 out.append((text, lambda offset, s=starts, n=numbers: n[bisect.bisect_right(s, offset) - 1]))
         run = []

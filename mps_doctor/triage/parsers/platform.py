@@ -94,8 +94,10 @@ def parse_platform(lines: Sequence[Line]) -> Result:
 # GitHub's hosted macOS runners by their labels ("runs-on: macos-14", "macos-14-xlarge", "macos-latest", as people write
 # them "macosx-14.xlarge") or their image ("Image: macos-14-arm64"), in a paste about CI: virtual machines, where
 # GitHub documents "Metal Performance Shaders (MPS) are not supported" (about GitHub-hosted runners; pytorch#125197).
-HOSTED_MAC_RUNNER = re.compile(r"\bmacosx?-(?:1[1-9]|2\d|latest)(?:[-.](?:xlarge|large|arm64))?\b", re.I)
-CI_CONTEXT = re.compile(r"\b(?:CI|GitHub Actions|runs-on|runners?|workflows?|actions/runs)\b", re.I)
+# Labels are lower case and end at the major version; platform strings ("macOS-14.6.1-arm64-arm-64bit") and build
+# folders ("macosx-11.0-arm64") go on with a minor one.
+HOSTED_MAC_RUNNER = re.compile(r"\bmacosx?-(?:1[1-9]|2\d|latest)(?:[-.](?:xlarge|large)|-arm64)?\b(?![.\d])")
+CI_CONTEXT = re.compile(r"\b(?:CI|GitHub Actions|runs-on|github-hosted|hosted runners?|actions/runs|Runner Image)\b")
 MPS_NAMED = re.compile(r"\bMPS\b|\bMetal Performance Shaders\b", re.I)
 HOSTED_MAC_KIND = "hosted-macos-runner"
 

@@ -17,8 +17,11 @@ PROSE_TORCH = re.compile(r"\b(?:PyTorch|torch)\s*(?:[Vv]ersion\s*)?(?::\s*|==)?(
 
 # A macOS named with "Intel" as the machine beside it ("macOS Sequoia 15.1.1, Intel, AMD", pytorch#141864), not
 # Intel's libraries or GPUs (MKL, OpenMP, Iris), and no Apple chip on that line.
-INTEL_ON_MAC_LINE = re.compile(r"\bIntel\b(?![- ](?:MKL|OpenMP|oneAPI|compiler|Arc|Iris|UHD|HD|graphics|GPU|Extension|XPU|"
-                               r"Fortran|Neural))", re.I)
+# Not software built for Intel ("the Intel version of Anaconda", an x86_64 conda on any Mac) nor a denial ("this
+# MacBook is not Intel").
+INTEL_ON_MAC_LINE = re.compile(r"(?<!not )(?<!n't )(?<!not an )\bIntel\b(?![- ](?:MKL|OpenMP|oneAPI|compiler|Arc|Iris|UHD|HD|"
+                               r"graphics|GPU|Extension|XPU|Fortran|Neural|version|build|installer|variant|edition|package|"
+                               r"binary|Python|conda|Anaconda|Miniconda|Homebrew))", re.I)
 MAC_RELEASE_NAMED = re.compile(r"\bmac ?OS(?: X)?\b|\b(?:Sonoma|Sequoia|Ventura|Monterey|Big Sur|Catalina|Tahoe)\b", re.I)
 # "Intel Mac / Rosetta" names both possibilities (jarvis-mac#19): no chip.
 APPLE_CHIP = re.compile(r"\bM[1-5]\b|Apple Silicon|\barm64\b|\bRosetta\b", re.I)
@@ -108,7 +111,7 @@ NOT_A_MAC = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|WSL2?|(?<!s
 # "CUDA works" (then a CPU run told elsewhere is a part of the program's, not torch's).
 GPU_WORKS_TOLD = re.compile(r"\b(?:runs?|running|trains?|training|works?|working) (?:fine |well |fast )?on (?:the |my )?(?:GPU|CUDA)\b|"
                             r"\bGPU (?:utili[sz]ation|usage|load) (?:is |at |of )?(?:always )?(?:100|[5-9]\d) ?%|"
-                            r"\bCUDA (?:works|is working)\b|"
+                            r"\bCUDA (?:works|is working)\b|\bis_available\(\)\W{0,4}(?:now )?(?:returns?|is|gives|prints)\W{0,3}True\b|"
                             r"\bGPU is (?:clearly |definitely |obviously )?(?:being )?used\b|\bnvidia-smi shows python(?:\.exe)? using\b|"
                             r"\b(?:[RG]TX ?\d{3,4}(?: Ti)?|GPU)\b[^.\n]{0,30}\b(?:works|trains|runs)(?: fine| well| fast| and is fast)\b",
                             re.I)
@@ -177,12 +180,14 @@ def cuda_told_on_mac(lines: Sequence[Line]) -> List[Evidence]:
 # People name it by the brand too: "a fooocus user on amd", "I have an AMD GPU" (RuinedFooocus#121), not an AMD CPU.
 AMD_GPU = re.compile(r"\bRadeon RX\b|\bRX ?(?:4[5-8]0|5[5-9]0|5[5-7]00|6[4-9][05]0|7[6-9]00|90[67]0)(?: ?XTX?| GRE)?\b|"
                      r"\bAMD (?:GPU|graphics(?: card)?|video card|card|Radeon)s?\b|"
-                     r"\b(?:user|users|I'?m|I am|running|run) on (?:an? )?AMD\b(?! (?:Ryzen|CPU|processor|EPYC|Threadripper|Athlon))|"
-                     r"\b(?:have|has|with|using) an? AMD\b(?! (?:Ryzen|CPU|processor|EPYC|Threadripper|Athlon))", re.I)
+                     r"\b(?:user|users|I'?m|I am|running|run) on (?:an? )?AMD\b(?! ?(?:Ryzen|CPU|processor|EPYC|Threadripper|"
+                     r"Athlon|\d))|"
+                     r"\b(?:have|has|with|using) an? AMD\b(?! ?(?:Ryzen|CPU|processor|EPYC|Threadripper|Athlon|\d))", re.I)
 # A paste that names an NVIDIA GPU or its driver's table, or a ROCm build of torch (AMD's, which uses the torch.cuda
 # API: "+rocm6.2", the whl/rocm6.2 index), is no AMD GPU asking for CUDA; "ROCm 5.7" installed beside a CUDA torch and
 # a message about "Nvidia drivers" are (StableSwarmUI#260).
-NVIDIA_OR_ROCM = re.compile(r"\b(?:GeForce|Quadro|Tesla|nvidia-smi|Driver Version)\b|\b[RG]TX ?\d|\bMX ?\d{3}\b|"
+NVIDIA_OR_ROCM = re.compile(r"\b(?:GeForce|Quadro|Tesla|nvidia-smi|Driver Version)\b|\b[RG]TX ?A?\d|\bMX ?\d{3}\b|"
+                            r"\bNVIDIA [AHLTV]\d{1,3}\b|"
                             r"\+rocm|/whl/rocm|\bHIP\b", re.I)
 
 
@@ -227,12 +232,18 @@ WRONG_RESULTS = re.compile(r"\b(?:wrong|incorrect|bad|garbage|nonsense|different
 MAC_NAMED = re.compile(r"\bmac ?os\b|\bsonoma\b|\bsequoia\b|\bventura\b|\bApple M[1-5]\b", re.I)
 
 
+# Wrong results that are past ("the weird images ... are gone since I upgraded to 2.3.0").
+GONE = re.compile(r"\b(?:(?:are|is|were|was) gone|went away|no longer|not anymore|(?:got |been )?(?:fixed|resolved|solved))\b",
+                  re.I)
+
+
 def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
     """Evidence against device.parity when the paste reports results on an accelerator that are wrong."""
     text = joined(lines)
     device = next((d for d, pattern in (("mps", r"\bmps\b"), ("cuda", r"\bcuda\b")) if re.search(pattern, text, re.I)), None)
     device = device or ("mps" if MAC_NAMED.search(text) else None)
-    claim = next((line for _, line in matching(lines, WRONG_RESULTS) if WRONG_RESULTS.search(line.text)), None) if device else None
+    claim = next((line for _, line in matching(lines, WRONG_RESULTS) if WRONG_RESULTS.search(line.text) and
+                  not GONE.search(line.text)), None) if device else None
     if claim is None:
         return []
     return [Evidence(

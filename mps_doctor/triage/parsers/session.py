@@ -29,7 +29,9 @@ SESSION_CALLS = (
     (r"torch\.backends\.mps\.is_available\(\)", "torch.mps_available", boolean),
     (r"torch\.backends\.mps\.is_built\(\)", "torch.mps_built", boolean),
     (r"torch\.cuda\.is_available\(\)", "torch.cuda_available", boolean),
-    (r"torch\.__version__", "torch.version", lambda v: v.strip("'\"") if re.match(r"^['\"]?\d+\.\d+", v) else None),
+    # `print(torch.__version__, torch.cuda.is_available())` prints "1.4.0 True": the version is the first word.
+    (r"torch\.__version__", "torch.version",
+     lambda v: v.split()[0].strip("'\",") if re.match(r"^['\"]?\d+\.\d+", v) else None),
     (r"torch\.version\.cuda", "torch.cuda_version", lambda v: cuda_version_output(v.strip("'\""))),
     (r"platform\.machine\(\)", "interpreter.machine",
      lambda v: v.strip("'\"") if v.strip("'\"") in ("arm64", "x86_64", "aarch64") else None),

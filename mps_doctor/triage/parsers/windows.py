@@ -18,6 +18,12 @@ TORCH_INIT = re.compile(r"[\\/]torch[\\/]__init__\.py")
 VC_REDIST = "https://learn.microsoft.com/en-us/cpp/windows/latest-supported-vc-redist"
 
 
+def narrower_on_line(text: str) -> bool:
+    """Whether a catalogue entry more specific than the TORCH_DLL_NOT_FOUND entries matches TEXT."""
+    broad = {error.id for error in known_errors.load_catalogue() if error.kind == known_errors.TORCH_DLL_NOT_FOUND}
+    return any(broad & set(match.error.more_specific_than) for match in known_errors.find_all(text))
+
+
 def parse_windows(lines: Sequence[Line]) -> Result:
     """Windows' NVIDIA driver numbering beside the word driver, and torch's DLLs that Windows cannot load."""
     out: List[Finding] = []
@@ -29,6 +35,10 @@ def parse_windows(lines: Sequence[Line]) -> Result:
             out += [Finding("nvidia_smi.driver_version", "%s.%s" % (digits[:3], digits[3:]), line.number, "windows"),
                     Finding("host.system", "Windows", line.number, "windows")]
         dll = known_errors.search(known_errors.TORCH_DLL_NOT_FOUND, line.text)
+        if dll and narrower_on_line(line.text):
+            # A narrower entry explains this DLL's failure (WinError 1114, or 127/182/193 of DLLs from two builds).
+            out.append(Finding("host.system", "Windows", line.number, "windows"))
+            dll = None
         unnamed = not dll and known_errors.search(known_errors.WINDOWS_MODULE_NOT_FOUND, line.text) and any(
             TORCH_INIT.search(before.text) for before in lines[max(0, index - 6):index])
         if unnamed:

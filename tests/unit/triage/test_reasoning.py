@@ -1073,6 +1073,9 @@ def test_advice_to_install_is_no_fact_of_the_setup_and_a_cpu_run_blamed_on_the_t
 
 
 @pytest.mark.parametrize("message", [
+    "Link requires a different Python (3.13.2 not in: '<3.13,>=3.9'): https://files.pythonhosted.org/x.tar.gz\n"
+    "ERROR: Could not find a version that satisfies the requirement coqui-tts (from versions: none)",
+    "ERROR: Could not find a version that satisfies the requirement coqui-tts (from versions: none)\n\n"
     "Link requires a different Python (3.13.2 not in: '<3.13,>=3.9'): https://files.pythonhosted.org/x.tar.gz",
     "ERROR: Package 'coqui-tts' requires a different Python: 3.13.2 not in '<3.13,>=3.9'",
     "ERROR: Packages require a different Python. 3.13.2 not in:",
@@ -1084,8 +1087,16 @@ def test_pip_refusing_a_package_for_its_requires_python_fails_the_python_layer_w
     assert read_paste(message + "\n").known["interpreter.version"].value == (3, 13, 2)
 
 
+def test_pip_skipping_files_for_their_python_is_no_failure_when_it_installs():
+    # pip -v prints "Link requires a different Python" for each old file it skips, then installs a newer one.
+    verbose = ("Link requires a different Python (3.12.4 not in: '<3.10,>=3.7'): https://files.pythonhosted.org/x-0.1.tar.gz\n"
+               "Successfully installed x-0.5 torch-2.4.1\n")
+    assert "pip.requires-different-python" not in {m.error.id for m in read_paste(verbose).matches}
+
+
 def test_a_comparison_in_a_quoted_message_keeps_its_meaning_without_markup():
-    reply = render_triage(triage(dev_paste("coqui-ai-tts-299-python3132-requires-python-below-313")), "markdown")
+    reply = render_triage(triage("ERROR: Package 'coqui-tts' requires a different Python: 3.13.2 not in '<3.13,>=3.9'\n"),
+                          "markdown")
     assert "'＜3.13,＞=3.9'" in reply and "<3.13" not in reply
 
 
@@ -1203,7 +1214,9 @@ def test_a_title_that_says_torch_is_not_being_compiled_with_cuda():
 def test_an_install_that_left_cuda_out_is_a_cpu_build_unless_undone():
     # sleap-nn-307: "This installs just fine, but doesn't pull in the CUDA dependencies correctly." on Windows.
     assert triage(dev_paste("sleap-nn-307-uv-tool-install-windows-cpu-torch")).verdict.root_cause == "torch.cuda-built"
-    assert read_paste("pip didn't install the CUDA version\n").known["torch.cuda_version"].value is None
+    assert read_paste("On Windows 11 pip didn't install the CUDA version\n").known["torch.cuda_version"].value is None
+    # PyPI's Linux torch is a CUDA build: CUDA left out there (`--no-deps`) is no CPU build.
+    assert "torch.cuda_version" not in read_paste("On Ubuntu, with --no-deps pip doesn't pull in the CUDA dependencies\n").known
     assert "torch.cuda_version" not in read_paste("At first it didn't install the CUDA build, reinstalling fixed it\n").known
 
 
@@ -1215,3 +1228,74 @@ def test_a_slurm_job_that_requested_no_gpu_fails_the_driver_layer():
     assert not read_paste(asked).evidence
     # A job whose GPU works is no job without GPUs.
     assert not read_paste("srun python train.py\nRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n").evidence
+
+
+def test_a_message_does_not_fail_a_layer_that_torch_itself_printed_passing():
+    # Review of round 6 (r12): torch imported and printed its version, then a run-time NVRTC error.
+    paste = (">>> import torch; print(torch.__version__, torch.cuda.is_available())\n1.4.0 True\n\n"
+             "RuntimeError: Error in dlopen or dlsym: libcaffe2_nvrtc.so: cannot open shared object file: No such file\n")
+    report = triage(paste)
+    assert layer(report, "torch.import").status == Status.PASS
+    assert report.verdict.known_error == "torch.nvrtc-library-not-found"
+    assert read_paste(paste).known["torch.version"].value == "1.4.0"
+
+
+# The second review of round 6: each reading against a paste that uses its words for something else.
+def test_review6_a_platform_string_and_comfyuis_workflow_are_no_hosted_runner():
+    paste = ("- Platform: macOS-14.6.1-arm64-arm-64bit\nMy ComfyUI workflow fails:\n"
+             "RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB, other allocations: 1.00 GB, max allowed: "
+             "18.13 GB). Tried to allocate 1.00 GB on private pool.\n")
+    assert triage(paste).verdict.root_cause != "torch.mps-available"
+    assert triage("runs-on: macos-14 in CI, and MPS fails\n").verdict.root_cause == "torch.mps-available"
+
+
+def test_review6_intel_software_or_a_denial_is_no_intel_mac():
+    for line in ("macOS Sonoma 14.2, I installed the Intel version of Anaconda\n",
+                 "uv sync fails on macOS Sequoia although this MacBook is not Intel\n"):
+        assert "host.hw_arm64" not in read_paste(line).known, line
+
+
+def test_review6_the_drivers_libcuda_is_no_torch_library_to_reinstall():
+    paste = ('  File "/usr/local/lib/python3.8/dist-packages/torch/__init__.py", line 196, in <module>\n'
+             "    _load_global_deps()\nOSError: libcuda.so.1: cannot open shared object file: No such file or directory\n")
+    report = triage(paste)
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("cuda.driver", "cuda.driver-library-missing")
+
+
+def test_review6_an_amd_cpu_by_its_model_number_is_no_amd_gpu():
+    assert not read_paste("I have an AMD 5800X3D and CUDA is not available, torch 2.2.0+cu121 on Windows\n").evidence
+
+
+def test_review6_wrong_results_that_are_gone_are_no_cause():
+    paste = "The weird images I got on MPS with torch 2.0 are gone since I upgraded to 2.3.0\n"
+    assert "wrong-results" not in {item.kind for item in read_paste(paste).evidence}
+
+
+def test_review6_a_past_cpu_run_and_is_available_true_now():
+    paste = ("I ended up running the program on my CPU, since I had the wrong version of torch installed,\n"
+             "but now I reinstalled with cu121 and torch.cuda.is_available() returns True on my RTX 3060\n")
+    assert read_paste(paste).known["torch.cuda_available"].value is True
+
+
+def test_review6_advice_ends_where_the_users_own_paste_begins():
+    paste = ("The README says you should install the requirements with:\n$ pip install -r requirements.txt\n"
+             "ERROR: Could not find a version that satisfies the requirement torch==2.0.1 (from versions: 2.6.0, 2.7.0)\n"
+             "Python 3.13.1 on Windows 11\n")
+    assert read_paste(paste).known["interpreter.version"].value[:2] == (3, 13)
+
+
+def test_review6_a_winerror_127_of_torchs_own_dll_gets_the_mismatched_dlls_fix():
+    paste = ('OSError: [WinError 127] The specified procedure could not be found. Error loading '
+             '"C:\\Python310\\lib\\site-packages\\torch\\lib\\c10_cuda.dll" or one of its dependencies.\n')
+    report = triage(paste)
+    assert report.verdict.known_error == "windows.torch-dll-mismatched"
+    assert "Visual C++" not in render_triage(report, "markdown").split("**Also worth a look**")[0]
+
+
+def test_review6_a_long_run_of_lines_without_a_blank_one_is_read_in_linear_time():
+    import time
+    paste = "torch-\n" + "a\n" * 32000
+    started = time.perf_counter()
+    with pytest.raises(UsageError):
+        triage(paste)
+    assert time.perf_counter() - started < 5
