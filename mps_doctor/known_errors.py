@@ -74,7 +74,9 @@ KINDS = (OUT_OF_MEMORY, MISSING_OPERATOR, IMPORT_FAILURE, DRIVER_TOO_OLD, CUDA_U
 # What fixes the failure an import-failure entry names (its `remedy`); the torch.import check turns it into actions.
 RENAME_LOCAL_TORCH = "rename-local-torch"
 REINSTALL_TORCH = "reinstall-torch"
-REMEDIES = (RENAME_LOCAL_TORCH, REINSTALL_TORCH)
+# The entry's own actions fix it; reinstalling torch would not (a glibc older than the wheel needs).
+OWN_FIX = "own-fix"
+REMEDIES = (RENAME_LOCAL_TORCH, REINSTALL_TORCH, OWN_FIX)
 
 
 @dataclass(frozen=True)
@@ -294,11 +296,19 @@ def find_all(text: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> I
             yield Match(error, text.count("\n", 0, match.start()) + 1, match.group(0))
 
 
+# How far a broader message may start before the narrower one and still be the same message: NCCL's "NCCL error in:
+# ..." header, then "Last error:" and its detail three lines below (torch/csrc/distributed/c10d/NCCLUtils).
+LINES_BEFORE = 3
+
+
 def same_place(broad: "re.Match", narrow: "re.Match", text: str) -> bool:
-    """Whether match BROAD starts on a line that match NARROW spans in TEXT, or on the line after them (where a tool
-    ends the message: pip's "No matching distribution found for torch==..." after "Could not find a version that
-    satisfies the requirement torch==...", pip/_internal/resolution/resolvelib/factory.py)."""
+    """Whether match BROAD starts on a line that match NARROW spans in TEXT, up to LINES_BEFORE lines above them (a
+    header the detail belongs to), or on the line after them (where a tool ends the message: pip's "No matching
+    distribution found for torch==..." after "Could not find a version that satisfies the requirement torch==...",
+    pip/_internal/resolution/resolvelib/factory.py)."""
     first = text.rfind("\n", 0, narrow.start()) + 1
+    for _ in range(LINES_BEFORE):
+        first = text.rfind("\n", 0, max(first - 1, 0)) + 1 if first > 0 else 0
     last = text.find("\n", narrow.end())
     following = -1 if last < 0 else text.find("\n", last + 1)
     return first <= broad.start() <= (len(text) if last < 0 or following < 0 else following)

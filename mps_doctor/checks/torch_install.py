@@ -3,6 +3,7 @@
 from typing import Optional
 
 from mps_doctor.checking.context import GET_STARTED, Context, timeout_outcome
+from mps_doctor.checking.intents import actions_of
 from mps_doctor.checking.model import (
     InstallPackages,
     InstallTorch,
@@ -20,7 +21,7 @@ from mps_doctor.checking.registry import check
 from mps_doctor.checks.cuda import cuda_reinstall, cuda_reinstall_title
 from mps_doctor.checks.python import needs_interpreter
 from mps_doctor.facts import describe_failure
-from mps_doctor.known_errors import IMPORT_FAILURE, RENAME_LOCAL_TORCH, captured, first_of_kind
+from mps_doctor.known_errors import IMPORT_FAILURE, OWN_FIX, RENAME_LOCAL_TORCH, captured, first_of_kind
 from mps_doctor.versions import label_cuda, minor_of
 from mps_doctor.words import shorten
 
@@ -122,6 +123,10 @@ def torch_import(ctx: Context) -> Outcome:
             actions = (InstallPackages((dependency,)),)
             why = "torch needs %s at import; installing it leaves torch as it is." % dependency
             title = "Install %s, which torch needs" % dependency
+        elif known is not None and known.remedy == OWN_FIX:
+            # The catalogue's own fix where reinstalling torch cannot help (a glibc older than the wheel needs).
+            actions = actions_of(known.actions, ctx.facts.host.system, ctx.target.python, tuple(ctx.python_version or ()))
+            why, key, title = known.fix, "known", "Fix what stops `import torch`"
         else:
             actions = (reinstall_torch(ctx),)
             why = "Reinstalling torch and torchvision as a matching pair restores a consistent install."

@@ -29,6 +29,9 @@ LAST_INTEL_MAC = load_releases().last_intel_torch
 RELEASE_MATRIX = "https://github.com/pytorch/pytorch/blob/main/RELEASE.md#release-compatibility-matrix"
 # The kind of message that says no torch wheel fits this interpreter (checks register the kinds that implicate them).
 NO_WHEEL = "no-wheel-for-python"
+# A Mac named in the paste: its system, a macOS wheel tag or conda subdir, its name or its chip.
+MAC_SHOWN = re.compile(r"\bmac ?OS\b|\bDarwin\b|\bmacosx_|\bosx-(?:arm)?64\b|\bMacBook|\bApple M[1-5]\b|\bM[1-5] (?:Pro|Max)\b",
+                       re.I)
 # The kind of evidence of an x86_64 Python on macOS: an Intel Mac, or Rosetta on Apple Silicon.
 X86_64_PYTHON_ON_MAC = "x86_64-python-on-mac"
 INTEL_OR_ROSETTA = Evidence(
@@ -73,6 +76,8 @@ def parse_install(lines: Sequence[Line]) -> Result:
     """pip and uv resolution errors and wheel file names in install logs."""
     out: List[Finding] = []
     evidence: List[Evidence] = []
+    mac_shown = any(MAC_SHOWN.search(line.text) for line in lines)
+    pytorch_index = any("download.pytorch.org/whl" in line.text for line in lines)
     for _, line in matching(lines, INSTALL_LINE):
         text = line.text
         pip = pip_request(text)
@@ -82,9 +87,11 @@ def parse_install(lines: Sequence[Line]) -> Result:
             cuda = re.search(r"\+cu\d+", requested.group(1)) if requested else None
             listed = [v.strip() for v in listing.split(",")]
             if cuda and requested.group(1).split("+")[0] in listed:
-                # The release exists here, its +cuXYZ build does not: an index without CUDA builds (macOS).
+                # The release exists here, its +cuXYZ build does not. Where pip searched PyTorch's own index, which has
+                # CUDA builds for Linux and Windows, or on a Mac, the platform has none; PyPI alone lists no +cuXYZ
+                # build anywhere (the catalogue's pip.torch-local-version-not-on-index).
                 out.append(Finding("request.cuda_build", requested.group(1), line.number, "pip"))
-                evidence.append(cuda_build_evidence(requested.group(1), line.number))
+                evidence += [cuda_build_evidence(requested.group(1), line.number)] if mac_shown or pytorch_index else []
             else:
                 evidence += pip_versions(requirement, listing, line.number)
             if requested:

@@ -471,7 +471,7 @@ def test_wrong_results_on_cuda_never_advise_a_macos_upgrade():
 @pytest.mark.parametrize(("kind", "message", "key", "said"), [
     ("AttributeError", "partially initialized module 'torch' has no attribute 'cuda' (most likely due to a circular "
      "import)", "torch-shadowed", "a local file or folder named `torch` shadows the installed package"),
-    ("ImportError", "/lib64/libc.so.6: version `GLIBC_2.28' not found", "torch-reinstall", "glibc is older"),
+    ("ImportError", "/lib64/libc.so.6: version `GLIBC_2.28' not found", "torch-known", "newer glibc than the system's"),
     ("ModuleNotFoundError", "No module named 'torch._C'", "torch-reinstall", "a part of torch itself is missing"),
     ("ModuleNotFoundError", "No module named 'sympy'", "torch-missing-dependency", "dependency sympy is not installed"),
     ("ImportError", "Library not loaded: @rpath/libomp.dylib\nModuleNotFoundError: No module named 'jinja2.ext'",

@@ -1299,3 +1299,27 @@ def test_review6_a_long_run_of_lines_without_a_blank_one_is_read_in_linear_time(
     with pytest.raises(UsageError):
         triage(paste)
     assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize("case", ["pytorch-6607-centos67-glibc-217-import-torch",
+                                  "kumatea-pytorch-aarch64-16-ubuntu1804-glibc-228"])
+def test_a_glibc_older_than_torchs_binary_fails_the_import_with_its_own_fix(case):
+    report = triage(dev_paste(case))
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("torch.import", "torch.import-glibc-too-old")
+    assert "ldd --version" in render_triage(report, "markdown")
+    other = "ImportError: /lib64/libc.so.6: version `GLIBC_2.28' not found (required by /x/onnxruntime/capi/a.so)\n"
+    assert "torch.import-glibc-too-old" not in {m.error.id for m in read_paste(other).matches}
+
+
+def test_nccls_detail_lines_below_its_header_are_the_same_message():
+    # d-fine-289: "NCCL error in: ..." then, three lines below, "Duplicate GPU detected : rank 0 and rank 1 ...".
+    report = triage(dev_paste("d-fine-289-nccl-duplicate-gpu-hardcoded-device"))
+    assert report.verdict.known_error == "nccl.duplicate-gpu"
+
+
+def test_a_cuda_pin_pypi_lacks_is_no_mac_unless_pytorchs_index_or_a_mac_is_named():
+    # anticipation-10: Colab's pip on PyPI lists 2.0.1 but not 2.0.1+cu118: PyPI has no local builds.
+    assert triage(dev_paste("anticipation-10-colab-pin-torch-cu118-local-version-not-on-pypi")).verdict.known_error == \
+        "pip.torch-local-version-not-on-index"
+    # sadtalker-180: the same listing with PyTorch's cu113 index searched: the platform has no CUDA builds (a Mac).
+    assert triage(dev_paste("sadtalker-180-cu113-wheel-on-mac-m2")).verdict.root_cause == "os.linux"
