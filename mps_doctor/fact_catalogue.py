@@ -56,6 +56,8 @@ FACTS: Tuple[Fact, ...] = (
     Fact("host.cpu_brand", "text", "the CPU", "host.cpu_brand", (PROBE,) + COLLECT_ENV + ("prose",)),
     Fact("host.cpu_arch", "text", "the CPU's architecture", None, ("collect_env",),
          "collect_env's `Architecture:` row; shown with the facts read"),
+    Fact("torch.cuda_shown", "flag", "a message only a CUDA build of torch prints", None, ("catalogue",),
+         "a catalogue entry marked cuda_build_only matched: the build has CUDA, so triage never suspects a CPU build"),
     Fact("shell.machine", "text", "the machine the shell runs as", None, ("shell",),
          "`uname -m` or `arch` as pasted: arm64 names Apple Silicon (host.hw_arm64); x86_64 or i386 is an Intel Mac or a "
          "shell under Rosetta, which the shell's answer cannot tell apart, so it decides nothing alone"),

@@ -69,6 +69,8 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         matches = tuple(match for match in matches if match.error.kind != CUDA_UNAVAILABLE_REPORTED)
     for match in matches:
         findings.append(Finding("message", stripped_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
+        if match.error.cuda_build_only:
+            findings.append(Finding("torch.cuda_shown", True, lines[match.line - 1].number, "catalogue"))
     told, commands = fix_lines(lines)
     findings = [finding for finding in findings if finding.path == "message" or finding.line not in told | commands or
                 (finding.line in commands and finding.path.startswith(UNCHANGED_BY_A_FIX))]

@@ -6,7 +6,6 @@ from typing import Any, Callable, Dict, Optional, Sequence
 
 from mps_doctor import nvidia
 from mps_doctor.checking.model import Outcome, Remedy, Status, run
-from mps_doctor.known_errors import find_all
 from mps_doctor.triage.derived import wheel_cuda
 from mps_doctor.versions import at_least, load_releases, version_tuple
 
@@ -52,7 +51,7 @@ def cpu_build(known: Dict[str, Any]) -> Optional[Outcome]:
     # 558f910b6b653b56f7504d) has torch/version.py `__version__ = '2.15.0+cpu'`, `cuda = None`, and every CUDA
     # Requires-Dist of its METADATA is marked `platform_system == "Linux"`.
     # A message only a CUDA build prints (the catalogue's cuda_build_only) shows the build.
-    if "message" in known and any(match.error.cuda_build_only for text in known["message"].value for match in find_all(text)):
+    if "torch.cuda_shown" in known:
         return None
     available = known.get("torch.cuda_available")
     system = known["host.system"].value if "host.system" in known else None

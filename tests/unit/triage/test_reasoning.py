@@ -1161,7 +1161,10 @@ def test_a_message_only_a_cuda_build_prints_clears_the_cpu_build_suspicion():
     assert (report.verdict.root_cause, report.verdict.suspected) == ("cuda.visible-devices", False)
     windows = 'File "C:\\Users\\me\\x\\torch\\cuda\\__init__.py", line 1\nI have an RTX 3060 and it only uses the CPU\n'
     assert triage(windows).verdict.suspected
-    assert not triage(windows + "RuntimeError: No CUDA GPUs are available\n").verdict.suspected
+    assert not triage(windows + "    torch._C._cuda_init()\nRuntimeError: No CUDA GPUs are available\n").verdict.suspected
+    # The bare message is no proof: programs raise it themselves, and libtorch's C++ API raises it in a CPU build too
+    # (the string is in PyPI's torch 2.13.0+cpu libtorch_cpu.so, beside torch::cuda's "Device index out of range").
+    assert triage(windows + "RuntimeError: No CUDA GPUs are available\n").verdict.suspected
 
 
 def test_a_uv_message_wrapped_at_the_terminal_width_is_read_whole():
