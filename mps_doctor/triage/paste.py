@@ -347,7 +347,8 @@ def cuda_missing_layers() -> Tuple[str, ...]:
 def cuda_missing(lines: Sequence[Line], known: Dict[str, Known], matches: Sequence[Match]) -> bool:
     """Whether the paste says torch sees no GPU: is_available() False (as a fact, or `False` printed after a line that
     calls it), or a message that fails a layer meaning CUDA is missing; a job whose GPU works is not one without."""
-    printed = any(line.text.strip() == "False" and "is_available" in before.text for before, line in zip(lines, lines[1:]))
+    printed = "is_available" in joined(lines) and any(
+        line.text.strip() == "False" and "is_available" in before.text for before, line in zip(lines, lines[1:]))
     return printed or value_of(known, "torch.cuda_available") is False or any(
         m.error.layer in cuda_missing_layers() or m.error.kind in (CUDA_REQUIRED, CUDA_UNAVAILABLE_REPORTED) for m in matches)
 

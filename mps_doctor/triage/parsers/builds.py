@@ -7,7 +7,7 @@ from typing import List, Sequence
 from mps_doctor.triage.model import Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
 from mps_doctor.triage.parsers.common import Result, python_version
-from mps_doctor.triage.text import Line, matching
+from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label
 
 # `conda list` rows: Anaconda's `_pytorch_select 0.1 cpu_0` (or gpu_0) picks the variant; pytorch's own build string
@@ -71,7 +71,7 @@ def parse_builds(lines: Sequence[Line]) -> Result:
     out: List[Finding] = []
     p = "build"
     cuda_label_shown = any(CUDA_LABEL.search(line.text) and not INSTALL_COMMAND.search(line.text) for line in lines)
-    on_windows = any(WINDOWS_SHOWN.search(line.text) for line in lines)
+    on_windows = WINDOWS_SHOWN.search(joined(lines)) is not None
     for _, line in matching(lines, BUILD_LINE):
         text = line.text
         row = CONDA_ROW.match(text)

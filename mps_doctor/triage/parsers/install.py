@@ -76,8 +76,8 @@ def parse_install(lines: Sequence[Line]) -> Result:
     """pip and uv resolution errors and wheel file names in install logs."""
     out: List[Finding] = []
     evidence: List[Evidence] = []
-    mac_shown = any(MAC_SHOWN.search(line.text) for line in lines)
-    pytorch_index = any("download.pytorch.org/whl" in line.text for line in lines)
+    mac_shown = MAC_SHOWN.search(joined(lines)) is not None
+    pytorch_index = "download.pytorch.org/whl" in joined(lines)
     for _, line in matching(lines, INSTALL_LINE):
         text = line.text
         pip = pip_request(text)

@@ -11,7 +11,7 @@ from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
 from mps_doctor.triage.parsers.common import LINUX_WORDS, Result, python_version
 from mps_doctor.triage.parsers.install import INTEL_OR_ROSETTA
-from mps_doctor.triage.text import Line, matching
+from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.words import shorten
 
 # The fields of the issue templates of PyTorch (`- OS (e.g., Linux):`, bug-report.yml), InvokeAI, ComfyUI,
@@ -90,7 +90,7 @@ ON_A_MAC = re.compile(r"\b(?:on|using|from|with|my) (?:my |an? )?mac(?:book\w*)?
                       re.I)
 # A report's own fields (QGIS AI Segmentation's error report: "OS: darwin (Darwin 25.2.0)", "Architecture: x86_64",
 # AI-Segmentation#166): the system, and the machine its Python runs as (platform.machine(), x86_64 under Rosetta).
-OS_FIELD_DARWIN = re.compile(r"^\W{0,4}(?:OS|System|Platform)\s*[:：]\s*(?:darwin|macOS)\b", re.I)
+OS_FIELD_DARWIN = re.compile(r"^\W{0,4}(?:OS|System|Platform)[ \t]*[:：][ \t]*(?:darwin|macOS)\b", re.I | re.M)
 MACHINE_FIELD = re.compile(r"^\W{0,4}(?:Architecture|Arch|Machine|platform\.machine\(\))\s*[:=]\s*`?(x86_64|arm64)`?\s*$",
                            re.I | re.M)
 # A CUDA build people name ("no .whl packages for torch 1.12.1+cu113"): the build they want.
@@ -200,7 +200,7 @@ def parse_people(lines: Sequence[Line]) -> Result:
         elif kind == "driver" and re.fullmatch(r"\d{3}\.\d{1,3}(?:\.\d{1,3})?", answer):
             out.append(Finding("nvidia_smi.driver_version", answer, line.number, "template"))
     evidence: List[Evidence] = []
-    on_mac = any(OS_FIELD_DARWIN.search(line.text) for line in lines)
+    on_mac = OS_FIELD_DARWIN.search(joined(lines)) is not None
     # Only beside the report's own macOS: elsewhere an "Architecture:" row is often lscpu's, the CPU's (collect_env).
     for _, line in matching(lines, MACHINE_FIELD) if on_mac else ():
         machine = MACHINE_FIELD.search(line.text).group(1).lower()
