@@ -78,6 +78,8 @@ def parse_install(lines: Sequence[Line]) -> Result:
     evidence: List[Evidence] = []
     mac_shown = MAC_SHOWN.search(joined(lines)) is not None
     pytorch_index = "download.pytorch.org/whl" in joined(lines)
+    rocm_index = ROCM_INDEX.search(joined(lines)) is not None
+    off_linux = mac_shown or WINDOWS_NAMED.search(joined(lines)) is not None
     for _, line in matching(lines, INSTALL_LINE):
         text = line.text
         pip = pip_request(text)
@@ -92,6 +94,9 @@ def parse_install(lines: Sequence[Line]) -> Result:
                 # build anywhere (the catalogue's pip.torch-local-version-not-on-index).
                 out.append(Finding("request.cuda_build", requested.group(1), line.number, "pip"))
                 evidence += [cuda_build_evidence(requested.group(1), line.number)] if mac_shown or pytorch_index else []
+            elif rocm_index and off_linux and listing.strip() == "none":
+                # PyTorch's ROCm index holds Linux wheels only: nothing there for Windows or macOS.
+                evidence.append(rocm_off_linux_evidence(line.number))
             else:
                 evidence += pip_versions(requirement, listing, line.number)
             if requested:
@@ -168,6 +173,22 @@ def platform_tag_facts(tag: str, number: int, source: str) -> Tuple[List[Finding
     if tag.startswith(("manylinux", "musllinux")):
         return [Finding("host.system", "Linux", number, source)], []
     return [], []
+
+
+# PyTorch's ROCm builds and their index (download.pytorch.org/whl/rocm6.2, whl/nightly/rocm5.6): manylinux wheels only,
+# AMD's ROCm for PyTorch being a Linux stack (pytorch.org/get-started: ROCm under Linux only).
+ROCM_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?rocm\d")
+WINDOWS_NAMED = re.compile(r"(?i:\bWindows\b)|\b[A-Z]:\\|\bwin_amd64\b")
+
+
+def rocm_off_linux_evidence(number: int) -> Evidence:
+    """pip finds no torch on PyTorch's ROCm index from Windows or macOS: its ROCm builds are Linux wheels only."""
+    return Evidence(
+        (), "PyTorch's ROCm builds are Linux wheels only: the ROCm index has nothing for this system",
+        "pip found no torch on PyTorch's ROCm index, which holds Linux wheels only.",
+        "PyTorch builds for AMD GPUs (ROCm) only for Linux; on Windows the choices are WSL with a ROCm build, or a "
+        "program's DirectML or CPU path; on a Mac, MPS.", (), GET_STARTED, number, "pip", devices=("cuda",),
+        kind="cuda-build-off-linux")
 
 
 def cuda_build_evidence(requested: str, number: int) -> Evidence:

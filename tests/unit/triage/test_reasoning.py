@@ -1326,3 +1326,11 @@ def test_a_cuda_pin_pypi_lacks_is_no_mac_unless_pytorchs_index_or_a_mac_is_named
         "pip.torch-local-version-not-on-index"
     # sadtalker-180: the same listing with PyTorch's cu113 index searched: the platform has no CUDA builds (a Mac).
     assert triage(dev_paste("sadtalker-180-cu113-wheel-on-mac-m2")).verdict.root_cause == "os.linux"
+
+
+def test_pytorchs_rocm_index_has_nothing_for_windows():
+    # pytorch-106529: `--index-url https://download.pytorch.org/whl/nightly/rocm5.6` on Windows: "(from versions: none)".
+    assert triage(dev_paste("pytorch-106529-rocm-index-on-windows-no-torch")).verdict.root_cause == "os.linux"
+    linux = ("On Ubuntu 22.04: pip3 install torch --index-url https://download.pytorch.org/whl/rocm6.2\n"
+             "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n")
+    assert triage(linux).verdict.root_cause != "os.linux"
