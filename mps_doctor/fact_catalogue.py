@@ -79,7 +79,7 @@ FACTS: Tuple[Fact, ...] = (
                                   "build")),
     Fact("interpreter.machine", "text", "the Python's architecture", "target.interpreter.machine",
          (PROBE,) + COLLECT_ENV + ("session", "shell", "platform", "wheel", "uv", "pip", "conda-info", "conda-plan", "prose",
-                                   "template")),
+                                   "template", "path")),
     Fact("interpreter.mac_ver", "text", "the macOS version the Python sees", "target.interpreter.mac_ver",
          (PROBE, "platform", "session") + COLLECT_ENV),
     Fact("interpreter.pointer_bits", "number", "the Python's pointer size", "target.interpreter.pointer_bits",

@@ -2,10 +2,12 @@
 Mac's chip)."""
 
 import re
+from dataclasses import replace
 from typing import List, Sequence
 
-from mps_doctor.triage.model import Finding
+from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result
+from mps_doctor.triage.parsers.install import INTEL_OR_ROSETTA
 from mps_doctor.triage.text import Line, matching
 
 # Each system's own folders (tracebacks, pip's and conda's logs print them):
@@ -15,12 +17,19 @@ from mps_doctor.triage.text import Line, matching
 MAC_PATH = re.compile(r"(?:^|[\s\"'(=])/(?:Users/[^/\s]+/|Library/Frameworks/Python\.framework/|opt/homebrew/)")
 LINUX_PATH = re.compile(r"(?:^|[\s\"'(=])/(?:home/[^/\s]+/|usr/lib/python3[\d.]*/dist-packages/)")
 WINDOWS_PATH = re.compile(r"(?:^|[\s\"'(=])[A-Za-z]:\\[^\s\\]*|\\(?:site-packages|Lib|AppData|Program Files)\\")
-PATH_LINE = re.compile(r"/Users/|/Library/|/opt/homebrew/|/home/|/usr/lib/|[A-Za-z]:\\|\\(?:site-packages|Lib|AppData|Program Files)\\")
+PATH_LINE = re.compile(r"/Users/|/Library/|/opt/homebrew/|/home/|/usr/lib/|/usr/local/(?:Cellar|opt)/python|[A-Za-z]:\\|"
+                       r"\\(?:site-packages|Lib|AppData|Program Files)\\")
+# Homebrew's prefix on Intel Macs is /usr/local (docs.brew.sh "Installation": /opt/homebrew for Apple Silicon, /usr/local
+# for macOS Intel, /home/linuxbrew/.linuxbrew for Linux): a Python from its Cellar is an x86_64 build, native on an
+# Intel Mac and under Rosetta on Apple Silicon (transcribe-anything#52).
+INTEL_HOMEBREW_PYTHON = re.compile(r"(?:^|[\s\"'(=])/usr/local/(?:Cellar|opt)/python(?:@3\.\d+)?/")
 
 
 def parse_paths(lines: Sequence[Line]) -> Result:
-    """The system of the first path of each kind; Homebrew's /opt/homebrew also says Apple Silicon."""
+    """The system of the first path of each kind; Homebrew's /opt/homebrew also says Apple Silicon, and a Python from
+    its Intel prefix (/usr/local/Cellar) an x86_64 Python on a Mac."""
     out: List[Finding] = []
+    evidence: List[Evidence] = []
     seen = set()
     for _, line in matching(lines, PATH_LINE):
         for system, pattern in (("Darwin", MAC_PATH), ("Linux", LINUX_PATH), ("Windows", WINDOWS_PATH)):
@@ -30,4 +39,10 @@ def parse_paths(lines: Sequence[Line]) -> Result:
                 out.append(Finding("host.system", system, line.number, "path"))
                 if "/opt/homebrew/" in found.group(0):
                     out.append(Finding("host.hw_arm64", True, line.number, "path"))
-    return out, []
+        if not evidence and INTEL_HOMEBREW_PYTHON.search(line.text):
+            out += [Finding("host.system", "Darwin", line.number, "path"),
+                    Finding("interpreter.machine", "x86_64", line.number, "path")]
+            evidence.append(replace(INTEL_OR_ROSETTA, line=line.number, source="path",
+                                    summary="an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
+                                    problem="The Python runs from Intel Homebrew's prefix (/usr/local/Cellar)."))
+    return out, evidence

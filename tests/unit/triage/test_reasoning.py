@@ -1334,3 +1334,10 @@ def test_pytorchs_rocm_index_has_nothing_for_windows():
     linux = ("On Ubuntu 22.04: pip3 install torch --index-url https://download.pytorch.org/whl/rocm6.2\n"
              "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n")
     assert triage(linux).verdict.root_cause != "os.linux"
+
+
+def test_a_python_from_intel_homebrews_prefix_is_an_x86_64_python_on_a_mac():
+    # transcribe-anything-52: /usr/local/Cellar/python@3.10/... on an M1 (Homebrew's prefix on Intel Macs).
+    assert triage(dev_paste("transcribe-anything-52-intel-homebrew-python-on-m1")).verdict.root_cause == "python.rosetta"
+    apple = read_paste('  File "/opt/homebrew/Cellar/python@3.12/3.12.4/Frameworks/x.py", line 1\n')
+    assert not apple.evidence and apple.known["host.hw_arm64"].value is True
