@@ -1341,3 +1341,9 @@ def test_a_python_from_intel_homebrews_prefix_is_an_x86_64_python_on_a_mac():
     assert triage(dev_paste("transcribe-anything-52-intel-homebrew-python-on-m1")).verdict.root_cause == "python.rosetta"
     apple = read_paste('  File "/opt/homebrew/Cellar/python@3.12/3.12.4/Frameworks/x.py", line 1\n')
     assert not apple.evidence and apple.known["host.hw_arm64"].value is True
+
+
+def test_a_paging_file_too_small_outranks_the_visual_cpp_advice_for_torchs_dll():
+    # kair-127: "[WinError 1455] The paging file is too small ... Error loading ...\torch\lib\shm.dll".
+    report = triage(dev_paste("kair-127-windows-paging-file-dataloader-workers"))
+    assert report.verdict.known_error == "windows.paging-file-too-small"
