@@ -227,6 +227,10 @@ ALLOWED_IN_CATALOGUE = {
     ("mps.autocast-unsupported", "4.38.1"): HISTORIC + " (transformers 4.38.2 autocast MPS in rotary embeddings)",
     ("mps.autocast-unsupported", "4.38.2"): HISTORIC + " (transformers 4.38.2 autocast MPS in rotary embeddings)",
     ("mps.autocast-dtype-unsupported", "1.9.5"): HISTORIC + " (the AutoForge release that fixed its MPS dtype)",
+    ("inductor.mps-float64-unsupported", "2.7"): HISTORIC + " (the first release whose inductor generates Metal code)",
+    ("inductor.mps-unsupported", "2.3"): HISTORIC + " (the releases whose inductor asserts 'Device mps not supported')",
+    ("inductor.mps-unsupported", "2.6"): HISTORIC + " (the releases whose inductor asserts 'Device mps not supported')",
+    ("inductor.mps-unsupported", "2.7"): HISTORIC + " (the first release whose inductor generates Metal code)",
 }
 
 
