@@ -68,7 +68,9 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         # A `docker build` sees no GPU unless one is configured for it: a program there finding no CUDA is expected.
         matches = tuple(match for match in matches if match.error.kind != CUDA_UNAVAILABLE_REPORTED)
     for match in matches:
-        findings.append(Finding("message", stripped_line(lines[match.line - 1].text), lines[match.line - 1].number, "catalogue"))
+        # A message that spans lines (a traceback's frame, then the error) is shown by the line where it ends.
+        shown = lines[min(match.line + match.text.rstrip("\n").count("\n"), len(lines)) - 1]
+        findings.append(Finding("message", stripped_line(shown.text), lines[match.line - 1].number, "catalogue"))
         if match.error.cuda_build_only:
             findings.append(Finding("torch.cuda_shown", True, lines[match.line - 1].number, "catalogue"))
     told, commands = fix_lines(lines)

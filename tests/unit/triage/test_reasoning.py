@@ -1347,3 +1347,9 @@ def test_a_paging_file_too_small_outranks_the_visual_cpp_advice_for_torchs_dll()
     # kair-127: "[WinError 1455] The paging file is too small ... Error loading ...\torch\lib\shm.dll".
     report = triage(dev_paste("kair-127-windows-paging-file-dataloader-workers"))
     assert report.verdict.known_error == "windows.paging-file-too-small"
+
+
+def test_a_message_that_spans_lines_is_shown_by_the_line_where_it_ends():
+    # langchain-chatchat-324: the catalogue's match starts at torch/__init__.py's frame and ends at the ImportError.
+    shown = read_paste(dev_paste("langchain-chatchat-324-libcudnn-so8-after-reinstall")).known["message"].value
+    assert any(text.startswith("ImportError: libcudnn.so.8") for text in shown)
