@@ -6,7 +6,7 @@ from typing import List, Sequence
 
 from mps_doctor.triage.model import Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
-from mps_doctor.triage.parsers.common import Result, python_version
+from mps_doctor.triage.parsers.common import WINDOWS_SHOWN, Result, python_version
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label
 
@@ -56,7 +56,6 @@ NOT_SO = re.compile(r"\b(?:no|not|never|n't|instead of|rather than|at first|rein
 CUDA_LEFT_OUT_TOLD = re.compile(r"\b(?:doesn'?t|does not|didn'?t|did not|won'?t|will not) (?:pull|install|get|bring|"
                                 r"download)s?(?: in| down)? (?:the |any )?CUDA(?: dependencies| version| build| wheels?| "
                                 r"packages?)?\b", re.I)
-WINDOWS_SHOWN = re.compile(r"\bWindows\b|\b[A-Z]:\\|\bwin_amd64\b")
 UNDONE = re.compile(r"\b(?:at first|reinstall\w*|fixed|solved|on purpose|intentional\w*|deliberate\w*|without (?:a |any )?GPU)\b",
                     re.I)
 CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)

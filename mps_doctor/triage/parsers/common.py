@@ -25,4 +25,6 @@ def python_version(text: str) -> Optional[Tuple[int, ...]]:
 
 
 # Linux by the names people and tools give it (a kernel, a distribution, WSL).
+# Windows shown in a paste: its name, a drive letter path, a Windows wheel tag.
+WINDOWS_SHOWN = re.compile(r"(?i:\bWindows\b)|\b[A-Z]:\\|\bwin_amd64\b")
 LINUX_WORDS = r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky Linux|AlmaLinux|openSUSE|Manjaro|WSL2?)"

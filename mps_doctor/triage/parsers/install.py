@@ -18,7 +18,7 @@ from mps_doctor.known_errors import (
     trigger,
 )
 from mps_doctor.triage.model import Evidence, Finding
-from mps_doctor.triage.parsers.common import GET_STARTED, Result, python_version
+from mps_doctor.triage.parsers.common import GET_STARTED, WINDOWS_SHOWN, Result, python_version
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import load_releases, version_tuple
 from mps_doctor.versions import version_tuple as vt
@@ -79,7 +79,7 @@ def parse_install(lines: Sequence[Line]) -> Result:
     mac_shown = MAC_SHOWN.search(joined(lines)) is not None
     pytorch_index = "download.pytorch.org/whl" in joined(lines)
     rocm_index = ROCM_INDEX.search(joined(lines)) is not None
-    off_linux = mac_shown or WINDOWS_NAMED.search(joined(lines)) is not None
+    off_linux = mac_shown or WINDOWS_SHOWN.search(joined(lines)) is not None
     for _, line in matching(lines, INSTALL_LINE):
         text = line.text
         pip = pip_request(text)
@@ -154,6 +154,13 @@ def wrapped_messages(lines: Sequence[Line]) -> List[Tuple[str, Callable[[int], i
     return out
 
 
+def x86_64_python_on_mac(number: int, source: str, problem: str) -> Evidence:
+    """The evidence of an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon) that PROBLEM tells, from
+    line NUMBER of SOURCE."""
+    return replace(INTEL_OR_ROSETTA, line=number, source=source, problem=problem,
+                   summary="an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)")
+
+
 def platform_tag_facts(tag: str, number: int, source: str) -> Tuple[List[Finding], List[Evidence]]:
     """The system and machine of the interpreter that a PEP 425 platform tag names (macosx_15_0_x86_64, win_amd64,
     manylinux_2_28_x86_64), and, for an x86_64 one on macOS, the evidence of an Intel Mac or Rosetta."""
@@ -164,10 +171,8 @@ def platform_tag_facts(tag: str, number: int, source: str) -> Tuple[List[Finding
         out += [Finding("interpreter.machine", machine, number, source)] if machine else []
         if machine != "x86_64":
             return out, []
-        return out, [Evidence(**dict(INTEL_OR_ROSETTA.__dict__, line=number, source=source,
-                                     summary="an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
-                                     problem="The install is for the platform tag of an x86_64 interpreter on macOS "
-                                             "(%s)." % tag))]
+        return out, [x86_64_python_on_mac(number, source, "The install is for the platform tag of an x86_64 interpreter "
+                                                           "on macOS (%s)." % tag)]
     if tag.startswith("win"):
         return [Finding("host.system", "Windows", number, source)], []
     if tag.startswith(("manylinux", "musllinux")):
@@ -178,7 +183,6 @@ def platform_tag_facts(tag: str, number: int, source: str) -> Tuple[List[Finding
 # PyTorch's ROCm builds and their index (download.pytorch.org/whl/rocm6.2, whl/nightly/rocm5.6): manylinux wheels only,
 # AMD's ROCm for PyTorch being a Linux stack (pytorch.org/get-started: ROCm under Linux only).
 ROCM_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?rocm\d")
-WINDOWS_NAMED = re.compile(r"(?i:\bWindows\b)|\b[A-Z]:\\|\bwin_amd64\b")
 
 
 def rocm_off_linux_evidence(number: int) -> Evidence:

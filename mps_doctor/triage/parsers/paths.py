@@ -2,12 +2,11 @@
 Mac's chip)."""
 
 import re
-from dataclasses import replace
 from typing import List, Sequence
 
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result
-from mps_doctor.triage.parsers.install import INTEL_OR_ROSETTA
+from mps_doctor.triage.parsers.install import x86_64_python_on_mac
 from mps_doctor.triage.text import Line, matching
 
 # Each system's own folders (tracebacks, pip's and conda's logs print them):
@@ -42,7 +41,6 @@ def parse_paths(lines: Sequence[Line]) -> Result:
         if not evidence and INTEL_HOMEBREW_PYTHON.search(line.text):
             out += [Finding("host.system", "Darwin", line.number, "path"),
                     Finding("interpreter.machine", "x86_64", line.number, "path")]
-            evidence.append(replace(INTEL_OR_ROSETTA, line=line.number, source="path",
-                                    summary="an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
-                                    problem="The Python runs from Intel Homebrew's prefix (/usr/local/Cellar)."))
+            evidence.append(x86_64_python_on_mac(line.number, "path", "The Python runs from Intel Homebrew's prefix "
+                                                                          "(/usr/local/Cellar)."))
     return out, evidence

@@ -3,14 +3,13 @@ and versions in their own words ("macOS 14.6.1", "Mac OS Sonoma 14.5", "Macosx M
 "Windows 11", "CentOS 7")."""
 
 import re
-from dataclasses import replace
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from mps_doctor.nvidia import capability_of
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
 from mps_doctor.triage.parsers.common import LINUX_WORDS, Result, python_version
-from mps_doctor.triage.parsers.install import INTEL_OR_ROSETTA
+from mps_doctor.triage.parsers.install import x86_64_python_on_mac
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.words import shorten
 
@@ -206,9 +205,7 @@ def parse_people(lines: Sequence[Line]) -> Result:
         machine = MACHINE_FIELD.search(line.text).group(1).lower()
         out.append(Finding("interpreter.machine", machine, line.number, "template"))
         if machine == "x86_64" and not evidence:
-            evidence.append(replace(INTEL_OR_ROSETTA, line=line.number, source="template",
-                                    summary="an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple Silicon)",
-                                    problem="The report says its Python runs as x86_64 on macOS."))
+            evidence.append(x86_64_python_on_mac(line.number, "template", "The report says its Python runs as x86_64 on macOS."))
     for _, line in matching(lines, PEOPLE_LINE):
         if line.prompt or line.text.startswith(("File ", "Traceback")):
             continue
