@@ -109,6 +109,8 @@ class ChildRun:
             out, err, timed_out = self.collect(self.started + self.timeout, on_stdout)
         finally:
             self.close()
+        if FATAL_SIGNALS:
+            end_for_signal(FATAL_SIGNALS[0])
         results, begun = parse_frames(out.decode("utf-8", "replace"))
         return ChildOutcome(results=results, begun=tuple(begun), returncode=self.process.returncode,
                             stderr=err.decode("utf-8", "replace"), timed_out=timed_out)
@@ -168,12 +170,21 @@ DRAIN_SECONDS = 1.0
 LIVE_CHILDREN: "set[ChildRun]" = set()
 GUARDED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 PREVIOUS_HANDLERS: Dict[int, object] = {}
+# The signals on_fatal_signal handled. Python runs a handler between any two bytecodes, also inside a finalizer
+# (`__del__`), which swallows its exception ("Exception ignored in ..."); the doctor then ends at the next child's end.
+FATAL_SIGNALS: List[int] = []
 
 
 def on_fatal_signal(signum, frame) -> None:
     """Kill every live child tree, then end the doctor as the signal asked (SIGINT as KeyboardInterrupt)."""
+    FATAL_SIGNALS.append(signum)
     for child in list(LIVE_CHILDREN):
         kill_tree(child.process)
+    end_for_signal(signum)
+
+
+def end_for_signal(signum: int) -> "NoReturn":  # noqa: F821
+    """Raise what ends the doctor for SIGNUM: KeyboardInterrupt for SIGINT, else SystemExit(128 + SIGNUM)."""
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
     raise SystemExit(exit_codes.KILLED_BY_SIGNAL_BASE + signum)

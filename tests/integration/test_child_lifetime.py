@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 from mps_doctor import exit_codes
+from mps_doctor.probe import target
 
 FAKE_TARGET = '''#!%s
 import os, subprocess, sys, time
@@ -98,3 +99,31 @@ def test_timeout_holds_when_a_grandchild_in_a_new_session_keeps_stdout_open(tmp_
     assert b'"kind": "timeout"' in out
     child, grandchild = map(int, pids.read_text().split())
     assert not alive(child) and not alive(grandchild)
+
+
+class SwallowsItsException:
+    """An object whose finalizer runs the signal handler, as Python does when a signal lands inside a `__del__`."""
+
+    def __del__(self):
+        target.on_fatal_signal(signal.SIGTERM, None)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_signal_whose_exception_a_finalizer_swallowed_still_ends_the_doctor(tmp_path, monkeypatch):
+    monkeypatch.setattr(target, "FATAL_SIGNALS", [])
+    script = tmp_path / "sleeper.py"
+    script.write_text("import time\ntime.sleep(300)\n")
+    child = target.ChildRun([sys.executable, str(script)], timeout=300)
+    try:
+        SwallowsItsException()  # "Exception ignored in ...": the doctor would have gone on
+        assert target.FATAL_SIGNALS == [signal.SIGTERM]
+        started = time.monotonic()
+        with pytest.raises(SystemExit) as ended:
+            child.wait()
+        assert ended.value.code == exit_codes.KILLED_BY_SIGNAL_BASE + signal.SIGTERM
+        assert time.monotonic() - started < 10, "the killed child was waited for as if alive"
+        assert child.process.returncode == -signal.SIGKILL
+    finally:
+        if child.process.poll() is None:
+            child.process.kill()
+        child.close()
