@@ -286,14 +286,33 @@ def find_all(text: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> I
     """Every entry that occurs in TEXT, each once, at its first occurrence, in catalogue order; general entries are
     left to the checks that ask for their kind, and an entry that another occurring one is more specific than is left
     out."""
-    found = [(error, error.pattern.search(text)) for error in (load_catalogue() if catalogue is None else catalogue)
-             if not error.general]
+    unwrapped = unwrap(text)
+    found = [(error, error.pattern.search(text) or (error.pattern.search(unwrapped) if unwrapped != text else None))
+             for error in (load_catalogue() if catalogue is None else catalogue) if not error.general]
     found = [(error, match) for error, match in found if match]
     for error, match in found:
         # A broader entry is left out where a narrower one that names it matches the same text (its line or span);
         # elsewhere in the paste it is a message of its own.
         if not any(error.id in other.more_specific_than and same_place(match, near, text) for other, near in found):
-            yield Match(error, text.count("\n", 0, match.start()) + 1, match.group(0))
+            yield Match(error, text.count("\n", 0, match.start()) + 1, text[match.start():match.end()])
+
+
+# A message wrapped where a line was too narrow for it, as terminals, log viewers and issue forms do: the line breaks
+# between two words and the next line goes on in lower case ("... as the MPS framework" / "doesn't support float64",
+# google-research/tabfm#68). Not after a sentence's end, nor around a traceback's frame line.
+SOFT_WRAP = re.compile(r"(?<=[\w,)'\"`])[ \t]*\n(?=[ \t]*[a-z])")
+FRAME_LINE = re.compile(r"^\s*File \"", re.M)
+
+
+def unwrap(text: str) -> str:
+    """TEXT with each soft-wrapped line break (SOFT_WRAP) made a space; same length, so offsets stay those of TEXT."""
+    def joined(found: "re.Match") -> str:
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.end())
+        if FRAME_LINE.match(text, start) or FRAME_LINE.match(text[found.end():end if end >= 0 else len(text)]):
+            return found.group(0)
+        return " " * len(found.group(0))
+    return SOFT_WRAP.sub(joined, text)
 
 
 # How far a broader message may start before the narrower one and still be the same message: NCCL's "NCCL error in:

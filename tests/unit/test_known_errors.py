@@ -131,7 +131,9 @@ def test_corpus_case_expecting_a_known_error_contains_it(name):
         return
     with open(os.path.join(PASTED, name + ".txt"), encoding="utf-8") as handle:
         text = handle.read()
-    assert re.search(entries[expected]["pattern"], text, re.MULTILINE), (name, expected)
+    from mps_doctor.known_errors import unwrap
+    pattern = re.compile(entries[expected]["pattern"], re.MULTILINE | re.IGNORECASE)
+    assert pattern.search(text) or pattern.search(unwrap(text)), (name, expected)
 
 
 def test_the_kinds_the_checks_ask_for_are_closed_and_each_has_entries():
@@ -266,3 +268,32 @@ def test_where_a_narrower_entry_occurs_the_broader_one_it_names_is_left_out():
             " error: input types 'tensor<1x77x1xf16>' and 'tensor<1x77x768xf32>' are not broadcast compatible\n"
             "LLVM ERROR: Failed to infer result type(s).\n")
     assert [m.error.id for m in find_all(text)] == ["mps.graph-type-inference-abort"]
+
+
+WRAPPED_FLOAT64 = ("TypeError: Cannot convert a MPS Tensor to float64 dtype as the MPS framework\n"
+                   "doesn't support float64. Please use float32 instead.\n")
+
+
+def test_a_message_wrapped_between_two_words_is_found_on_the_line_it_starts():
+    """google-research/tabfm#68's float64 message, broken after "framework": found, shown as pasted, on line 1."""
+    from mps_doctor.known_errors import find_all
+    found = [(m.error.id, m.line, m.text) for m in find_all("log line\n" + WRAPPED_FLOAT64)]
+    assert found == [("mps.float64-unsupported", 2, "Cannot convert a MPS Tensor to float64 dtype as the MPS framework\n"
+                      "doesn't support float64")]
+
+
+@pytest.mark.parametrize("text", [
+    "as the MPS framework.\ndoesn't support float64",  # a sentence ended there
+    "as the MPS framework\nDoesn't support float64",  # the next line starts a sentence of its own
+    "as the MPS framework\n\ndoesn't support float64",  # a blank line between
+    '  File "x.py", line 3, in train\n    model.to(torch.float64)',  # a traceback frame and its code
+])
+def test_unwrap_keeps_line_breaks_that_are_not_soft_wraps(text):
+    from mps_doctor.known_errors import unwrap
+    assert unwrap(text) == text
+
+
+def test_unwrap_keeps_every_offset():
+    from mps_doctor.known_errors import unwrap
+    unwrapped = unwrap(WRAPPED_FLOAT64)
+    assert len(unwrapped) == len(WRAPPED_FLOAT64) and unwrapped.count("\n") == WRAPPED_FLOAT64.count("\n") - 1

@@ -34,7 +34,7 @@ CONDA_PLANNED = re.compile(r"::(pytorch(?:-nightly)?|pytorch-mutex|cpuonly|cpu-o
 # "observe cpuonly version being installed", "pip installed the cpu-only build", "Torch cpu installed on nvidia system"
 # (pytorch#65338, whisperX#983, SD.Next#3476).
 CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|pulled|downloads|downloaded|observe|"
-                            r"defaults? to) (?:the |a |only )?\[?(?:cpu|cpu-only|cpuonly|cpu only)\]?[- ]"
+                            r"defaults? to) (?:only )?(?:the |a |only )?\[?(?:cpu|cpu-only|cpuonly|cpu only)\]?[- ]"
                             r"(?:version|build|variant|wheel)s?\b|"
                             # "installed Torch without the CUDA version" (pyTranscriber#56)
                             r"\binstall(?:s|ed|ing)? (?:torch|pytorch) without (?:the )?cuda\b|"
@@ -56,6 +56,10 @@ NOT_SO = re.compile(r"\b(?:no|not|never|n't|instead of|rather than|at first|rein
 CUDA_LEFT_OUT_TOLD = re.compile(r"\b(?:doesn'?t|does not|didn'?t|did not|won'?t|will not) (?:pull|install|get|bring|"
                                 r"download)s?(?: in| down)? (?:the |any )?CUDA(?: dependencies| version| build| wheels?| "
                                 r"packages?)?\b", re.I)
+# People telling that an update swapped their CUDA torch for one without it: "it has dumbed down torch to no cuda"
+# (TTS-WebUI#356: the old installer's update replaced the CUDA build).
+CUDA_TAKEN_TOLD = re.compile(r"\b(?:dumbed down|downgraded|reverted|replaced|swapped|changed) (?:my |the )?(?:py)?torch "
+                             r"(?:back )?to (?:a |the )?(?:no[- ]cuda|cpu(?:[- ]only)?)\b", re.I)
 UNDONE = re.compile(r"\b(?:at first|reinstall\w*|fixed|solved|on purpose|intentional\w*|deliberate\w*|without (?:a |any )?GPU)\b",
                     re.I)
 CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)
@@ -87,10 +91,15 @@ def parse_builds(lines: Sequence[Line]) -> Result:
                 out.append(Finding("torch.cuda_version", "%s.%s" % (cuda.group(1), cuda.group(2)), line.number, p))
             elif re.search(r"(?:^|_)cpu(?:_|$)", row.group(3)):
                 out.append(Finding("torch.cuda_version", None, line.number, p))
+        told = CPU_BUILD_TOLD.search(text) and not NOT_SO.search(text) or (CUDA_LEFT_OUT_TOLD.search(text) and on_windows
+                                                                             or CUDA_TAKEN_TOLD.search(text)) and \
+            not UNDONE.search(text)
         index = INDEX.search(text)
         # pip prints "Looking in indexes: https://pypi.org/simple, https://download.pytorch.org/whl/cu121" as it
-        # installs from them (pip/_internal/cli/req_command.py).
-        if index and re.search(r"\binstall\b|^Looking in indexes:", text):
+        # installs from them (pip/_internal/cli/req_command.py). Beside a CPU build told, a CUDA index is the way out
+        # ("install ... --index-url .../cu117 before `pip install nougat-ocr` (which otherwise installs only the CPU
+        # versions)", nougat#21), not the build installed.
+        if index and re.search(r"\binstall\b|^Looking in indexes:", text) and not (told and index.group(1) != "cpu"):
             out.append(Finding("torch.cuda_version", None if index.group(1) == "cpu" else cuda_of_label(index.group(2)),
                                line.number, p))
             pinned = re.search(r"\btorch==(\d+\.\d+(?:\.\d+)?)(?![\w.+])", text)
@@ -104,8 +113,6 @@ def parse_builds(lines: Sequence[Line]) -> Result:
             out += planned_findings(*(planned.group(1, 2, 3) if planned.group(1) else planned.group(4, 5, 6)), line.number)
         # PyPI's Linux torch is a CUDA build whose CUDA libraries come as dependencies: there, CUDA left out of an install
         # (`--no-deps`) is a broken CUDA build, not a CPU one; on Windows PyPI's torch has no CUDA at all.
-        told = CPU_BUILD_TOLD.search(text) and not NOT_SO.search(text) or CUDA_LEFT_OUT_TOLD.search(text) and \
-            not UNDONE.search(text) and on_windows
         if told and not line.prompt and not cuda_label_shown:
             out.append(Finding("torch.cuda_version", None, line.number, "prose"))
         banner = ULTRALYTICS.search(text)

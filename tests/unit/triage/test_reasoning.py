@@ -1353,3 +1353,22 @@ def test_a_message_that_spans_lines_is_shown_by_the_line_where_it_ends():
     # langchain-chatchat-324: the catalogue's match starts at torch/__init__.py's frame and ends at the ImportError.
     shown = read_paste(dev_paste("langchain-chatchat-324-libcudnn-so8-after-reinstall")).known["message"].value
     assert any(text.startswith("ImportError: libcudnn.so.8") for text in shown)
+
+
+def test_a_cuda_index_beside_a_cpu_build_told_is_the_way_out_not_the_build():
+    # nougat-21: "install ... --index-url .../cu117) on Windows before running `pip install nougat-ocr` (which otherwise
+    # installs only the CPU versions)".
+    report = triage(dev_paste("nougat-21-windows-pip-installs-cpu-torch-no-gpu"),
+                    title="Document solution to `No GPU found. Conversion on CPU is very slow.`")
+    assert report.verdict.root_cause == "torch.cuda-built"
+    installed = read_paste("I ran pip3 install torch --index-url https://download.pytorch.org/whl/cu117 and the GPU "
+                           "is not found\n")
+    assert installed.known["torch.cuda_version"].value == "11.7"
+
+
+def test_an_update_that_swapped_torch_for_one_without_cuda():
+    # TTS-WebUI#356: "it has dumbed down torch to no cuda ... while I have an RTX 3090".
+    report = triage(dev_paste("tts-webui-356-windows-update-cpu-torch-rtx3090"), title="Torch does not have CUDA")
+    assert report.verdict.root_cause == "torch.cuda-built"
+    undone = read_paste("The update downgraded torch to cpu, so I reinstalled it from the cu121 index on Windows\n")
+    assert "torch.cuda_version" not in undone.known
