@@ -90,7 +90,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     for match in matches:
         if supported and match.error.layer in implicated_by(NO_WHEEL):
             continue
-        if match.error.layer in REGISTRY and about_the_layer(match, lines):
+        if match.error.layer in REGISTRY and about_the_layer(match, lines) and not left_by_a_failed_install(match, matches):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
     evidence = reconcile(evidence, matches, known, lambda match: lines[match.line - 1].number)
     evidence += hosted_runtime_evidence(lines, known, matches)
@@ -98,6 +98,17 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         evidence = [item for item in evidence if item.source != SLURM_SOURCE]
     prose_lines = frozenset({f.line for f in findings if f.parser == "prose"} - {f.line for f in findings if f.parser != "prose"})
     return Paste(lines, known, tuple(evidence), matches, prose_lines)
+
+
+# The catalogue names each installer's messages by the installer (pip., uv., conda.).
+INSTALLER_MESSAGES = ("pip.", "uv.", "conda.")
+
+
+def left_by_a_failed_install(match: Match, matches: Sequence[Match]) -> bool:
+    """Whether MATCH is "No module named 'torch'" after an installer's refusal, which it follows from (pytorch#160898:
+    pip found no intel-openmp for Windows on ARM64, so the smoke test after it found no torch)."""
+    return match.error.id == "torch.not-installed" and \
+        any(other.error.id.startswith(INSTALLER_MESSAGES) and other.line < match.line for other in matches)
 
 
 # Sources that name the torch a machine has (not one it asked for, as pip's and uv's errors do, nor prose).

@@ -1372,3 +1372,18 @@ def test_an_update_that_swapped_torch_for_one_without_cuda():
     assert report.verdict.root_cause == "torch.cuda-built"
     undone = read_paste("The update downgraded torch to cpu, so I reinstalled it from the cu121 index on Windows\n")
     assert "torch.cuda_version" not in undone.known
+
+
+def test_no_torch_after_an_installers_refusal_is_that_refusals_consequence():
+    # pytorch-160898: pip found no intel-openmp for Windows on ARM64, then the smoke test's "No module named 'torch'".
+    report = triage(dev_paste("pytorch-160898-windows-arm64-nightly-intel-openmp"))
+    assert report.verdict.known_error == "pip.torch-windows-dependency-no-arm64-wheel"
+    alone = triage("Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n    import torch\n"
+                   "ModuleNotFoundError: No module named 'torch'\n")
+    assert alone.verdict.known_error == "torch.not-installed"
+
+
+def test_python_37s_dll_load_failed_under_torchs_init_is_torchs_own_dll():
+    # fastai-501: `from torch._C import *` then "ImportError: DLL load failed: The specified module could not be found."
+    report = triage(dev_paste("fastai-501-windows-cpu-env-torch-dll-load-failed"))
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("torch.import", "windows.torch-c-dll-load-failed")
