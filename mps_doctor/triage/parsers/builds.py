@@ -6,7 +6,7 @@ from typing import List, Sequence
 
 from mps_doctor.triage.model import Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
-from mps_doctor.triage.parsers.common import WINDOWS_SHOWN, Result, python_version
+from mps_doctor.triage.parsers.common import WINDOWS_SHOWN, Result, python_version, sentence_at
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label
 
@@ -43,15 +43,19 @@ CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|p
                             r"\bCPU\b[^.\n]{0,40}\b(?:since|because|as) I (?:had|have|installed) (?:the |a )?wrong "
                             r"(?:version of )?(?:py)?torch\b|"
                             r"\b(?:(?:torch|pytorch)[- ](?:cpu|cpu-only|cpuonly) (?:version |build |variant )?|"
-                            r"(?:cpu|cpu-only|cpuonly) (?:version|build|variant) )(?:is |was |being |gets |got )?installed\b",
+                            r"(?:cpu|cpu-only|cpuonly) (?:version|build|variant) )(?:is |was |being |gets |got )?installed\b|"
+                            # "the node downloaded a none cuda Torch" (ComfyUI_EchoMimic#4)
+                            r"\b(?:install(?:s|ed)?|downloaded|pulled|got) (?:a |the )?(?:non|none)[- ]?cuda "
+                            r"(?:torch|pytorch|version|build)\b",
                             re.I)
-# A sentence that denies or undoes what it tells ("no CPU build got installed", "at first pip installed the CPU version,
-# then I reinstalled", "a VPS without a GPU, so I installed torch without CUDA on purpose"), and a CUDA build shown
-# anywhere (a +cu label, a cuXYZ index) but in an install command, which people paste as the fix they found
-# (kyutai-labs/delayed-streams-modeling#131): then a CPU build told is no fact.
-NOT_SO = re.compile(r"\b(?:no|not|never|n't|instead of|rather than|at first|reinstall\w*|fixed|solved|on purpose|"
-                    r"intentional\w*|deliberate\w*|without (?:a |any )?GPU)\b", re.I)
-# People telling that the install left CUDA out, in a negated sentence NOT_SO cannot judge: "This installs just fine,
+# A sentence that denies what it tells ("no CPU build got installed", "it wasn't the cpu version that got installed"),
+# a line that undoes it ("at first pip installed the CPU version. Then I reinstalled", "a VPS without a GPU, so I
+# installed torch without CUDA on purpose"), and a CUDA build shown anywhere (a +cu label, a cuXYZ index) but in an
+# install command, which people paste as the fix they found (kyutai-labs/delayed-streams-modeling#131): then a CPU
+# build told is no fact. Only the telling's own sentence can deny it: "... downloaded a none cuda Torch and replaced
+# the one installed... never good." (ComfyUI_EchoMimic#4).
+DENIED = re.compile(r"\b(?:no|not|never|n't|instead of|rather than)\b|n't\b", re.I)
+# People telling that the install left CUDA out, in a negated sentence DENIED cannot judge: "This installs just fine,
 # but doesn't pull in the CUDA dependencies correctly" (sleap-nn#307); not one that a fix or a choice undoes.
 CUDA_LEFT_OUT_TOLD = re.compile(r"\b(?:doesn'?t|does not|didn'?t|did not|won'?t|will not) (?:pull|install|get|bring|"
                                 r"download)s?(?: in| down)? (?:the |any )?CUDA(?: dependencies| version| build| wheels?| "
@@ -91,9 +95,9 @@ def parse_builds(lines: Sequence[Line]) -> Result:
                 out.append(Finding("torch.cuda_version", "%s.%s" % (cuda.group(1), cuda.group(2)), line.number, p))
             elif re.search(r"(?:^|_)cpu(?:_|$)", row.group(3)):
                 out.append(Finding("torch.cuda_version", None, line.number, p))
-        told = CPU_BUILD_TOLD.search(text) and not NOT_SO.search(text) or (CUDA_LEFT_OUT_TOLD.search(text) and on_windows
-                                                                             or CUDA_TAKEN_TOLD.search(text)) and \
-            not UNDONE.search(text)
+        cpu_told = CPU_BUILD_TOLD.search(text)
+        told = (cpu_told and not DENIED.search(sentence_at(text, cpu_told)) or
+                CUDA_LEFT_OUT_TOLD.search(text) and on_windows or CUDA_TAKEN_TOLD.search(text)) and not UNDONE.search(text)
         index = INDEX.search(text)
         # pip prints "Looking in indexes: https://pypi.org/simple, https://download.pytorch.org/whl/cu121" as it
         # installs from them (pip/_internal/cli/req_command.py). Beside a CPU build told, a CUDA index is the way out

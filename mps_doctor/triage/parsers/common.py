@@ -24,6 +24,17 @@ def python_version(text: str) -> Optional[Tuple[int, ...]]:
     return tuple(int(g) for g in match.groups() if g is not None)
 
 
+# Where a sentence ends: its stop and the space after it ("11.7" and "pytorch.org" end none).
+SENTENCE_END = re.compile(r"[.!?;](?=\s)")
+
+
+def sentence_at(text: str, found: "re.Match") -> str:
+    """The sentence of the line TEXT that match FOUND lies in, without FOUND's own words."""
+    start = max((end.end() for end in SENTENCE_END.finditer(text, 0, found.start())), default=0)
+    stop = SENTENCE_END.search(text, found.end())
+    return text[start:found.start()] + " " + text[found.end():stop.start() if stop else len(text)]
+
+
 # Linux by the names people and tools give it (a kernel, a distribution, WSL).
 # Windows shown in a paste: its name, a drive letter path, a Windows wheel tag.
 WINDOWS_SHOWN = re.compile(r"(?i:\bWindows\b)|\b[A-Z]:\\|\bwin_amd64\b")

@@ -1387,3 +1387,11 @@ def test_python_37s_dll_load_failed_under_torchs_init_is_torchs_own_dll():
     # fastai-501: `from torch._C import *` then "ImportError: DLL load failed: The specified module could not be found."
     report = triage(dev_paste("fastai-501-windows-cpu-env-torch-dll-load-failed"))
     assert (report.verdict.root_cause, report.verdict.known_error) == ("torch.import", "windows.torch-c-dll-load-failed")
+
+
+def test_only_its_own_sentence_can_deny_a_cpu_build_told():
+    # ComfyUI_EchoMimic#4: "the node downloaded a none cuda Torch and replaced the one installed... never good."
+    report = triage(dev_paste("comfyui-echomimic-4-manager-install-replaced-cuda-torch"))
+    assert report.verdict.root_cause == "torch.cuda-built"
+    assert "torch.cuda_version" not in read_paste("On Windows pip never installed the cpu version of torch\n").known
+    assert "torch.cuda_version" not in read_paste("On Windows it installed the cpu version. Then I reinstalled it.\n").known
