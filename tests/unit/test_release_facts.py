@@ -62,6 +62,23 @@ ALLOWED_IN_CODE = {
 HISTORIC = "historic: what a past release did, which no newer row changes"
 # (entry id, number) -> why it may stay in the catalogue's cause or fix (the current table's facts are placeholders).
 ALLOWED_IN_CATALOGUE = {
+    ("torch.distributed-libuv-unavailable", "2.4"): HISTORIC + " (libuv became the TCPStore default; PyTorch's TCPStore libuv tutorial)",
+    ("torch.extension-needs-aten-ceil-div", "1.10.0"): HISTORIC + " (ATen/ceil_div.h: absent from the 1.10.0 wheel, in 1.11.0's)",
+    ("torch.extension-needs-aten-ceil-div", "1.11"): HISTORIC + " (ATen/ceil_div.h: absent from the 1.10.0 wheel, in 1.11.0's)",
+    ("torch.extension-needs-aten-ceil-div", "1.11.0"): HISTORIC + " (ATen/ceil_div.h: absent from the 1.10.0 wheel, in 1.11.0's)",
+    ("torch.extension-th-thc-removed", "1.10.0"): HISTORIC + " (include/TH/TH.h: in the 1.10.0 wheel, not in 1.11.0's)",
+    ("torch.extension-th-thc-removed", "1.11"): HISTORIC + " (include/TH/TH.h: in the 1.10.0 wheel, not in 1.11.0's)",
+    ("torch.extension-th-thc-removed", "1.11.0"): HISTORIC + " (include/TH/TH.h: in the 1.10.0 wheel, not in 1.11.0's)",
+    ("torch.extension-th-thc-removed", "1.5.1"): HISTORIC + " (the release the CenterNet paste ran, without THCState_getCurrentStream)",
+    ("torch.utils-ffi-removed", "0.4"): HISTORIC + " (torch.utils.ffi's last release; from 1.0 a stub raises the ImportError)",
+    ("torch.utils-ffi-removed", "1.0"): HISTORIC + " (torch.utils.ffi's last release; from 1.0 a stub raises the ImportError)",
+    ("torch.utils-ffi-removed", "1.10.0"): HISTORIC + " (the stub read from the 1.10.0 and 1.11.0 wheels)",
+    ("torch.utils-ffi-removed", "1.11.0"): HISTORIC + " (the stub read from the 1.10.0 and 1.11.0 wheels)",
+    ("torchvision.datapoints-renamed", "0.15"): HISTORIC + " (torchvision/datapoints/ in the 0.15.2 wheel, tv_tensors/ in 0.16.0's)",
+    ("torchvision.datapoints-renamed", "0.15.2"): HISTORIC + " (torchvision/datapoints/ in the 0.15.2 wheel, tv_tensors/ in 0.16.0's)",
+    ("torchvision.datapoints-renamed", "0.16"): HISTORIC + " (torchvision/datapoints/ in the 0.15.2 wheel, tv_tensors/ in 0.16.0's)",
+    ("torchvision.datapoints-renamed", "0.16.0"): HISTORIC + " (torchvision/datapoints/ in the 0.15.2 wheel, tv_tensors/ in 0.16.0's)",
+    ("torchvision.datapoints-renamed", "2.0.1"): HISTORIC + " (the torch that rtdetr_pytorch pins beside torchvision 0.15)",
     ("mps.macos-too-old", "2.5"): HISTORIC + " (2.5 said 12.3+ while needing 13.0)",
     ("mps.macos-too-old", "12.3"): HISTORIC + " (2.5 said 12.3+ while needing 13.0)",
     ("mps.macos-too-old", "13.0"): HISTORIC + " (the stale minimums torch's messages name)",

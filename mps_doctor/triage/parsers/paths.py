@@ -1,5 +1,5 @@
 """File paths in pasted text: where a traceback or a log ran names its operating system (and Homebrew's prefix the
-Mac's chip)."""
+Mac's chip), and the architecture macOS's loader says a process needs for a file it could not load."""
 
 import re
 from typing import List, Sequence
@@ -24,6 +24,29 @@ PATH_LINE = re.compile(r"/Users/|/Library/|/opt/homebrew/|/home/|/usr/lib/|/usr/
 INTEL_HOMEBREW_PYTHON = re.compile(r"(?:^|[\s\"'(=])/usr/local/(?:Cellar|opt)/python(?:@3\.\d+)?/")
 
 
+# macOS's loader (dyld) refusing a file for another architecture names the process's own as the one it needs: "(mach-o
+# file, but is an incompatible architecture (have (arm64), need (x86_64h)))" on macOS 11 (Dream Textures#287), "(have
+# 'x86_64', need 'arm64')" from macOS 12 on (pytorch#84351). x86_64h is the x86_64 slice for Haswell and newer CPUs.
+DYLD_NEEDS = re.compile(r"incompatible architecture \(have \(?'?(\w{1,12})'?\)?, need \(?'?(\w{1,12})'?\)?\)")
+DYLD_MACHINES = {"x86_64": "x86_64", "x86_64h": "x86_64", "arm64": "arm64", "arm64e": "arm64"}
+
+
+def loader_facts(lines: Sequence[Line]) -> Result:
+    """The machine of the process that dyld says needed another architecture, and, for an x86_64 one, the evidence of
+    an x86_64 Python on a Mac."""
+    for _, line in matching(lines, re.compile("incompatible architecture")):
+        found = DYLD_NEEDS.search(line.text)
+        machine = DYLD_MACHINES.get(found.group(2)) if found else None
+        if machine is None:
+            continue
+        out = [Finding("host.system", "Darwin", line.number, "path"), Finding("interpreter.machine", machine, line.number, "path")]
+        if machine != "x86_64":
+            return out, []
+        return out, [x86_64_python_on_mac(line.number, "path", "macOS's loader says the process needs %s code (it found "
+                                                                 "%s)." % (found.group(2), found.group(1)))]
+    return [], []
+
+
 def parse_paths(lines: Sequence[Line]) -> Result:
     """The system of the first path of each kind; Homebrew's /opt/homebrew also says Apple Silicon, and a Python from
     its Intel prefix (/usr/local/Cellar) an x86_64 Python on a Mac."""
@@ -43,4 +66,5 @@ def parse_paths(lines: Sequence[Line]) -> Result:
                     Finding("interpreter.machine", "x86_64", line.number, "path")]
             evidence.append(x86_64_python_on_mac(line.number, "path", "The Python runs from Intel Homebrew's prefix "
                                                                           "(/usr/local/Cellar)."))
-    return out, evidence
+    loaded, needs = loader_facts(lines)
+    return out + loaded, evidence or needs

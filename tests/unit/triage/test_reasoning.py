@@ -1395,3 +1395,16 @@ def test_only_its_own_sentence_can_deny_a_cpu_build_told():
     assert report.verdict.root_cause == "torch.cuda-built"
     assert "torch.cuda_version" not in read_paste("On Windows pip never installed the cpu version of torch\n").known
     assert "torch.cuda_version" not in read_paste("On Windows it installed the cpu version. Then I reinstalled it.\n").known
+
+
+def test_the_architecture_dyld_needs_is_the_processs_own():
+    # Dream Textures#287: "(have (arm64), need (x86_64h))" on "my iMacPro (intel)": an Intel Mac.
+    report = triage(dev_paste("dream-textures-287-imac-pro-intel-arm64-torch-dylib"))
+    assert report.verdict.root_cause == "hardware.apple-silicon"
+    rosetta = read_paste("OSError: dlopen(/opt/x/torch/lib/libc10.dylib, 0x0006): tried: '/opt/x/torch/lib/libc10.dylib' "
+                         "(mach-o file, but is an incompatible architecture (have 'arm64', need 'x86_64'))\n")
+    assert rosetta.known["interpreter.machine"].value == "x86_64" and "host.hw_arm64" not in rosetta.known
+    assert "x86_64-python-on-mac" in [item.kind for item in rosetta.evidence]
+    native = read_paste("(mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64e'))\n")
+    assert native.known["interpreter.machine"].value == "arm64"
+    assert "x86_64-python-on-mac" not in [item.kind for item in native.evidence]
