@@ -62,6 +62,17 @@ ALLOWED_IN_CODE = {
 HISTORIC = "historic: what a past release did, which no newer row changes"
 # (entry id, number) -> why it may stay in the catalogue's cause or fix (the current table's facts are placeholders).
 ALLOWED_IN_CATALOGUE = {
+    ("poetry.torch-cuda-deps-without-markers", "1.13.0"): HISTORIC + " (METADATA: nvidia-*-cu11 unmarked; 1.13.1's Linux-only)",
+    ("poetry.torch-cuda-deps-without-markers", "1.13.1"): HISTORIC + " (METADATA: nvidia-*-cu11 unmarked; 1.13.1's Linux-only)",
+    ("torch.distributed-unavailable", "1.3"): HISTORIC + " (no _c10d_init in the macOS wheels of 1.1.0 and 1.2.0, present in 1.3.0's)",
+    ("torch.distributed-unavailable", "1.7"): HISTORIC + " (distributed on Windows from 1.7: 1.7.0's torch_python.dll has _c10d_init)",
+    ("torch.distributed-unavailable", "1.1.0"): HISTORIC + " (no _c10d_init in the macOS wheels of 1.1.0 and 1.2.0, present in 1.3.0's)",
+    ("torch.distributed-unavailable", "1.2.0"): HISTORIC + " (no _c10d_init in the macOS wheels of 1.1.0 and 1.2.0, present in 1.3.0's)",
+    ("torch.distributed-unavailable", "1.3.0"): HISTORIC + " (no _c10d_init in the macOS wheels of 1.1.0 and 1.2.0, present in 1.3.0's)",
+    ("torch.distributed-unavailable", "1.7.0"): HISTORIC + " (distributed on Windows from 1.7: 1.7.0's torch_python.dll has _c10d_init)",
+    ("uv.dependency-from-pytorch-index", "3.0.2"): "the markupsafe release of uv#12620, an example",
+    ("uv.torch-plain-version-from-pytorch-index", "2.5.1"): "the torch release of uv#10843 and uv#11418, an example",
+    ("uv.torch-plain-version-from-pytorch-index", "0.5.22"): "the uv release the thread names, an example",
     ("torch.distributed-libuv-unavailable", "2.4"): HISTORIC + " (libuv became the TCPStore default; PyTorch's TCPStore libuv tutorial)",
     ("torch.extension-needs-aten-ceil-div", "1.10.0"): HISTORIC + " (ATen/ceil_div.h: absent from the 1.10.0 wheel, in 1.11.0's)",
     ("torch.extension-needs-aten-ceil-div", "1.11"): HISTORIC + " (ATen/ceil_div.h: absent from the 1.10.0 wheel, in 1.11.0's)",

@@ -65,11 +65,17 @@ def pip_request(text: str) -> Optional[Tuple[Optional[str], Optional[str]]]:
 def uv_no_wheel(text: str) -> bool:
     """Whether uv's no-wheel message (UV_NO_TORCH_WHEEL) follows the first torch in TEXT, or says that the distribution
     can't be installed; each search starts once, so the cost stays linear in the line."""
-    torch = text.find("torch")
-    if torch >= 0 and search(UV_NO_TORCH_WHEEL, text[torch + 5:]):
+    torch = TORCH_WORD.search(text)
+    if torch and search(UV_NO_TORCH_WHEEL, text[torch.end():]):
         return True
     found = search(UV_NO_TORCH_WHEEL, text)
-    return bool(found and found.group("installed"))
+    return bool(found and found.group("installed") and not OTHER_DISTRIBUTION.search(text, 0, found.start()))
+
+
+# torch as a word: not the "pytorch" of download.pytorch.org, whose index serves other packages too (uv#12620:
+# "Distribution `markupsafe==3.0.2 @ registry+https://download.pytorch.org/whl/cu118` can't be installed").
+TORCH_WORD = re.compile(r"\btorch\b")
+OTHER_DISTRIBUTION = re.compile(r"Distribution `(?!torch==)[\w.-]{1,100}==")
 
 
 def parse_install(lines: Sequence[Line]) -> Result:
@@ -121,6 +127,10 @@ def parse_install(lines: Sequence[Line]) -> Result:
         python = next(value for value in refused.group("python", "link_python", "listed_python") if value)
         out.append(Finding("interpreter.version", python_version(python), joined(lines).count("\n", 0, refused.start()) + 1,
                            "pip"))
+    # uv's hint that names a Windows or Linux platform ("You're on Windows (`win_amd64`), but `torch` (v2.5.1) only has
+    # wheels for the following platform: `linux_aarch64`", after a blank line, uv#10843) blames it, not the Python.
+    hint = search(UV_PLATFORM_TAG, joined(lines))
+    platforms_listed = hint is not None and not hint.group("tag").startswith("macosx")
     for text, number_at in wrapped_messages(lines):
         uv_platform = search(UV_PLATFORM_TAG, text)
         if uv_platform:
@@ -128,7 +138,8 @@ def parse_install(lines: Sequence[Line]) -> Result:
             out += found
             evidence += [replace(item, summary="uv runs an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple "
                                                "Silicon)") for item in implicated]
-        if not (uv_platform and uv_platform.group("tag").startswith("macosx")) and uv_no_wheel(text):
+        if not (uv_platform and uv_platform.group("tag").startswith("macosx")) and uv_no_wheel(text) and \
+                not platforms_listed:
             evidence.append(no_wheel_evidence(number_at(0), "uv"))
     return out, evidence
 

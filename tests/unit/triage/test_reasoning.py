@@ -1408,3 +1408,17 @@ def test_the_architecture_dyld_needs_is_the_processs_own():
     native = read_paste("(mach-o file, but is an incompatible architecture (have 'x86_64', need 'arm64e'))\n")
     assert native.known["interpreter.machine"].value == "arm64"
     assert "x86_64-python-on-mac" not in [item.kind for item in native.evidence]
+
+
+def test_uv_naming_the_platforms_a_wheel_exists_for_blames_no_python():
+    # uv#10843: a stale lock's plain torch from PyTorch's cu124 index; uv's hint names Windows and linux_aarch64.
+    report = triage(dev_paste("uv-10843-windows-stale-lock-plain-torch-from-cu124-index"))
+    assert report.verdict.root_cause == "uv.torch-plain-version-from-pytorch-index"
+    assert report.facts.host.system == "Windows"
+
+
+def test_another_package_from_pytorchs_index_is_no_torch_wheel_missing():
+    # uv#12620: "Distribution `markupsafe==3.0.2 @ registry+https://download.pytorch.org/whl/cu118` can't be installed".
+    report = triage(dev_paste("uv-12620-windows-markupsafe-from-pytorch-cu118-index"))
+    assert report.verdict.root_cause == "uv.dependency-from-pytorch-index"
+    assert layer(report, "python.version").status != Status.FAIL
