@@ -62,6 +62,15 @@ ALLOWED_IN_CODE = {
 HISTORIC = "historic: what a past release did, which no newer row changes"
 # (entry id, number) -> why it may stay in the catalogue's cause or fix (the current table's facts are placeholders).
 ALLOWED_IN_CATALOGUE = {
+    ("coremltools.native-libs-missing", "3.11"): "the Python of apple/coremltools#1730 (coremltools 6.x had no wheel for it)",
+    ("coremltools.native-libs-missing", "3.14"): "the Python of apple/coremltools#2695 (coremltools 9.0 had no wheel for it)",
+    ("coremltools.native-libs-missing", "9.0"): "the coremltools release of apple/coremltools#2695",
+    ("coremltools.torch-op-not-implemented", "2.0"): "the torch of mazzzystar/Queryable#9, an example",
+    ("coremltools.torch-op-not-implemented", "6.3"): "the coremltools release of mazzzystar/Queryable#9, an example",
+    ("onnx.windows-dll-init-failed", "1.16.1"): "onnx's releases in onnx/onnx#6267 (1.16.2 needs a newer MSVC runtime)",
+    ("onnx.windows-dll-init-failed", "1.16.2"): "onnx's releases in onnx/onnx#6267 (1.16.2 needs a newer MSVC runtime)",
+    ("torch.onnx-onnxscript-missing", "2.9"): HISTORIC + " (torch/onnx/__init__.py: dynamo: bool = False in 2.8.0, True in 2.9.0)",
+    ("torch.onnx-onnxscript-missing", "2.13.0"): "the wheel whose METADATA was read (no onnxscript requirement)",
     ("poetry.torch-cuda-deps-without-markers", "1.13.0"): HISTORIC + " (METADATA: nvidia-*-cu11 unmarked; 1.13.1's Linux-only)",
     ("poetry.torch-cuda-deps-without-markers", "1.13.1"): HISTORIC + " (METADATA: nvidia-*-cu11 unmarked; 1.13.1's Linux-only)",
     ("torch.distributed-unavailable", "1.3"): HISTORIC + " (no _c10d_init in the macOS wheels of 1.1.0 and 1.2.0, present in 1.3.0's)",
