@@ -105,8 +105,10 @@ def fact_votes(known: Dict[str, Any]) -> List[Vote]:
             value = get(path)
             shown = value[0] if isinstance(value, tuple) else value
             votes.append(Vote("cuda", NVIDIA, "%s (%s)" % (why, shown), first_line(known, path)))
-    if any(path.startswith("torch.mps_") for path in known):
-        path = next(p for p in known if p.startswith("torch.mps_"))
+    # Asked, not derived: torch older than 1.12 has no MPS (derive() says so) whatever device the paste is about.
+    asked = [path for path in known if path.startswith("torch.mps_") and known[path].parser != "derived"]
+    if asked:
+        path = asked[0]
         votes.append(Vote("mps", RAN, "the paste asks torch about MPS", first_line(known, path)))
     if get("env.CUDA_VISIBLE_DEVICES") is not None:
         votes.append(Vote("cuda", RAN, "CUDA_VISIBLE_DEVICES is set", first_line(known, "env.CUDA_VISIBLE_DEVICES")))

@@ -192,7 +192,8 @@ def parse_people(lines: Sequence[Line]) -> Result:
             out.append(Finding("nvidia_smi.gpu", gpu_name(named.group(0)) if named else shorten(answer.strip(), 80),
                                line.number, "template"))
         elif kind == "torch":
-            found = re.match(r"v?(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)\b", answer)
+            # A pre-release names its release: "1.0preview" (pytorch#13536), "2.6.0rc1", "2.1.0.dev20230801".
+            found = re.match(r"v?(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)(?:\b|(?=(?:a|b|rc|pre|preview|dev|nightly)\w*$))", answer)
             out += package_finding("torch", found.group(1), line.number, "template") if found else []
         elif kind == "torch_cuda" and re.fullmatch(r"None|\d{1,2}\.\d{1,2}", answer) and not rocm:
             out.append(Finding("torch.cuda_version", None if answer == "None" else answer, line.number, "template"))

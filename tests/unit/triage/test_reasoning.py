@@ -1422,3 +1422,17 @@ def test_another_package_from_pytorchs_index_is_no_torch_wheel_missing():
     report = triage(dev_paste("uv-12620-windows-markupsafe-from-pytorch-cu118-index"))
     assert report.verdict.root_cause == "uv.dependency-from-pytorch-index"
     assert layer(report, "python.version").status != Status.FAIL
+
+
+def test_an_mps_fact_derived_from_an_old_torch_asks_nothing_about_mps():
+    # pylance-release-1594: Linux, torch 1.9.0 (built without MPS, as every torch before 1.12) and a Pylance warning.
+    report = triage(dev_paste("pylance-release-1594-vscode-interpreter-without-torch"), title="A question about import torch")
+    assert report.options.device != "mps"
+    assert report.verdict.known_error == "ide.torch-import-unresolved"
+
+
+def test_a_template_pre_release_names_its_release():
+    # pytorch-13536: "- PyTorch Version (e.g., 1.0):1.0preview" with "- Python version:3.6": no Python advice.
+    report = triage(dev_paste("pytorch-13536-jupyter-from-base-env-not-torch-env"))
+    assert layer(report, "python.version").status != Status.FAIL
+    assert read_paste(dev_paste("pytorch-13536-jupyter-from-base-env-not-torch-env")).known["packages.torch"].value == "1.0"
