@@ -230,7 +230,12 @@ WRONG_RESULTS = re.compile(r"\b(?:wrong|incorrect|bad|garbage|nonsense|different
                            r"\b(?:image|images|output|picture)s? (?:is|are) (?:just |only |all |pure )?(?:colou?r(?:ed)? |random )?noise\b|"
                            r"\b(?:bug|problem) with (?:torch (?:with|on) )?(?:the )?mps backend\b|"
                            # "now I can only render strange shapes", "odd, blob-like images" (ComfyUI#3076)
-                           r"\b(?:strange|odd|weird|garbled|distorted|blob-like) (?:shapes|blobs|images|pictures)\b", re.I)
+                           r"\b(?:strange|odd|weird|garbled|distorted|blob-like) (?:shapes|blobs|images|pictures)\b|"
+                           # "'mps' showed the different losses from those of 'cpu'" (LLMs-from-scratch#791), "it
+                           # starts creating gibberish" (pytorch#95448)
+                           r"\b(?:different|wrong) (?:loss(?:es)?|accuracy|accuracies) (?:\w+ ){0,3}?(?:from|than)\b|"
+                           r"\b(?:creat|generat|produc|output|print|spitt?)\w* (?:only |just )?(?:gibberish|garbage|nonsense)\b",
+                           re.I)
 # The Apple GPU is the accelerator of a paste that names macOS without naming a device.
 MAC_NAMED = re.compile(r"\bmac ?os\b|\bsonoma\b|\bsequoia\b|\bventura\b|\bApple M[1-5]\b", re.I)
 

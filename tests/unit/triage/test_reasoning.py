@@ -1436,3 +1436,12 @@ def test_a_template_pre_release_names_its_release():
     report = triage(dev_paste("pytorch-13536-jupyter-from-base-env-not-torch-env"))
     assert layer(report, "python.version").status != Status.FAIL
     assert read_paste(dev_paste("pytorch-13536-jupyter-from-base-env-not-torch-env")).known["packages.torch"].value == "1.0"
+
+
+@pytest.mark.parametrize("name", ["llms-from-scratch-791-ch07-mps-losses-differ-from-cpu",
+                                  "pytorch-95448-ng-video-lecture-gpt-mps-gibberish-after-block-size"])
+def test_losses_that_differ_from_the_cpus_and_gibberish_are_wrong_results(name):
+    # "'mps' showed the different losses from those of 'cpu'"; "it bugs after 256 characters and starts creating gibberish"
+    report = triage(dev_paste(name))
+    assert (report.options.device, report.verdict.root_cause) == ("mps", "device.parity")
+    assert not read_paste("On MPS I tried two different loss functions and both train fine\n").evidence
