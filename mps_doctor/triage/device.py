@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from mps_doctor.checking.registry import implicated_by
 from mps_doctor.triage.parsers.people import template_fields
 from mps_doctor.triage.parsers.prose import CUDA_ASKED_ON_MAC
 from mps_doctor.triage.parsers.windows import WINDOWS_DRIVER
@@ -119,6 +120,15 @@ def asked_votes(kinds_at: Iterable[Tuple[str, int]]) -> List[Vote]:
     """A CUDA vote, weighed as an install, for each piece of evidence that a program asks for CUDA on a Mac: a CUDA
     question whose answer is that a Mac has none, as an install of a CUDA build there is."""
     return [Vote("cuda", INSTALL, "the program asks for CUDA", line) for kind, line in kinds_at if kind == CUDA_ASKED_ON_MAC]
+
+
+def elsewhere_votes(failed_at: Iterable[Tuple[Tuple[str, ...], int]]) -> List[Vote]:
+    """A CUDA vote, weighed as an install, for the first piece of evidence (the layers it fails, its line) against the
+    layer that CUDA asked for on a Mac fails: a message that on this system means CUDA was asked for where it cannot
+    run (a catalogue entry's macOS reading, such as Docker's `--gpus` on a Mac), as an install of a CUDA build there is."""
+    elsewhere = set(implicated_by(CUDA_ASKED_ON_MAC))
+    line = next((line for checks, line in failed_at if elsewhere & set(checks)), None)
+    return [Vote("cuda", INSTALL, "the paste asks for CUDA where it cannot run", line)] if line is not None else []
 
 
 def message_votes(devices_at: Iterable[Tuple[Tuple[str, ...], int]]) -> List[Vote]:

@@ -13,7 +13,7 @@ from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, Nv
 from mps_doctor.known_errors import CUDA_REQUIRED, CUDA_UNAVAILABLE_REPORTED, KnownError, Match, find_all
 from mps_doctor.secrets import scrub
 from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_from
-from mps_doctor.triage.device import Choice, asked_votes, choose, derive_build, fact_votes, line_votes, message_votes
+from mps_doctor.triage.device import Choice, asked_votes, choose, derive_build, elsewhere_votes, fact_votes, line_votes, message_votes
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.parsers.containers import SLURM_SOURCE
@@ -333,7 +333,7 @@ def device_choice(paste: Paste) -> Choice:
     at = [(e.devices, e.line) for e in paste.evidence] + [(m.error.devices, m.line) for m in paste.matches]
     # A sentence that only a prose reader took a fact from still speaks of its device in its other words.
     read = ({n for k in paste.known.values() for n in k.lines} - paste.prose_lines) | {line for _, line in at}
-    asked = asked_votes((e.kind, e.line) for e in paste.evidence)
+    asked = asked_votes((e.kind, e.line) for e in paste.evidence) + elsewhere_votes((e.checks, e.line) for e in paste.evidence)
     return choose(fact_votes(paste.known) + message_votes(at) + asked + line_votes(paste.lines, read, value(paste, "host.system")))
 
 def python_of(paste: Paste) -> str:

@@ -34,8 +34,8 @@ def layer(report, check_id):
 def test_a_message_from_a_program_that_ran_is_not_judged_against_the_newest_torch():
     # sd-webui-docker-35: macOS 12.5 and Docker's NVIDIA error; the torch runs in the container, its version unshown.
     report = triage(dev_paste("sd-webui-docker-35-compose-nvidia-on-m1-pro"))
-    assert report.verdict.root_cause == "docker.nvidia-gpu-unavailable"
-    assert layer(report, "macos.version").summary.startswith(NOT_IN_PASTE)
+    assert report.verdict.known_error == "docker.nvidia-gpu-unavailable"
+    assert not [r for r in report.results if r.id == "macos.version" and r.status == Status.FAIL]
 
 
 def test_the_machine_alone_is_still_judged_against_the_release_it_would_install():
@@ -1445,3 +1445,12 @@ def test_losses_that_differ_from_the_cpus_and_gibberish_are_wrong_results(name):
     report = triage(dev_paste(name))
     assert (report.options.device, report.verdict.root_cause) == ("mps", "device.parity")
     assert not read_paste("On MPS I tried two different loss functions and both train fine\n").evidence
+
+
+def test_a_message_that_on_a_mac_fails_os_linux_is_about_cuda_there():
+    # FastSurfer#56: Docker's `--gpus` error (the title) on an M1: the catalogue's macOS reading fails os.linux, a layer
+    # that only a CUDA run has; the paste asks for CUDA where it cannot run.
+    report = triage(dev_paste("fastsurfer-56-docker-gpus-on-m1-no-cuda"),
+                    title='docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].')
+    assert (report.options.device, report.verdict.root_cause) == ("cuda", "os.linux")
+    assert report.verdict.known_error == "docker.nvidia-gpu-unavailable"
