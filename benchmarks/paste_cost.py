@@ -77,6 +77,9 @@ CRAFTED = {
     "catalogue conda starts repeated": lambda size: fill("Platform: osx-64 " * 35 + "PackagesNotFoundError " * 18 + "-\n", size),
     "catalogue '[WinError 126] ' repeated": lambda size: fill(long_line("", "[WinError 126] "), size),
     "catalogue mpsFileLoc repeated": lambda size: fill(long_line("", 'loc("mps_a"("(mpsFileLoc): MetalPerformanceShadersGraph '), size),
+    # Lines that each wrap into the next (known_errors.unwrap joins soft-wrapped lines before the catalogue's search).
+    "soft-wrapped '(from versions:' lines": lambda size: fill("requirement torch==1.1.1+cu1 (from versions: a\n", size),
+    "soft-wrapped words": lambda size: fill("a\n", size),
 }
 
 

@@ -299,20 +299,29 @@ def find_all(text: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> I
 
 # A message wrapped where a line was too narrow for it, as terminals, log viewers and issue forms do: the line breaks
 # between two words and the next line goes on in lower case ("... as the MPS framework" / "doesn't support float64",
-# google-research/tabfm#68). Not after a sentence's end, nor around a traceback's frame line.
+# google-research/tabfm#68). Not after a sentence's end, nor around a traceback's frame line. A message spans a few
+# lines at most: joining a whole paste of such lines into one would let a pattern that stops at a line's end scan
+# to the paste's end from every start.
 SOFT_WRAP = re.compile(r"(?<=[\w,)'\"`])[ \t]*\n(?=[ \t]*[a-z])")
 FRAME_LINE = re.compile(r"^\s*File \"", re.M)
+MOST_JOINED = 2
 
 
 def unwrap(text: str) -> str:
-    """TEXT with each soft-wrapped line break (SOFT_WRAP) made a space; same length, so offsets stay those of TEXT."""
-    def joined(found: "re.Match") -> str:
+    """TEXT with soft-wrapped line breaks (SOFT_WRAP) made spaces, at most MOST_JOINED in a row; same length, so
+    offsets stay those of TEXT."""
+    out, done, run = [], 0, 0
+    for found in SOFT_WRAP.finditer(text):
         start = text.rfind("\n", 0, found.start()) + 1
         end = text.find("\n", found.end())
-        if FRAME_LINE.match(text, start) or FRAME_LINE.match(text[found.end():end if end >= 0 else len(text)]):
-            return found.group(0)
-        return " " * len(found.group(0))
-    return SOFT_WRAP.sub(joined, text)
+        run = run + 1 if text.rfind("\n", done, found.start()) < 0 and done else 1
+        if run > MOST_JOINED or FRAME_LINE.match(text, start) or \
+                FRAME_LINE.match(text[found.end():end if end >= 0 else len(text)]):
+            run = 0 if run > MOST_JOINED else run
+            continue
+        out += [text[done:found.start()], " " * len(found.group(0))]
+        done = found.end()
+    return "".join(out) + text[done:]
 
 
 # How far a broader message may start before the narrower one and still be the same message: NCCL's "NCCL error in:

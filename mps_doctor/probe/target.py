@@ -74,6 +74,8 @@ class ChildRun:
     """
 
     def __init__(self, argv: List[str], timeout: float, env: Optional[Mapping[str, str]] = None):
+        if FATAL_SIGNALS:
+            end_for_signal(FATAL_SIGNALS[0])
         self.argv, self.timeout = argv, timeout
         self.started = time.monotonic()
         try:
@@ -123,7 +125,7 @@ class ChildRun:
         with selectors.DefaultSelector() as selector:
             for pipe in (self.process.stdout, self.process.stderr):
                 selector.register(pipe, selectors.EVENT_READ)
-            while selector.get_map():
+            while selector.get_map() and not FATAL_SIGNALS:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     timed_out = True
@@ -171,7 +173,8 @@ LIVE_CHILDREN: "set[ChildRun]" = set()
 GUARDED_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 PREVIOUS_HANDLERS: Dict[int, object] = {}
 # The signals on_fatal_signal handled. Python runs a handler between any two bytecodes, also inside a finalizer
-# (`__del__`), which swallows its exception ("Exception ignored in ..."); the doctor then ends at the next child's end.
+# (`__del__`), which swallows its exception ("Exception ignored in ..."); the doctor then ends when the child it reads
+# ends (the handler killed it), or before it starts another.
 FATAL_SIGNALS: List[int] = []
 
 

@@ -10,7 +10,7 @@ from mps_doctor.checking.pasted import PASTED_PYTHON
 from mps_doctor.checking.registry import REGISTRY, all_checks, implicated_by
 from mps_doctor.fact_catalogue import arguments_for
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
-from mps_doctor.known_errors import CUDA_REQUIRED, CUDA_UNAVAILABLE_REPORTED, KnownError, Match, find_all
+from mps_doctor.known_errors import CUDA_REQUIRED, CUDA_UNAVAILABLE_REPORTED, KnownError, Match, find_all, unwrap
 from mps_doctor.secrets import scrub
 from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_from
 from mps_doctor.triage.device import Choice, asked_votes, choose, derive_build, elsewhere_votes, fact_votes, line_votes, message_votes
@@ -68,9 +68,13 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         # A `docker build` sees no GPU unless one is configured for it: a program there finding no CUDA is expected.
         matches = tuple(match for match in matches if match.error.kind != CUDA_UNAVAILABLE_REPORTED)
     for match in matches:
-        # A message that spans lines (a traceback's frame, then the error) is shown by the line where it ends.
-        shown = lines[min(match.line + match.text.rstrip("\n").count("\n"), len(lines)) - 1]
-        findings.append(Finding("message", stripped_line(shown.text), lines[match.line - 1].number, "catalogue"))
+        # A message that spans lines (a traceback's frame, then the error) is shown by the line where it ends; one that
+        # a narrow window wrapped (every break a soft wrap), whole.
+        spanned = match.text.rstrip("\n")
+        last = min(match.line + spanned.count("\n"), len(lines))
+        shown = " ".join(lines[n - 1].text for n in range(match.line, last + 1)) if "\n" not in unwrap(spanned) else \
+            lines[last - 1].text
+        findings.append(Finding("message", stripped_line(shown), lines[match.line - 1].number, "catalogue"))
         if match.error.cuda_build_only:
             findings.append(Finding("torch.cuda_shown", True, lines[match.line - 1].number, "catalogue"))
     told, commands = fix_lines(lines)
@@ -90,7 +94,8 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     for match in matches:
         if supported and match.error.layer in implicated_by(NO_WHEEL):
             continue
-        if match.error.layer in REGISTRY and about_the_layer(match, lines) and not left_by_a_failed_install(match, matches):
+        if match.error.layer in REGISTRY and about_the_layer(match, lines) and \
+                not left_by_a_failed_install(match, matches, lines.text):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
     evidence = reconcile(evidence, matches, known, lambda match: lines[match.line - 1].number)
     evidence += hosted_runtime_evidence(lines, known, matches)
@@ -104,11 +109,22 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
 INSTALLER_MESSAGES = ("pip.", "uv.", "conda.")
 
 
-def left_by_a_failed_install(match: Match, matches: Sequence[Match]) -> bool:
+# pip's and uv's line for a torch that did install (pip/_internal/commands/install.py; uv's " + torch==2.4.0").
+TORCH_INSTALLED = re.compile(r"\bSuccessfully installed\b[^\n]*\btorch-\d|^ \+ torch==\d", re.M)
+
+
+def left_by_a_failed_install(match: Match, matches: Sequence[Match], text: str) -> bool:
     """Whether MATCH is "No module named 'torch'" after an installer's refusal, which it follows from (pytorch#160898:
-    pip found no intel-openmp for Windows on ARM64, so the smoke test after it found no torch)."""
-    return match.error.id == "torch.not-installed" and \
-        any(other.error.id.startswith(INSTALLER_MESSAGES) and other.line < match.line for other in matches)
+    pip found no intel-openmp for Windows on ARM64, so the smoke test after it found no torch), with no install of
+    torch between them in TEXT (the paste, joined): after one, torch went somewhere the program does not look."""
+    if match.error.id != "torch.not-installed":
+        return False
+    refusal = next((other for other in matches if other.error.id.startswith(INSTALLER_MESSAGES) and other.line < match.line),
+                   None)
+    if refusal is None:
+        return False
+    lines = text.split("\n")[refusal.line:match.line - 1]
+    return not TORCH_INSTALLED.search("\n".join(lines))
 
 
 # Sources that name the torch a machine has (not one it asked for, as pip's and uv's errors do, nor prose).

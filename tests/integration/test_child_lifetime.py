@@ -127,3 +127,15 @@ def test_a_signal_whose_exception_a_finalizer_swallowed_still_ends_the_doctor(tm
         if child.process.poll() is None:
             child.process.kill()
         child.close()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_no_child_starts_after_a_signal_whose_exception_was_swallowed(tmp_path, monkeypatch):
+    monkeypatch.setattr(target, "FATAL_SIGNALS", [])
+    SwallowsItsException()
+    marker = tmp_path / "started"
+    with pytest.raises(SystemExit) as ended:
+        target.ChildRun([sys.executable, "-c", "open(%r, 'w').close()" % str(marker)], timeout=30)
+    assert ended.value.code == exit_codes.KILLED_BY_SIGNAL_BASE + signal.SIGTERM
+    time.sleep(0.5)
+    assert not marker.exists() and not target.LIVE_CHILDREN

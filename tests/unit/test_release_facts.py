@@ -62,6 +62,15 @@ ALLOWED_IN_CODE = {
 HISTORIC = "historic: what a past release did, which no newer row changes"
 # (entry id, number) -> why it may stay in the catalogue's cause or fix (the current table's facts are placeholders).
 ALLOWED_IN_CATALOGUE = {
+    ("bitsandbytes.cuda-setup-failed", "0.43"): "bitsandbytes' first release with Windows wheels on PyPI (0.43.0)",
+    ("bitsandbytes.cuda-setup-failed", "0.43.0"): "bitsandbytes' first release with Windows wheels on PyPI (0.43.0)",
+    ("gpytorch.torch-too-old", "0.4"): HISTORIC + " (the torch of gpytorch#409; 1.0.0's distributions/utils.py has _standard_normal)",
+    ("gpytorch.torch-too-old", "1.0"): HISTORIC + " (the torch of gpytorch#409; 1.0.0's distributions/utils.py has _standard_normal)",
+    ("pip.torch-pypi-placeholder-setup", "0.1.2"): HISTORIC + " (the placeholder source package on PyPI)",
+    ("pip.torch-pypi-placeholder-setup", "1.7"): HISTORIC + " (PyPI's first win_amd64 torch wheels are 1.7.0's)",
+    ("pip.torch-pypi-placeholder-setup", "1.7.0"): HISTORIC + " (PyPI's first win_amd64 torch wheels are 1.7.0's)",
+    ("torch.cpuinfo-sysfs-unavailable", "2.1.2"): HISTORIC + " (the release with cpuinfo's fix, pytorch#113568)",
+    ("xformers.not-built-with-cuda", "2.0"): HISTORIC + " (the release that added scaled_dot_product_attention)",
     ("coremltools.native-libs-missing", "3.11"): "the Python of apple/coremltools#1730 (coremltools 6.x had no wheel for it)",
     ("coremltools.native-libs-missing", "3.14"): "the Python of apple/coremltools#2695 (coremltools 9.0 had no wheel for it)",
     ("coremltools.native-libs-missing", "9.0"): "the coremltools release of apple/coremltools#2695",

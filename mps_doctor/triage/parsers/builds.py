@@ -53,13 +53,18 @@ CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|p
 # installed torch without CUDA on purpose"), and a CUDA build shown anywhere (a +cu label, a cuXYZ index) but in an
 # install command, which people paste as the fix they found (kyutai-labs/delayed-streams-modeling#131): then a CPU
 # build told is no fact. Only the telling's own sentence can deny it: "... downloaded a none cuda Torch and replaced
-# the one installed... never good." (ComfyUI_EchoMimic#4).
-DENIED = re.compile(r"\b(?:no|not|never|n't|instead of|rather than)\b|n't\b", re.I)
+# the one installed... never good." (ComfyUI_EchoMimic#4). A question tells nothing ("Did pip install the cpu version?").
+DENIED = re.compile(r"\?$|\b(?:no|not|never|n't|instead of|rather than)\b|n't\b", re.I)
 # People telling that the install left CUDA out, in a negated sentence DENIED cannot judge: "This installs just fine,
 # but doesn't pull in the CUDA dependencies correctly" (sleap-nn#307); not one that a fix or a choice undoes.
 CUDA_LEFT_OUT_TOLD = re.compile(r"\b(?:doesn'?t|does not|didn'?t|did not|won'?t|will not) (?:pull|install|get|bring|"
                                 r"download)s?(?: in| down)? (?:the |any )?CUDA(?: dependencies| version| build| wheels?| "
                                 r"packages?)?\b", re.I)
+# A denial in the words just before a telling ("the update has not downgraded my torch to cpu"), where the rest of its
+# sentence may deny something else ("... dumbed down torch to no cuda, and check_cuda.py says no cuda", TTS-WebUI#356).
+DENIED_JUST_BEFORE = re.compile(r"(?:\b(?:no|not|never)\b|n't\b)[\w ]{0,20}$", re.I)
+# The user telling an install of their own ("I installed", "I've used", "I ran").
+FIRST_PERSON_INSTALL = re.compile(r"\bI(?: have|'ve)? (?:installed|reinstalled|ran|used)\b")
 # People telling that an update swapped their CUDA torch for one without it: "it has dumbed down torch to no cuda"
 # (TTS-WebUI#356: the old installer's update replaced the CUDA build).
 CUDA_TAKEN_TOLD = re.compile(r"\b(?:dumbed down|downgraded|reverted|replaced|swapped|changed) (?:my |the )?(?:py)?torch "
@@ -95,10 +100,15 @@ def parse_builds(lines: Sequence[Line]) -> Result:
                 out.append(Finding("torch.cuda_version", "%s.%s" % (cuda.group(1), cuda.group(2)), line.number, p))
             elif re.search(r"(?:^|_)cpu(?:_|$)", row.group(3)):
                 out.append(Finding("torch.cuda_version", None, line.number, p))
-        cpu_told = CPU_BUILD_TOLD.search(text)
+        cpu_told, taken = CPU_BUILD_TOLD.search(text), CUDA_TAKEN_TOLD.search(text)
         told = (cpu_told and not DENIED.search(sentence_at(text, cpu_told)) or
-                CUDA_LEFT_OUT_TOLD.search(text) and on_windows or CUDA_TAKEN_TOLD.search(text)) and not UNDONE.search(text)
+                taken and not DENIED_JUST_BEFORE.search(text, max(0, taken.start() - 30), taken.start()) or
+                CUDA_LEFT_OUT_TOLD.search(text) and on_windows) and not UNDONE.search(text)
         index = INDEX.search(text)
+        if told and index and index.group(1) != "cpu" and FIRST_PERSON_INSTALL.search(text):
+            # "I installed with ... --index-url .../cu121 since plain pip installs the cpu version": the CUDA build is
+            # the user's, the CPU build what they avoided.
+            told = None
         # pip prints "Looking in indexes: https://pypi.org/simple, https://download.pytorch.org/whl/cu121" as it
         # installs from them (pip/_internal/cli/req_command.py). Beside a CPU build told, a CUDA index is the way out
         # ("install ... --index-url .../cu117 before `pip install nougat-ocr` (which otherwise installs only the CPU

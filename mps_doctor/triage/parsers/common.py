@@ -29,10 +29,12 @@ SENTENCE_END = re.compile(r"[.!?;](?=\s)")
 
 
 def sentence_at(text: str, found: "re.Match") -> str:
-    """The sentence of the line TEXT that match FOUND lies in, without FOUND's own words."""
+    """The sentence of the line TEXT that match FOUND lies in, without FOUND's own words, and with the question mark
+    that ends it when it asks ("Did pip install the cpu version?")."""
     start = max((end.end() for end in SENTENCE_END.finditer(text, 0, found.start())), default=0)
     stop = SENTENCE_END.search(text, found.end())
-    return text[start:found.start()] + " " + text[found.end():stop.start() if stop else len(text)]
+    asked = "?" if stop and stop.group(0) == "?" else ""
+    return text[start:found.start()] + " " + text[found.end():stop.start() if stop else len(text)] + asked
 
 
 # Linux by the names people and tools give it (a kernel, a distribution, WSL).

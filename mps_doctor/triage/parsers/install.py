@@ -127,10 +127,10 @@ def parse_install(lines: Sequence[Line]) -> Result:
         python = next(value for value in refused.group("python", "link_python", "listed_python") if value)
         out.append(Finding("interpreter.version", python_version(python), joined(lines).count("\n", 0, refused.start()) + 1,
                            "pip"))
-    # uv's hint that names a Windows or Linux platform ("You're on Windows (`win_amd64`), but `torch` (v2.5.1) only has
-    # wheels for the following platform: `linux_aarch64`", after a blank line, uv#10843) blames it, not the Python.
-    hint = search(UV_PLATFORM_TAG, joined(lines))
-    platforms_listed = hint is not None and not hint.group("tag").startswith("macosx")
+    # uv's hint that names torch on a Windows or Linux platform ("You're on Windows (`win_amd64`), but `torch` (v2.5.1)
+    # only has wheels for the following platform: `linux_aarch64`", uv#10843) blames the platform, not the Python.
+    hinted = [line.number for _, line in matching(lines, UV_HINT) if "`torch`" in line.text
+              for found in [search(UV_PLATFORM_TAG, line.text)] if found and not found.group("tag").startswith("macosx")]
     for text, number_at in wrapped_messages(lines):
         uv_platform = search(UV_PLATFORM_TAG, text)
         if uv_platform:
@@ -139,9 +139,20 @@ def parse_install(lines: Sequence[Line]) -> Result:
             evidence += [replace(item, summary="uv runs an x86_64 Python on macOS (an Intel Mac, or Rosetta on Apple "
                                                "Silicon)") for item in implicated]
         if not (uv_platform and uv_platform.group("tag").startswith("macosx")) and uv_no_wheel(text) and \
-                not platforms_listed:
+                not platform_hinted(text, number_at(len(text) - 1), hinted):
             evidence.append(no_wheel_evidence(number_at(0), "uv"))
     return out, evidence
+
+
+# uv prints its hint a blank line after its error (uv-resolver's pubgrub/report.rs).
+UV_HINT = re.compile(r"You're on \w+ \(")
+HINT_LINES = 3
+
+
+def platform_hinted(message: str, last: int, hinted: Sequence[int]) -> bool:
+    """Whether a uv hint on one of the HINTED lines, up to HINT_LINES after the message ending on line LAST, names the
+    platform torch has no wheel for; never for a message about the Python's ABI tag."""
+    return search(UV_PYTHON_ABI, message) is None and any(last < number <= last + HINT_LINES for number in hinted)
 
 
 def wrapped_messages(lines: Sequence[Line]) -> List[Tuple[str, Callable[[int], int]]]:

@@ -42,8 +42,9 @@ def loader_facts(lines: Sequence[Line]) -> Result:
         out = [Finding("host.system", "Darwin", line.number, "path"), Finding("interpreter.machine", machine, line.number, "path")]
         if machine != "x86_64":
             return out, []
-        return out, [x86_64_python_on_mac(line.number, "path", "macOS's loader says the process needs %s code (it found "
-                                                                 "%s)." % (found.group(2), found.group(1)))]
+        found_machine = " (it found %s)" % found.group(1) if found.group(1) in DYLD_MACHINES else ""
+        return out, [x86_64_python_on_mac(line.number, "path", "macOS's loader says the process needs %s code%s." % (
+            found.group(2), found_machine))]
     return [], []
 
 

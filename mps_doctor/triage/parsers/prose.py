@@ -24,6 +24,8 @@ INTEL_ON_MAC_LINE = re.compile(r"(?<!not )(?<!n't )(?<!not an )\bIntel\b(?![- ](
                                r"binary|Python|conda|Anaconda|Miniconda|Homebrew))", re.I)
 MAC_RELEASE_NAMED = re.compile(r"\bmac ?OS(?: X)?\b|\b(?:Sonoma|Sequoia|Ventura|Monterey|Big Sur|Catalina|Tahoe)\b", re.I)
 # A Mac model with "Intel" in brackets after it: "my iMacPro (intel)" (Dream Textures#287), "MacBook Pro (Intel, 2019)".
+# Only where one Mac is named: "works on my old MacBook Pro (Intel) ... but on my new Mac Studio it fails" is two.
+MAC_MODEL = re.compile(r"\b(?:i?Mac ?(?:Pro|mini|Studio)?|MacBook ?(?:Pro|Air)?)\b", re.I)
 MAC_MODEL_INTEL = re.compile(r"\b(?:i?Mac ?(?:Pro|mini)?|MacBook ?(?:Pro|Air)?)\s?\(\s?Intel\b", re.I)
 # "Intel Mac / Rosetta" names both possibilities (jarvis-mac#19): no chip.
 APPLE_CHIP = re.compile(r"\bM[1-5]\b|Apple Silicon|\barm64\b|\bRosetta\b", re.I)
@@ -42,8 +44,8 @@ def parse_prose(lines: Sequence[Line]) -> Result:
         if re.search(r"\b(?:mac(?:book)?(?: \w+)? is (?:an )?(?:intel|x86(?:_64)?)|(?:intel|x86(?:_64)?)[- ](?:based )?mac)", text, re.I) \
                 and not APPLE_CHIP.search(text):
             out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
-        if INTEL_ON_MAC_LINE.search(text) and (MAC_RELEASE_NAMED.search(text) or MAC_MODEL_INTEL.search(text)) and \
-                not APPLE_CHIP.search(text):
+        if INTEL_ON_MAC_LINE.search(text) and (MAC_RELEASE_NAMED.search(text) or MAC_MODEL_INTEL.search(text) and
+                                               len(MAC_MODEL.findall(text)) == 1) and not APPLE_CHIP.search(text):
             out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if re.search(r"\b(?:platform|processor)\b[^.]{0,20}\bi386\b", text, re.I):
             out.append(Finding("interpreter.machine", "x86_64", line.number, p))

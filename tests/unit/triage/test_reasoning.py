@@ -1454,3 +1454,45 @@ def test_a_message_that_on_a_mac_fails_os_linux_is_about_cuda_there():
                     title='docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].')
     assert (report.options.device, report.verdict.root_cause) == ("cuda", "os.linux")
     assert report.verdict.known_error == "docker.nvidia-gpu-unavailable"
+
+
+# --- review7: a second review's hostile pastes against this round's readings ------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "Windows 11, RTX 3090, driver 551.86. After the installer update torch.cuda.is_available() is False.\n"
+    "I checked and the update has not downgraded my torch to cpu, so something else broke.\n",
+    "Windows 11, RTX 4070. torch.cuda.is_available() returns False in the webui venv.\n"
+    "Did pip install the cpu version? No, pip list shows torch 2.3.1 from the CUDA index.\n",
+])
+def test_review7_a_denied_or_asked_cpu_build_is_no_cpu_build(text):
+    assert "torch.cuda_version" not in read_paste(text).known
+
+
+def test_review7_a_cuda_index_the_user_installed_from_stays_beside_a_cpu_build_avoided():
+    paste = read_paste("Windows 10, RTX 3060. I installed with pip install torch --index-url "
+                       "https://download.pytorch.org/whl/cu121 since plain pip installs the cpu version.\n")
+    assert paste.known["torch.cuda_version"].value == "12.1"
+
+
+def test_review7_a_torch_installed_after_the_refusal_leaves_no_torch_its_own_cause():
+    report = triage("$ pip install torch\nerror: externally-managed-environment\nSo I made a venv and installed torch "
+                    "there: .venv/bin/pip install torch worked (Successfully installed torch-2.4.0).\nBut in Jupyter Lab:\n"
+                    "ModuleNotFoundError: No module named 'torch'\n")
+    assert report.verdict.known_error == "torch.not-installed"
+
+
+def test_review7_another_packages_platform_hint_does_not_hide_torchs_python():
+    report = triage("$ uv pip install mlx\nUsing CPython 3.14.0 interpreter at: .venv/bin/python3\n"
+                    "  x No solution found when resolving dependencies:\n  `-> Because mlx==0.22.0 has no wheels with a "
+                    "matching platform tag (e.g., `manylinux_2_35_x86_64`) and you require mlx, we can conclude that your "
+                    "requirements are unsatisfiable.\n$ uv pip install torch\n  x No solution found when resolving "
+                    "dependencies:\n  `-> Because torch has no wheels with a matching Python ABI tag and you require torch, "
+                    "we can conclude that your requirements are unsatisfiable.\n")
+    assert report.verdict.root_cause == "python.version"
+
+
+def test_review7_an_intel_mac_beside_another_mac_is_not_the_one_that_fails():
+    report = triage("The script works on my old MacBook Pro (Intel) on the CPU, but on my new Mac Studio it fails:\n"
+                    "RuntimeError: MPS backend out of memory (MPS allocated: 18.13 GB, other allocations: 1.24 GB, max "
+                    "allowed: 20.40 GB). Tried to allocate 1.00 GB on private pool.\n")
+    assert report.verdict.root_cause != "hardware.apple-silicon"
