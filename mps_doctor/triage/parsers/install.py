@@ -129,7 +129,8 @@ def parse_install(lines: Sequence[Line]) -> Result:
                            "pip"))
     # uv's hint that names torch on a Windows or Linux platform ("You're on Windows (`win_amd64`), but `torch` (v2.5.1)
     # only has wheels for the following platform: `linux_aarch64`", uv#10843) blames the platform, not the Python.
-    hinted = [line.number for _, line in matching(lines, UV_HINT) if "`torch`" in line.text
+    hinted = [line.number for index, line in matching(lines, UV_HINT)
+              if "`torch`" in " ".join(item.text for item in lines[index:index + 2])
               for found in [search(UV_PLATFORM_TAG, line.text)] if found and not found.group("tag").startswith("macosx")]
     for text, number_at in wrapped_messages(lines):
         uv_platform = search(UV_PLATFORM_TAG, text)
@@ -150,9 +151,11 @@ HINT_LINES = 3
 
 
 def platform_hinted(message: str, last: int, hinted: Sequence[int]) -> bool:
-    """Whether a uv hint on one of the HINTED lines, up to HINT_LINES after the message ending on line LAST, names the
-    platform torch has no wheel for; never for a message about the Python's ABI tag."""
-    return search(UV_PYTHON_ABI, message) is None and any(last < number <= last + HINT_LINES for number in hinted)
+    """Whether a uv hint on one of the HINTED lines, within HINT_LINES of the message ending on line LAST (uv wraps
+    its hint into the message, or prints it after a blank line), names the platform torch has no wheel for; never for
+    a message about the Python's ABI tag."""
+    return search(UV_PYTHON_ABI, message) is None and any(last - HINT_LINES < number <= last + HINT_LINES
+                                                           for number in hinted)
 
 
 def wrapped_messages(lines: Sequence[Line]) -> List[Tuple[str, Callable[[int], int]]]:

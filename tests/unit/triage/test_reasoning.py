@@ -1496,3 +1496,9 @@ def test_review7_an_intel_mac_beside_another_mac_is_not_the_one_that_fails():
                     "RuntimeError: MPS backend out of memory (MPS allocated: 18.13 GB, other allocations: 1.24 GB, max "
                     "allowed: 20.40 GB). Tried to allocate 1.00 GB on private pool.\n")
     assert report.verdict.root_cause != "hardware.apple-silicon"
+
+
+def test_uvs_hint_wrapped_into_its_message_names_the_platform_too():
+    # uv#11418: "hint: You're on Linux (`manylinux_2_39_x86_64`), " then "but `torch` (v2.5.1) only has wheels for ...".
+    report = triage(dev_paste("uv-11418-linux-stale-lock-plain-torch-from-cu124-index"))
+    assert report.verdict.root_cause == "uv.torch-plain-version-from-pytorch-index"
