@@ -10,7 +10,7 @@ from mps_doctor.checking.pasted import PASTED_PYTHON
 from mps_doctor.checking.registry import REGISTRY, all_checks, implicated_by
 from mps_doctor.fact_catalogue import arguments_for
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
-from mps_doctor.known_errors import CUDA_REQUIRED, CUDA_UNAVAILABLE_REPORTED, KnownError, Match, find_all, unwrap
+from mps_doctor.known_errors import CUDA_REQUIRED, CUDA_UNAVAILABLE_REPORTED, DRIVER_TOO_OLD, KnownError, Match, find_all, unwrap
 from mps_doctor.secrets import scrub
 from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_from
 from mps_doctor.triage.device import Choice, asked_votes, choose, derive_build, elsewhere_votes, fact_votes, line_votes, message_votes
@@ -365,6 +365,7 @@ HOSTED_RUNTIME = re.compile(r"\b(Colab|Kaggle)\b", re.I)
 WORKS_THERE = re.compile(r"\b(?:works?|worked|working|fine|runs?)\b[^.\n]{0,30}\b(?:on|in) (?:Google )?(?:Colab|Kaggle)\b|"
                          r"\b(?:on|in) (?:Google )?(?:Colab|Kaggle)\b[^.\n]{0,30}\b(?:works?|worked|fine|runs?)\b", re.I)
 HOSTED_KIND = "hosted-runtime-without-gpu"
+GPU_RUNTIME_TOLD = re.compile(r"\bruntime(?: type)? (?:is|was) (?:set to |obviously |definitely |already )*(?:a )?GPU\b", re.I)
 
 
 def cuda_missing_layers() -> Tuple[str, ...]:
@@ -387,6 +388,10 @@ def hosted_runtime_evidence(lines: Sequence[Line], known: Dict[str, Known], matc
     runtime started without a GPU: the notebook's own setting, not an install, fixes it)."""
     hosted = next((line for line in lines if HOSTED_RUNTIME.search(line.text) and not WORKS_THERE.search(line.text)), None)
     if hosted is None or not cuda_missing(lines, known, matches):
+        return []
+    # A runtime told to have a GPU ("Runtime type is obviously GPU"), or a driver torch found too old, has one
+    # (colabtools#1685: torch from pip newer than the runtime's driver).
+    if any(GPU_RUNTIME_TOLD.search(line.text) for line in lines) or any(m.error.kind == DRIVER_TOO_OLD for m in matches):
         return []
     name = HOSTED_RUNTIME.search(hosted.text).group(1).capitalize()
     return [Evidence(

@@ -1,7 +1,7 @@
 """Prose: the chip, the macOS, the torch version people write, and wrong results they report."""
 
 import re
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from mps_doctor.known_errors import intents
 from mps_doctor.nvidia import capability_of, cuda_for_capability, newer_than_most_torch
@@ -136,8 +136,28 @@ def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:
     # Beside a GPU that most torch releases have no kernels for, a CPU run told is the program's fallback (torch sees
     # the GPU); a statement that no CUDA device is found still is one.
     pattern = NO_CUDA_STATED if only_gpus_newer_than_most_torch(lines, text) else CPU_ONLY_TOLD
-    told = next((line for line in lines if pattern.search(line.text) and not line_is_code(line)), None)
+    told = next((line for line in lines if pattern.search(line.text) and not line_is_code(line)), None) or \
+        answered_false(lines)
     return [Finding("torch.cuda_available", False, told.number, "prose")] if told is not None else []
+
+
+# "`print(torch.cuda.is_available())`" then "it prints False so clearly I am doing something wrong" (ECCV2022-RIFE#76):
+# the call on one line, its answer told on the next.
+ASKED = re.compile(r"\bcuda\.is_available\(\)")
+ANSWERED_FALSE = re.compile(r"^(?:it|that|this|which)?\s*(?:only |just |always |still )?(?:prints?|returns?|gives?|says?|"
+                            r"outputs?|shows?|is)\s*[`'\"]?False\b", re.I)
+
+
+def answered_false(lines: Sequence[Line]) -> Optional[Line]:
+    """The line that answers a torch.cuda.is_available() on the line before it with False, as people tell it."""
+    previous = None
+    for line in lines:
+        if not line.text.strip():
+            continue
+        if previous is not None and ASKED.search(previous.text) and ANSWERED_FALSE.search(line.text.strip()):
+            return line
+        previous = line
+    return None
 
 
 # "I get an error saying no CUDA device found" on "my macbook m3" (unsloth#685): CUDA asked for on a Mac, which has none.

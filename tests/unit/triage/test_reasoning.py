@@ -1502,3 +1502,17 @@ def test_uvs_hint_wrapped_into_its_message_names_the_platform_too():
     # uv#11418: "hint: You're on Linux (`manylinux_2_39_x86_64`), " then "but `torch` (v2.5.1) only has wheels for ...".
     report = triage(dev_paste("uv-11418-linux-stale-lock-plain-torch-from-cu124-index"))
     assert report.verdict.root_cause == "uv.torch-plain-version-from-pytorch-index"
+
+
+def test_is_available_answered_false_on_the_next_line():
+    # ECCV2022-RIFE#76: "`print(torch.cuda.is_available())`" then "it prints False so clearly I am doing something wrong".
+    report = triage(dev_paste("eccv2022-rife-76-windows-pip-torch-171-cpu-only"), title="Cannot get RIFE running on Nvidia GPU")
+    assert report.verdict.root_cause == "torch.cuda-built"
+    assert "torch.cuda_available" not in read_paste("print(torch.cuda.is_available())\nit is fine on my RTX 3060\n").known
+
+
+def test_a_hosted_runtime_with_a_driver_torch_found_too_old_has_a_gpu():
+    # colabtools-1685: "The NVIDIA driver on your system is too old (found version 10010)" in Colab, and
+    # "torch.cuda.is_available()" then "returns `False`. Runtime type is obviously GPU."
+    report = triage(dev_paste("colabtools-1685-pip-torch-17-colab-driver-10010"))
+    assert report.verdict.known_error == "cuda.driver-too-old"
