@@ -256,7 +256,9 @@ WRONG_RESULTS = re.compile(r"\b(?:wrong|incorrect|bad|garbage|nonsense|different
                            # "'mps' showed the different losses from those of 'cpu'" (LLMs-from-scratch#791), "it
                            # starts creating gibberish" (pytorch#95448)
                            r"\b(?:different|wrong) (?:loss(?:es)?|accuracy|accuracies) (?:\w+ ){0,3}?(?:from|than)\b|"
-                           r"\b(?:creat|generat|produc|output|print|spitt?)\w* (?:only |just )?(?:gibberish|garbage|nonsense)\b",
+                           r"\b(?:creat|generat|produc|output|print|spitt?)\w* (?:only |just )?(?:gibberish|garbage|nonsense)\b|"
+                           # "produces completely corrupted output" (pytorch#187280)
+                           r"\bcorrupt(?:ed)? (?:output|image|result|picture)s?\b",
                            re.I)
 # The Apple GPU is the accelerator of a paste that names macOS without naming a device.
 MAC_NAMED = re.compile(r"\bmac ?os\b|\bsonoma\b|\bsequoia\b|\bventura\b|\bApple M[1-5]\b", re.I)
