@@ -10,7 +10,16 @@ from mps_doctor.checking.pasted import PASTED_PYTHON
 from mps_doctor.checking.registry import REGISTRY, all_checks, implicated_by
 from mps_doctor.fact_catalogue import arguments_for
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
-from mps_doctor.known_errors import CUDA_REQUIRED, CUDA_UNAVAILABLE_REPORTED, DRIVER_TOO_OLD, KnownError, Match, find_all, unwrap
+from mps_doctor.known_errors import (
+    CUDA_REQUIRED,
+    CUDA_UNAVAILABLE_REPORTED,
+    DRIVER_TOO_OLD,
+    INDEX_UNREACHABLE,
+    KnownError,
+    Match,
+    find_all,
+    unwrap,
+)
 from mps_doctor.secrets import scrub
 from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_from
 from mps_doctor.triage.device import Choice, asked_votes, choose, derive_build, elsewhere_votes, fact_votes, line_votes, message_votes
@@ -85,10 +94,12 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     system = known["host.system"].value if "host.system" in known else None
     matches = tuple(replace(match, error=match.error.on(system)) for match in matches)
     evidence = [item for item in evidence if not advises_own_python(item, known)] + capability_evidence(known)
-    supported = python_supported(known)
+    # The paste's Python is one the requested release has wheels for: a missing wheel is the platform's (a glibc older
+    # than manylinux_2_28, pytorch#156215). Or the installer never read its index (no ssl module, a certificate it
+    # could not verify: pytorch#35880), so "(from versions: none)" says nothing of the Python. Either way, messages
+    # that blame the Python come after the others.
+    supported = python_supported(known) or any(match.error.kind == INDEX_UNREACHABLE for match in matches)
     if supported:
-        # The paste's Python is one the requested release has wheels for: a missing wheel is the platform's (a glibc
-        # older than manylinux_2_28, pytorch#156215), so messages that blame the Python come after the others.
         evidence = [item for item in evidence if item.kind != NO_WHEEL]
         matches = tuple(sorted(matches, key=lambda m: (m.error.layer in implicated_by(NO_WHEEL), m.line)))
     for match in matches:

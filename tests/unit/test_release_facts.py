@@ -62,6 +62,11 @@ ALLOWED_IN_CODE = {
 HISTORIC = "historic: what a past release did, which no newer row changes"
 # (entry id, number) -> why it may stay in the catalogue's cause or fix (the current table's facts are placeholders).
 ALLOWED_IN_CATALOGUE = {
+    ("conda.torch-package-missing-in-channels", "4.3"): "conda's releases that word the error so (pytorch#1847)",
+    ("pip.ssl-certificate-verify-failed", "22.2"): "pip's releases: --use-feature=truststore from 22.2, truststore by default from 24.2",
+    ("pip.ssl-certificate-verify-failed", "24.2"): "pip's releases: --use-feature=truststore from 22.2, truststore by default from 24.2",
+    ("windows.pip-path-too-long", "2.13"): HISTORIC + " (dist-info license files: 1 in 2.12.0's win_amd64 wheel, 262 in 2.13.0's)",
+    ("windows.pip-path-too-long", "21.1"): "the pip release of its long-path HINT (the threads)",
     ("bitsandbytes.cuda-setup-failed", "0.43"): "bitsandbytes' first release with Windows wheels on PyPI (0.43.0)",
     ("bitsandbytes.cuda-setup-failed", "0.43.0"): "bitsandbytes' first release with Windows wheels on PyPI (0.43.0)",
     ("gpytorch.torch-too-old", "0.4"): HISTORIC + " (the torch of gpytorch#409; 1.0.0's distributions/utils.py has _standard_normal)",

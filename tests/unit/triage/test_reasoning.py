@@ -1516,3 +1516,22 @@ def test_a_hosted_runtime_with_a_driver_torch_found_too_old_has_a_gpu():
     # "torch.cuda.is_available()" then "returns `False`. Runtime type is obviously GPU."
     report = triage(dev_paste("colabtools-1685-pip-torch-17-colab-driver-10010"))
     assert report.verdict.known_error == "cuda.driver-too-old"
+
+
+def test_from_versions_none_from_an_index_never_read_blames_no_python():
+    # pytorch#35880: "(from versions: none)" for torch==1.4.0+cpu, then "the ssl module in Python is not available".
+    report = triage(dev_paste("pytorch-35880-pip-ssl-module-unavailable"))
+    assert report.verdict.known_error == "pip.ssl-module-unavailable"
+    assert layer(report, "python.version").status != Status.FAIL
+
+
+def test_pixi_asked_for_conda_forges_pytorch_gpu_on_a_mac_is_cuda_asked_where_it_cannot_run():
+    # prompt-da#2: "failed to solve the conda requirements of 'default' 'osx-arm64'" / "No candidates were found for
+    # pytorch-gpu >=2.4.0,<3".
+    report = triage(dev_paste("prompt-da-2-pixi-pytorch-gpu-no-osx-arm64"), title="arm64 (apple silicon) compatibility")
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("os.linux", "conda.cuda-packages-on-macos")
+
+
+def test_corrupted_output_is_a_wrong_result():
+    # pytorch#187280: "MPS backend produces corrupted output in SDXL image generation on macOS 27 beta".
+    assert triage(dev_paste("pytorch-187280-mps-sdxl-corrupted-macos27-beta")).verdict.root_cause == "device.parity"
