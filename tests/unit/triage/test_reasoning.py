@@ -1417,10 +1417,17 @@ def test_uv_naming_the_platforms_a_wheel_exists_for_blames_no_python():
     assert report.facts.host.system == "Windows"
 
 
-def test_another_package_from_pytorchs_index_is_no_torch_wheel_missing():
-    # uv#12620: "Distribution `markupsafe==3.0.2 @ registry+https://download.pytorch.org/whl/cu118` can't be installed".
-    report = triage(dev_paste("uv-12620-windows-markupsafe-from-pytorch-cu118-index"))
-    assert report.verdict.root_cause == "uv.dependency-from-pytorch-index"
+@pytest.mark.parametrize("name,cause", [
+    # uv#12620: "Distribution `markupsafe==3.0.2 @ registry+https://download.pytorch.org/whl/cu118` can't be installed":
+    # another package from PyTorch's index, not a torch wheel missing for this Python.
+    ("uv-12620-windows-markupsafe-from-pytorch-cu118-index", "uv.dependency-from-pytorch-index"),
+    # pytorch#35880: "(from versions: none)" for torch==1.4.0+cpu, then "the ssl module in Python is not available":
+    # an index pip never read.
+    ("pytorch-35880-pip-ssl-module-unavailable", "pip.ssl-module-unavailable"),
+])
+def test_a_missing_torch_wheel_that_is_not_the_pythons(name, cause):
+    report = triage(dev_paste(name))
+    assert report.verdict.known_error == cause
     assert layer(report, "python.version").status != Status.FAIL
 
 
@@ -1516,13 +1523,6 @@ def test_a_hosted_runtime_with_a_driver_torch_found_too_old_has_a_gpu():
     # "torch.cuda.is_available()" then "returns `False`. Runtime type is obviously GPU."
     report = triage(dev_paste("colabtools-1685-pip-torch-17-colab-driver-10010"))
     assert report.verdict.known_error == "cuda.driver-too-old"
-
-
-def test_from_versions_none_from_an_index_never_read_blames_no_python():
-    # pytorch#35880: "(from versions: none)" for torch==1.4.0+cpu, then "the ssl module in Python is not available".
-    report = triage(dev_paste("pytorch-35880-pip-ssl-module-unavailable"))
-    assert report.verdict.known_error == "pip.ssl-module-unavailable"
-    assert layer(report, "python.version").status != Status.FAIL
 
 
 def test_pixi_asked_for_conda_forges_pytorch_gpu_on_a_mac_is_cuda_asked_where_it_cannot_run():
