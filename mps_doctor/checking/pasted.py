@@ -44,11 +44,12 @@ def cuda_outside_linux(outcome: Outcome, ctx, paste) -> Outcome:
     if ctx.host.system == "Windows":
         return Outcome(Status.SKIP, "Windows: CUDA works there too; mps-doctor's own CUDA checks run on Linux")
     build = paste.value("request.cuda_build")
-    if outcome.status != Status.FAIL or not build:
+    if outcome.status != Status.FAIL:
         return outcome
+    # A paste asks for CUDA in its own words or messages, never with `check --device cuda`.
     where = "macOS" if paste.value("host.system") == "Darwin" else "this platform"
-    return replace(outcome, remedy=replace(outcome.remedy, problem="The paste asks for a CUDA build of torch (%s) on %s."
-                                           % (build, where)))
+    asked = "a CUDA build of torch (%s)" % build if build else "CUDA"
+    return replace(outcome, remedy=replace(outcome.remedy, problem="The paste asks for %s on %s." % (asked, where)))
 
 
 def torch_seen_at_work(outcome: Outcome, ctx, paste) -> Outcome:

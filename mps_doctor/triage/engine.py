@@ -110,7 +110,9 @@ class Evaluator:
                     self.suspected.append(spec.id)
                     return suspicion
             if outcome.status != Status.ERROR:
-                if evidence is not None and evidence.overrides:
+                if evidence is not None and (evidence.overrides or outcome.status == Status.FAIL and spec.facts == SYSTEM_ONLY):
+                    # A layer judged by the system alone says less than a pasted message that fails it too: what the
+                    # user ran there (Docker's `--gpus` on a Mac), and the fix for it.
                     return self.failed_by(evidence, spec.id)
                 if outcome.status == Status.FAIL or evidence is None or not self.last_candidate(evidence, spec.id) or \
                         outcome.status == Status.PASS and self.shown_by_a_session(spec):
@@ -142,6 +144,10 @@ class Evaluator:
             return evidence.source
         # A parser's reading of a message decided the layer (pip's version listing): the catalogue entry of that layer.
         return next((match.error.id for match in self.paste.matches if match.error.layer == root_id), None)
+
+
+# The facts of a layer that the system alone decides (os.macos, os.linux).
+SYSTEM_ONLY = ("host.system",)
 
 
 def implicated(evidence: Evidence) -> Tuple[str, ...]:
