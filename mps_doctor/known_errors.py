@@ -67,13 +67,15 @@ CUDA_REQUIRED = "cuda-required"
 # An installer that could not read its index (no ssl module, a certificate it could not verify): what it then lists
 # ("from versions: none") says nothing of the Python or the platform.
 INDEX_UNREACHABLE = "index-unreachable"
+# macOS's loader refusing a file for another architecture: its `have` and `need` (the process's own) architectures.
+DYLD_ARCHITECTURE = "dyld-architecture"
 # A program reports that torch.cuda.is_available() returned False (a launcher's assertion, an app's CPU fallback).
 CUDA_UNAVAILABLE_REPORTED = "cuda-unavailable-reported"
 KINDS = (OUT_OF_MEMORY, MISSING_OPERATOR, IMPORT_FAILURE, DRIVER_TOO_OLD, CUDA_UNAVAILABLE_REASON, PIP_NO_TORCH,
          UV_NO_TORCH_WHEEL, UV_PYTHON_ABI, PIP_REQUIRES_PYTHON, UV_PLATFORM_TAG, GPU_TOO_OLD_FOR_TORCH, TORCH_MINIMUM_CAPABILITY,
          GPU_NOT_COMPATIBLE, TORCH_SUPPORTED_CAPABILITIES, GPU_TOO_OLD_FOR_TRITON, TRITON_CAPABILITY_NUMBERS,
          TORCH_DLL_NOT_FOUND, CUDA_UNAVAILABLE_REPORTED, WINDOWS_MODULE_NOT_FOUND, DOCKER_RUN, SLURM_JOB,
-         CUDA_REQUIRED, INDEX_UNREACHABLE)
+         CUDA_REQUIRED, INDEX_UNREACHABLE, DYLD_ARCHITECTURE)
 # What fixes the failure an import-failure entry names (its `remedy`); the torch.import check turns it into actions.
 RENAME_LOCAL_TORCH = "rename-local-torch"
 REINSTALL_TORCH = "reinstall-torch"

@@ -129,7 +129,7 @@ def parse_install(lines: Sequence[Line]) -> Result:
                            "pip"))
     # uv's hint that names torch on a Windows or Linux platform ("You're on Windows (`win_amd64`), but `torch` (v2.5.1)
     # only has wheels for the following platform: `linux_aarch64`", uv#10843) blames the platform, not the Python.
-    hinted = [line.number for index, line in matching(lines, UV_HINT)
+    hinted = [line.number for index, line in matching(lines, trigger(UV_PLATFORM_TAG))
               if "`torch`" in " ".join(item.text for item in lines[index:index + 2])
               for found in [search(UV_PLATFORM_TAG, line.text)] if found and not found.group("tag").startswith("macosx")]
     for text, number_at in wrapped_messages(lines):
@@ -146,7 +146,6 @@ def parse_install(lines: Sequence[Line]) -> Result:
 
 
 # uv prints its hint a blank line after its error (uv-resolver's pubgrub/report.rs).
-UV_HINT = re.compile(r"You're on \w+ \(")
 HINT_LINES = 3
 
 

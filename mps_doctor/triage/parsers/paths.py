@@ -4,6 +4,7 @@ Mac's chip), and the architecture macOS's loader says a process needs for a file
 import re
 from typing import List, Sequence
 
+from mps_doctor.known_errors import DYLD_ARCHITECTURE, search, trigger
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result
 from mps_doctor.triage.parsers.install import x86_64_python_on_mac
@@ -24,27 +25,25 @@ PATH_LINE = re.compile(r"/Users/|/Library/|/opt/homebrew/|/home/|/usr/lib/|/usr/
 INTEL_HOMEBREW_PYTHON = re.compile(r"(?:^|[\s\"'(=])/usr/local/(?:Cellar|opt)/python(?:@3\.\d+)?/")
 
 
-# macOS's loader (dyld) refusing a file for another architecture names the process's own as the one it needs: "(mach-o
-# file, but is an incompatible architecture (have (arm64), need (x86_64h)))" on macOS 11 (Dream Textures#287), "(have
-# 'x86_64', need 'arm64')" from macOS 12 on (pytorch#84351). x86_64h is the x86_64 slice for Haswell and newer CPUs.
-DYLD_NEEDS = re.compile(r"incompatible architecture \(have \(?'?(\w{1,12})'?\)?, need \(?'?(\w{1,12})'?\)?\)")
+# macOS's loader (dyld) refusing a file for another architecture names the process's own as the one it needs
+# (the catalogue's kind dyld-architecture: "(have (arm64), need (x86_64h))" on macOS 11, Dream Textures#287; "(have
+# 'x86_64', need 'arm64')" from macOS 12 on). x86_64h is the x86_64 slice for Haswell and newer CPUs.
 DYLD_MACHINES = {"x86_64": "x86_64", "x86_64h": "x86_64", "arm64": "arm64", "arm64e": "arm64"}
 
 
 def loader_facts(lines: Sequence[Line]) -> Result:
     """The machine of the process that dyld says needed another architecture, and, for an x86_64 one, the evidence of
     an x86_64 Python on a Mac."""
-    for _, line in matching(lines, re.compile("incompatible architecture")):
-        found = DYLD_NEEDS.search(line.text)
-        machine = DYLD_MACHINES.get(found.group(2)) if found else None
+    for _, line in matching(lines, trigger(DYLD_ARCHITECTURE)):
+        found = search(DYLD_ARCHITECTURE, line.text)
+        machine = DYLD_MACHINES.get(found.group("need")) if found else None
         if machine is None:
             continue
         out = [Finding("host.system", "Darwin", line.number, "path"), Finding("interpreter.machine", machine, line.number, "path")]
         if machine != "x86_64":
             return out, []
-        found_machine = " (it found %s)" % found.group(1) if found.group(1) in DYLD_MACHINES else ""
-        return out, [x86_64_python_on_mac(line.number, "path", "macOS's loader says the process needs %s code%s." % (
-            found.group(2), found_machine))]
+        return out, [x86_64_python_on_mac(line.number, "path", "macOS's loader says the process needs %s code (it found "
+                                                                 "%s)." % (found.group("need"), found.group("have")))]
     return [], []
 
 
