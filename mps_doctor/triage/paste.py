@@ -25,6 +25,7 @@ from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_
 from mps_doctor.triage.device import Choice, asked_votes, choose, derive_build, elsewhere_votes, fact_votes, line_votes, message_votes
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
+from mps_doctor.triage.parsers.builds import UNINSTALLED
 from mps_doctor.triage.parsers.containers import SLURM_SOURCE
 from mps_doctor.triage.parsers.cuda import DOCKER_BUILD
 from mps_doctor.triage.parsers.install import NO_WHEEL
@@ -88,6 +89,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
             findings.append(Finding("torch.cuda_shown", True, lines[match.line - 1].number, "catalogue"))
     told, commands = fix_lines(lines)
     findings = [finding for finding in findings if finding.path == "message" or finding.line not in told | commands or
+                finding.parser == UNINSTALLED or
                 (finding.line in commands and finding.path.startswith(UNCHANGED_BY_A_FIX))]
     known = derive_build(derive(assemble(findings)), Known)
     # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
@@ -256,6 +258,11 @@ FIX_INTRO = re.compile(r"(?:\b(?:reinstall(?:ed|ing)?|fix(?:ed)?|solution|workar
 ADVICE_INTRO = re.compile(r"\b(?:you (?:can|could|should|need to|must)|make sure (?:to|you))\b[^:]{0,60}\binstall\w*\b"
                           r"[^:]{0,60}(?:\busing|\bwith|\bby running|:)\s*$", re.I)
 ADVISED_COMMAND = re.compile(r"^\W{0,3}(?:pip3?|python3?(?:\.\d+)? -m pip|uv(?: pip)?|conda|mamba) install\b")
+# A heading that is only the word: "SOLUTION", "## Workaround", "**Fix:**" (fluxgym#430 tells the problem, then its
+# steps under "SOLUTION"). What follows it, up to the next Markdown heading, is the fix.
+FIX_HEADING = re.compile(r"^[#*_=\-\s]{0,6}(?:solution|the fix|fix|workaround|how I (?:fixed|solved) it)[*_:=\-\s]{0,6}$",
+                         re.I)
+MARKDOWN_HEADING = re.compile(r"^#{1,6}\s")
 # uv's "No solution found when resolving dependencies:" opens its error, not a fix.
 FAILED_ATTEMPT = re.compile(r"\b(?:tried|try|trying|nothing|didn'?t|did not|doesn'?t|does not|not|still|no luck|same|"
                             r"but|without success|no solution)\b", re.I)
@@ -265,11 +272,16 @@ FIX_AFTER = re.compile(r"^(?:and|which) (?:it|that|this) ?%s" % WORKED, re.I)
 
 def fix_lines(lines: Sequence[Line]) -> Tuple[Set[int], Set[int]]:
     """(the lines that tell a fix in words: a FIX_LINE, the one before a FIX_AFTER; the lines of a fix's command or
-    snippet: after a FIX_INTRO up to the first empty line after them, and the install commands right after an
-    ADVICE_INTRO)."""
-    told, commands, intro, started, previous, advice = set(), set(), False, False, None, False
+    snippet: after a FIX_INTRO up to the first empty line after them, after a FIX_HEADING up to the next Markdown
+    heading, and the install commands right after an ADVICE_INTRO)."""
+    told, commands, intro, started, previous, advice, section = set(), set(), False, False, None, False, False
     for line in lines:
         advice = advice and bool(ADVISED_COMMAND.search(line.text))
+        section = section and not MARKDOWN_HEADING.search(line.text)
+        if FIX_HEADING.search(line.text):
+            section = True
+        elif section and line.text:
+            commands.add(line.number)
         if FIX_LINE.search(line.text):
             told.add(line.number)
         elif (intro or advice) and line.text:

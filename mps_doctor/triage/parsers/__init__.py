@@ -24,4 +24,4 @@ PARSERS = (parse_collect_env, parse_lightning, parse_hf_env, parse_conda_info, p
            parse_builds, parse_cuda_messages, parse_containers)
 # Which parser wins when two disagree on a fact: the dumps printed by a program first, prose last.
 PRIORITY = ("collect_env", "session", "shell", "sw_vers", "uname", "conda-info", "conda-plan", "hf-env", "lightning", "platform",
-            "nvidia-smi", "cuda-message", "windows", "build", "wheel", "uv", "pip", "catalogue", "path", "template", "prose")
+            "nvidia-smi", "cuda-message", "windows", "build", "wheel", "uv", "pip", "catalogue", "path", "template", "prose", "before-fix")

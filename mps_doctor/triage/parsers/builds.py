@@ -69,6 +69,12 @@ FIRST_PERSON_INSTALL = re.compile(r"\bI(?: have|'ve)? (?:installed|reinstalled|r
 # (TTS-WebUI#356: the old installer's update replaced the CUDA build).
 CUDA_TAKEN_TOLD = re.compile(r"\b(?:dumbed down|downgraded|reverted|replaced|swapped|changed) (?:my |the )?(?:py)?torch "
                              r"(?:back )?to (?:a |the )?(?:no[- ]cuda|cpu(?:[- ]only)?)\b", re.I)
+# A fix step that removes a CPU build tells that one was there: "1.2 Uninstall the CPU-only version of PyTorch:"
+# (fluxgym#430's own solution), "I uninstalled the cpu version of torch and ...". Read on fix lines too (parser
+# UNINSTALLED): what a fix removes is the state before it.
+CPU_BUILD_UNINSTALLED = re.compile(r"\buninstall(?:s|ed|ing)?\b[^.\n]{0,30}?\b(?:cpu|cpu-only|cpuonly|cpu only)[- ]"
+                                   r"(?:version|build|variant|wheel)s?\b", re.I)
+UNINSTALLED = "before-fix"
 UNDONE = re.compile(r"\b(?:at first|reinstall\w*|fixed|solved|on purpose|intentional\w*|deliberate\w*|without (?:a |any )?GPU)\b",
                     re.I)
 CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)
@@ -129,6 +135,9 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         # (`--no-deps`) is a broken CUDA build, not a CPU one; on Windows PyPI's torch has no CUDA at all.
         if told and not line.prompt and not cuda_label_shown:
             out.append(Finding("torch.cuda_version", None, line.number, "prose"))
+        uninstalled = CPU_BUILD_UNINSTALLED.search(text)
+        if uninstalled and not told and not DENIED.search(sentence_at(text, uninstalled)) and not cuda_label_shown:
+            out.append(Finding("torch.cuda_version", None, line.number, UNINSTALLED))
         banner = ULTRALYTICS.search(text)
         if banner:
             out += banner_findings(banner, line.number)

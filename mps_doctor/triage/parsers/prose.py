@@ -12,7 +12,9 @@ from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label, load_releases, version_tuple
 
 PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
-PROSE_TORCH = re.compile(r"\b(?:PyTorch|torch)\s*(?:[Vv]ersion\s*)?(?::\s*|==)?(?:stable\s*\()?v?(\d+\.\d+\.\d+(?:\+\w+)?)(?!\w|\.\d)")
+# "PyTorch 2.5.1", "torch version: 2.0.1", "torch==1.13.1", "Torch (2.13.0+cpu)" (comfyui-rocm#131).
+PROSE_TORCH = re.compile(r"\b(?:PyTorch|[Tt]orch)\s*(?:[Vv]ersion\s*)?(?::\s*|==|\(\s*)?(?:stable\s*\()?"
+                         r"v?(\d+\.\d+\.\d+(?:\+\w+)?)(?!\w|\.\d)")
 
 
 # A macOS named with "Intel" as the machine beside it ("macOS Sequoia 15.1.1, Intel, AMD", pytorch#141864), not

@@ -1539,3 +1539,30 @@ def test_pixi_asked_for_conda_forges_pytorch_gpu_on_a_mac_is_cuda_asked_where_it
 def test_corrupted_output_is_a_wrong_result():
     # pytorch#187280: "MPS backend produces corrupted output in SDXL image generation on macOS 27 beta".
     assert triage(dev_paste("pytorch-187280-mps-sdxl-corrupted-macos27-beta")).verdict.root_cause == "device.parity"
+
+
+def test_a_solution_heading_opens_the_fix_and_the_cpu_build_it_uninstalls_was_there():
+    # fluxgym#430: the problem, then "SOLUTION" and steps: "1.2 Uninstall the CPU-only version of PyTorch:" and an
+    # install from the cu121 index, which is the fix, not the torch the problem had.
+    report = triage(dev_paste("fluxgym-430-stability-matrix-cpu-torch-windows"),
+                    title="FluxGym on Stability Matrix - (Problem and Solution)")
+    assert report.verdict.root_cause == "torch.cuda-built"
+    paste = read_paste("Windows 11, RTX 4070: training never uses the GPU.\n\n## Solution\n\n"
+                       "pip install torch --index-url https://download.pytorch.org/whl/cu121\n")
+    assert "torch.cuda_version" not in paste.known
+    assert read_paste("Windows 11\n## Solution\n\n## Logs\npip install torch --index-url "
+                      "https://download.pytorch.org/whl/cu121\n").known["torch.cuda_version"].value == "12.1"
+
+
+def test_a_cpu_build_uninstalled_counts_only_where_it_is_not_denied():
+    told = read_paste("Windows 11, RTX 3060. I uninstalled the cpu version of torch and it worked.\n")
+    assert told.known["torch.cuda_version"].value is None
+    assert "torch.cuda_version" not in read_paste("Windows 11, RTX 3060. There was no cpu version to uninstall, "
+                                                  "I did not uninstall the cpu build.\n").known
+
+
+def test_torch_written_with_its_version_in_brackets():
+    # comfyui-rocm#131: "ComfyUI imported my user-installed CPU build of Torch (2.13.0+cpu) instead of the ROCm Torch".
+    paste = read_paste(dev_paste("comfyui-rocm-131-user-site-cpu-torch-shadows-venv"))
+    assert paste.known["packages.torch"].value == "2.13.0+cpu"
+    assert read_paste("Using PyTorch (v2.0.1) on Ubuntu 22.04\n").known["packages.torch"].value == "2.0.1"
