@@ -22,6 +22,7 @@ from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.model import Evidence
 from mps_doctor.triage.parsers.install import X86_64_PYTHON_ON_MAC
 from mps_doctor.triage.paste import (
+    HOSTED_SOURCE,
     Paste,
     build_facts,
     device_choice,
@@ -167,7 +168,12 @@ def from_evidence(evidence: Evidence, paste: Paste) -> Outcome:
     """A failing outcome from a message in the paste."""
     return Outcome(Status.FAIL, evidence.summary, ("pasted line %d (%s)" % (evidence.line, evidence.source),),
                    Remedy(evidence.problem, evidence.why, actions_for(evidence.actions, paste), evidence.link,
-                          key="pasted-" + evidence.source))
+                          key=evidence_key(evidence.source)))
+
+
+def evidence_key(source: str) -> str:
+    """The remedy key of an outcome that pasted evidence from SOURCE decided."""
+    return "pasted-" + source
 
 
 def with_lines(outcome: Outcome, check_id: str, paste: Paste) -> Outcome:
@@ -199,7 +205,8 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
            title: Optional[str] = None) -> Report:
     """The report for pasted text RAW; raise UsageError when it holds nothing recognizable. TITLE, the issue's title,
     is read as a maintainer reads it: only when RAW names no cause, or blames an x86_64 Python on a Mac whose chip it
-    does not name and the title names it (chip_left_open), as line 1 above RAW (its lines then count from 3;
+    does not name and the title names it (chip_left_open), or a hosted runtime without a GPU that the title denies
+    (runtime_left_open), as line 1 above RAW (its lines then count from 3;
     `source.title` says so). Secrets are replaced before anything is read, so that no fact, message or output can hold
     one."""
     heading = " ".join((title or "").split())[:TITLE_LIMIT]
@@ -209,7 +216,8 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         if not heading:
             raise
         report = None
-    if not heading or report is not None and (report.verdict.root_cause and not chip_left_open(report) or
+    chip_open, runtime_open = (report is not None and chip_left_open(report), report is not None and runtime_left_open(report))
+    if not heading or report is not None and (report.verdict.root_cause and not (chip_open or runtime_open) or
                                               (report.source or {}).get("kind") != "pasted"):
         return report
     try:
@@ -217,13 +225,20 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
     except UsageError:
         titled = None
     if titled is None or titled.verdict.root_cause is None or (titled.source or {}).get("kind") != "pasted" or \
-            report is not None and report.verdict.root_cause and titled.facts.host.hw_arm64 is None:
+            chip_open and titled.facts.host.hw_arm64 is None or runtime_open and runtime_left_open(titled):
         if report is None:
             raise UsageError("nothing recognizable in the pasted text or its title")
         return report
     cleaned = clean(scrub(heading))
     text = stripped_line(scrub(cleaned[0].text)) if len(cleaned) else ""
     return replace(titled, source=dict(titled.source, title={"line": 1, "text": text}))
+
+
+def runtime_left_open(report: Report) -> bool:
+    """Whether REPORT blames a hosted notebook runtime started without a GPU, which the paste does not show and a title
+    ("No CUDA GPUs are avialable (even when GPU runtime is selected)", DALLE-pytorch#111) may deny."""
+    root = next((r for r in report.results if r.id == report.verdict.root_cause), None)
+    return root is not None and root.remedy is not None and root.remedy.key == evidence_key(HOSTED_SOURCE)
 
 
 def chip_left_open(report: Report) -> bool:

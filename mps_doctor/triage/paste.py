@@ -8,6 +8,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from mps_doctor.checking.pasted import PASTED_PYTHON
 from mps_doctor.checking.registry import REGISTRY, all_checks, implicated_by
+from mps_doctor.checks.cuda import VISIBLE_DOCS
 from mps_doctor.fact_catalogue import arguments_for
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
 from mps_doctor.known_errors import (
@@ -111,7 +112,7 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
                 not left_by_a_failed_install(match, matches, lines.text):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
     evidence = reconcile(evidence, matches, known, lambda match: lines[match.line - 1].number)
-    evidence += hosted_runtime_evidence(lines, known, matches)
+    evidence += hosted_runtime_evidence(lines, known, matches) + hidden_from_the_program(lines, known, matches)
     if not cuda_missing(lines, known, matches):
         evidence = [item for item in evidence if item.source != SLURM_SOURCE]
     prose_lines = frozenset({f.line for f in findings if f.parser == "prose"} - {f.line for f in findings if f.parser != "prose"})
@@ -388,7 +389,15 @@ HOSTED_RUNTIME = re.compile(r"\b(Colab|Kaggle)\b", re.I)
 WORKS_THERE = re.compile(r"\b(?:works?|worked|working|fine|runs?)\b[^.\n]{0,30}\b(?:on|in) (?:Google )?(?:Colab|Kaggle)\b|"
                          r"\b(?:on|in) (?:Google )?(?:Colab|Kaggle)\b[^.\n]{0,30}\b(?:works?|worked|fine|runs?)\b", re.I)
 HOSTED_KIND = "hosted-runtime-without-gpu"
-GPU_RUNTIME_TOLD = re.compile(r"\bruntime(?: type)? (?:is|was) (?:set to |obviously |definitely |already )*(?:a )?GPU\b", re.I)
+# "Runtime type is obviously GPU" (colabtools#1685), "(even when GPU runtime is selected)" (DALLE-pytorch#111), "I
+# selected the GPU runtime"; not "I forgot to select the GPU runtime".
+GPU_RUNTIME_TOLD = re.compile(r"\bruntime(?: type)? (?:is|was) (?:set to |obviously |definitely |already )*(?:a )?GPU\b|"
+                              r"(?<!not )(?<!n't )(?<!forgot to )(?<!forget to )\bGPU runtime (?:is |was )?(?:already )?"
+                              r"(?:selected|chosen|enabled|on)\b|"
+                              r"(?<!not )(?<!n't )(?<!forgot to )(?<!forget to )\b(?:selected|chose|chosen|enabled) "
+                              r"(?:a |the )?GPU runtime\b", re.I)
+# The source of the evidence below: a verdict that rests on it is one the issue's title may settle.
+HOSTED_SOURCE = "hosted"
 
 
 def cuda_missing_layers() -> Tuple[str, ...]:
@@ -423,5 +432,33 @@ def hosted_runtime_evidence(lines: Sequence[Line], known: Dict[str, Known], matc
         "A hosted notebook runtime has a GPU only when one is chosen for it (Colab: Runtime > Change runtime type > a "
         "GPU; Kaggle: Settings > Accelerator > a GPU), and a free quota can run out. Its torch is a CUDA build already: "
         "choose a GPU runtime and restart it, rather than reinstalling torch.",
-        (), "https://research.google.com/colaboratory/faq.html", hosted.number, "hosted", devices=("cuda",),
+        (), "https://research.google.com/colaboratory/faq.html", hosted.number, HOSTED_SOURCE, devices=("cuda",),
         kind=HOSTED_KIND)]
+
+
+# A program's message that torch found no CUDA: "... but torch.cuda.is_available() is False" (torch.load's), "No CUDA
+# GPUs are available", a program reporting the CPU.
+PROGRAM_FOUND_NO_CUDA = re.compile(r"is_available\(\) is False|No CUDA GPUs are available")
+
+
+def hidden_from_the_program(lines: Sequence[Line], known: Dict[str, Known], matches: Sequence[Match]) -> List[Evidence]:
+    """Evidence against CUDA_VISIBLE_DEVICES when the user's own torch sees the GPU (is_available() True, as told or
+    run) and the program's message says its torch does not (superpixel_fcn#45: "But my torch.cuda.is_available() is
+    True"; the demo script set CUDA_VISIBLE_DEVICES='1' on a one-GPU machine)."""
+    if value_of(known, "torch.cuda_available") is not True or "env.CUDA_VISIBLE_DEVICES" in known:
+        return []
+    said = next((m for m in matches if m.error.kind == CUDA_UNAVAILABLE_REPORTED or m.error.layer in cuda_missing_layers()
+                 or PROGRAM_FOUND_NO_CUDA.search(m.text)), None)
+    if said is None:
+        return []
+    return [Evidence(
+        ("cuda.visible-devices",), "torch sees the GPU in your own session but not in the program: the program hides it",
+        "torch.cuda.is_available() is True where you ran it, and the program's torch finds no GPU.",
+        "The same machine's GPU disappears for one process when that process sets CUDA_VISIBLE_DEVICES (research code "
+        "often does, e.g. os.environ['CUDA_VISIBLE_DEVICES'] = '1', which hides a machine's only GPU, numbered 0), or when "
+        "the program runs another Python, whose torch has no CUDA. Search the program and its launcher for "
+        "CUDA_VISIBLE_DEVICES and remove or correct it, and compare `python -c \"import sys; print(sys.executable)\"` "
+        "with the Python the program runs.", (), VISIBLE_DOCS, lines[said.line - 1].number, HIDDEN_SOURCE, devices=("cuda",))]
+
+
+HIDDEN_SOURCE = "hidden-from-the-program"

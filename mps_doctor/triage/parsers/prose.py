@@ -115,10 +115,11 @@ NVIDIA_HARDWARE = r"\b(?:NVIDIA|GeForce|Quadro|Tesla|nvidia-smi|Driver Version)\
 NOT_A_MAC = re.compile(r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|WSL2?|(?<!supported in )Windows|win_amd64)\b|%s"
                        % NVIDIA_HARDWARE, re.I)
 # People telling that the GPU works: "training runs on the GPU at 100% utilization", "my RTX 3090 trains fine",
-# "CUDA works" (then a CPU run told elsewhere is a part of the program's, not torch's).
+# "CUDA works" (then a CPU run told elsewhere is a part of the program's, not torch's); "is_available" as people
+# retype it ("my torch.cuda.is_acailable() is True", superpixel_fcn#45).
 GPU_WORKS_TOLD = re.compile(r"\b(?:runs?|running|trains?|training|works?|working) (?:fine |well |fast )?on (?:the |my )?(?:GPU|CUDA)\b|"
                             r"\bGPU (?:utili[sz]ation|usage|load) (?:is |at |of )?(?:always )?(?:100|[5-9]\d) ?%|"
-                            r"\bCUDA (?:works|is working)\b|\bis_available\(\)\W{0,4}(?:now )?(?:returns?|is|gives|prints)\W{0,3}True\b|"
+                            r"\bCUDA (?:works|is working)\b|\bis_a[a-z]{6,9}\(\)\W{0,4}(?:now )?(?:returns?|is|gives|prints)\W{0,3}True\b|"
                             r"\bGPU is (?:clearly |definitely |obviously )?(?:being )?used\b|\bnvidia-smi shows python(?:\.exe)? using\b|"
                             r"\b(?:[RG]TX ?\d{3,4}(?: Ti)?|GPU)\b[^.\n]{0,30}\b(?:works|trains|runs)(?: fine| well| fast| and is fast)\b",
                             re.I)

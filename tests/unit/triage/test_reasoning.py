@@ -1566,3 +1566,24 @@ def test_torch_written_with_its_version_in_brackets():
     paste = read_paste(dev_paste("comfyui-rocm-131-user-site-cpu-torch-shadows-venv"))
     assert paste.known["packages.torch"].value == "2.13.0+cpu"
     assert read_paste("Using PyTorch (v2.0.1) on Ubuntu 22.04\n").known["packages.torch"].value == "2.0.1"
+
+
+def test_a_title_that_says_the_gpu_runtime_was_selected_settles_the_hosted_runtime():
+    # DALLE-pytorch#111: "No CUDA GPUs are available" in a Colab notebook; the title says "(even when GPU runtime is
+    # selected)", so the runtime has a GPU and the CUDA runtime sees none of it.
+    text = dev_paste("dalle-pytorch-111-colab-cuda-visible-devices-1")
+    assert triage(text).verdict.root_cause == "cuda.driver"
+    titled = triage(text, title="Runtime Error: No CUDA GPUs are avialable (even when GPU runtime is selected)")
+    assert titled.verdict.root_cause == "cuda.visible-devices" and titled.source["title"]["line"] == 1
+    assert triage(text, title="No CUDA GPUs: I forgot to select the GPU runtime").verdict.root_cause == "cuda.driver"
+
+
+def test_a_gpu_the_users_own_torch_sees_and_the_program_does_not_is_hidden_from_the_program():
+    # superpixel_fcn#45: torch.load's "... but torch.cuda.is_available() is False", then "But my
+    # torch.cuda.is_acailable() is True." (the demo sets CUDA_VISIBLE_DEVICES='1' on a one-GPU machine).
+    report = triage(dev_paste("superpixel-fcn-45-visible-devices-1-deserialize"))
+    assert report.verdict.root_cause == "cuda.visible-devices"
+    alone = triage("RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
+                   "False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device"
+                   "('cpu') to map your storages to the CPU.\n")
+    assert alone.verdict.root_cause != "cuda.visible-devices"
