@@ -101,7 +101,7 @@ FACTS: Tuple[Fact, ...] = (
     Fact("torch.mps_available", "flag", "torch.backends.mps.is_available()", "target.torch.mps_available",
          (PROBE,) + COLLECT_ENV + ("session", "build")),
     Fact("torch.cuda_version", "text", "torch's CUDA version", "target.torch.cuda_version",
-         (PROBE,) + COLLECT_ENV + ("session", "build", "prose", "template")),
+         (PROBE,) + COLLECT_ENV + ("session", "build", "prose", "template", "before-fix")),
     Fact("torch.wheel_cuda", "text", "the wheel's CUDA build", "target.torch.cuda_version", ("wheel",),
          "the `+cuXYZ` of an installed wheel's file name, when no torch reports its own", copied=False),
     Fact("torch.cuda_available", "flag", "torch.cuda.is_available()", "target.torch.cuda_available",

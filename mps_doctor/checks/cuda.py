@@ -302,7 +302,7 @@ def parse_visible_devices(value: str, gpu_count: Optional[int]) -> Tuple[List[st
 
 
 @check("cuda.visible-devices", "CUDA_VISIBLE_DEVICES leaves GPUs visible",
-       layer=77, devices=("cuda",), facts=("env.CUDA_VISIBLE_DEVICES",))
+       layer=77, devices=("cuda",), facts=("env.CUDA_VISIBLE_DEVICES",), evidence=("gpu-hidden-from-the-program",))
 def cuda_visible_devices(ctx: Context) -> Outcome:
     """`CUDA_VISIBLE_DEVICES`: empty hides every GPU, an invalid entry hides itself and all after it (CUDA programming
     guide).

@@ -22,7 +22,6 @@ from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.model import Evidence
 from mps_doctor.triage.parsers.install import X86_64_PYTHON_ON_MAC
 from mps_doctor.triage.paste import (
-    HOSTED_SOURCE,
     Paste,
     build_facts,
     device_choice,
@@ -32,6 +31,7 @@ from mps_doctor.triage.paste import (
     stripped_line,
     value,
 )
+from mps_doctor.triage.runtime import HOSTED_SOURCE
 from mps_doctor.triage.suspected import suspect
 from mps_doctor.triage.text import Line, clean
 

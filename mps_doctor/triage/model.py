@@ -1,7 +1,8 @@
-"""What the parsers read from pasted text: facts with their line, and evidence that implicates a layer."""
+"""What the parsers read from pasted text: facts with their line, evidence that implicates a layer, and the facts as
+known (one value per fact)."""
 
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from mps_doctor.known_errors import Intent
 
@@ -37,3 +38,17 @@ class Evidence:
     overrides: bool = False
     devices: Tuple[str, ...] = ()
     kind: str = ""
+
+
+@dataclass(frozen=True)
+class Known:
+    """One fact as read: its value, every line it came from, and the parser that read it."""
+
+    value: Any
+    lines: Tuple[int, ...]
+    parser: str
+
+
+def value_of(known: Dict[str, Known], path: str) -> Any:
+    """The value of fact PATH in KNOWN, or None."""
+    return known[path].value if path in known else None

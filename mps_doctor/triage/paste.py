@@ -8,13 +8,10 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from mps_doctor.checking.pasted import PASTED_PYTHON
 from mps_doctor.checking.registry import REGISTRY, all_checks, implicated_by
-from mps_doctor.checks.cuda import VISIBLE_DOCS
 from mps_doctor.fact_catalogue import arguments_for
 from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, NvidiaSmi, Target, TorchInfo
 from mps_doctor.known_errors import (
-    CUDA_REQUIRED,
     CUDA_UNAVAILABLE_REPORTED,
-    DRIVER_TOO_OLD,
     INDEX_UNREACHABLE,
     KnownError,
     Match,
@@ -24,25 +21,17 @@ from mps_doctor.known_errors import (
 from mps_doctor.secrets import scrub
 from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_from
 from mps_doctor.triage.device import Choice, asked_votes, choose, derive_build, elsewhere_votes, fact_votes, line_votes, message_votes
-from mps_doctor.triage.model import Evidence, Finding
+from mps_doctor.triage.model import Evidence, Finding, Known, value_of
 from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.parsers.builds import UNINSTALLED
 from mps_doctor.triage.parsers.containers import SLURM_SOURCE
 from mps_doctor.triage.parsers.cuda import DOCKER_BUILD
 from mps_doctor.triage.parsers.install import NO_WHEEL
+from mps_doctor.triage.runtime import cuda_missing, hidden_from_the_program, hosted_runtime_evidence
 from mps_doctor.triage.stale import reconcile
 from mps_doctor.triage.text import Line, Lines, clean, joined
 from mps_doctor.versions import load_releases, minor_of, version_tuple
 from mps_doctor.words import shorten
-
-
-@dataclass(frozen=True)
-class Known:
-    """One fact as read: its value, every line it came from, and the parser that read it."""
-
-    value: Any
-    lines: Tuple[int, ...]
-    parser: str
 
 
 @dataclass(frozen=True)
@@ -168,11 +157,6 @@ def derive(known: Dict[str, Known]) -> Dict[str, Known]:
         # macOS 10.x is an Intel Mac's.
         known = dict(known, **{"host.hw_arm64": Known(False, known["host.macos_version"].lines, "derived")})
     return derive_cuda(known, Known)
-
-
-def value_of(known: Dict[str, Known], path: str) -> Any:
-    """The value of fact PATH in KNOWN, or None."""
-    return known[path].value if path in known else None
 
 
 def advises_own_python(evidence: Evidence, known: Dict[str, Known]) -> bool:
@@ -380,85 +364,3 @@ def python_of(paste: Paste) -> str:
     """How a command for the pasted machine starts its Python: `python` on Windows (python.org's installer and
     conda put no python3 there), else PASTED_PYTHON."""
     return "python" if value(paste, "host.system") == "Windows" else PASTED_PYTHON
-
-
-# A hosted notebook whose runtime has no GPU unless one is chosen: Colab ("Runtime > Change runtime type", Colab's FAQ)
-# and Kaggle ("Accelerator", Kaggle's notebook docs). Its torch is a CUDA build, so CUDA missing there is the runtime's.
-HOSTED_RUNTIME = re.compile(r"\b(Colab|Kaggle)\b", re.I)
-# "It works on Colab" contrasts the hosted runtime with the machine that fails: that one is not the runtime.
-WORKS_THERE = re.compile(r"\b(?:works?|worked|working|fine|runs?)\b[^.\n]{0,30}\b(?:on|in) (?:Google )?(?:Colab|Kaggle)\b|"
-                         r"\b(?:on|in) (?:Google )?(?:Colab|Kaggle)\b[^.\n]{0,30}\b(?:works?|worked|fine|runs?)\b", re.I)
-HOSTED_KIND = "hosted-runtime-without-gpu"
-# "Runtime type is obviously GPU" (colabtools#1685), "(even when GPU runtime is selected)" (DALLE-pytorch#111), "I
-# selected the GPU runtime"; not "I forgot to select the GPU runtime".
-GPU_RUNTIME_TOLD = re.compile(r"\bruntime(?: type)? (?:is|was) (?:set to |obviously |definitely |already )*(?:a )?GPU\b|"
-                              r"(?<!not )(?<!n't )(?<!forgot to )(?<!forget to )\bGPU runtime (?:is |was )?(?:already )?"
-                              r"(?:selected|chosen|enabled|on)\b|"
-                              r"(?<!not )(?<!n't )(?<!forgot to )(?<!forget to )\b(?:selected|chose|chosen|enabled) "
-                              r"(?:a |the )?GPU runtime\b", re.I)
-# The source of the evidence below: a verdict that rests on it is one the issue's title may settle.
-HOSTED_SOURCE = "hosted"
-
-
-def cuda_missing_layers() -> Tuple[str, ...]:
-    """The layers whose failure means CUDA is missing: the one that reads is_available(), and the one this evidence
-    fails."""
-    return tuple(s.id for s in all_checks() if "torch.cuda_available" in s.facts or HOSTED_KIND in s.evidence)
-
-
-def cuda_missing(lines: Sequence[Line], known: Dict[str, Known], matches: Sequence[Match]) -> bool:
-    """Whether the paste says torch sees no GPU: is_available() False (as a fact, or `False` printed after a line that
-    calls it), or a message that fails a layer meaning CUDA is missing; a job whose GPU works is not one without."""
-    printed = "is_available" in joined(lines) and any(
-        line.text.strip() == "False" and "is_available" in before.text for before, line in zip(lines, lines[1:]))
-    return printed or value_of(known, "torch.cuda_available") is False or any(
-        m.error.layer in cuda_missing_layers() or m.error.kind in (CUDA_REQUIRED, CUDA_UNAVAILABLE_REPORTED) for m in matches)
-
-
-def hosted_runtime_evidence(lines: Sequence[Line], known: Dict[str, Known], matches: Sequence[Match]) -> List[Evidence]:
-    """Evidence against the driver layer when the paste runs in a hosted notebook and says CUDA is missing there (a
-    runtime started without a GPU: the notebook's own setting, not an install, fixes it)."""
-    hosted = next((line for line in lines if HOSTED_RUNTIME.search(line.text) and not WORKS_THERE.search(line.text)), None)
-    if hosted is None or not cuda_missing(lines, known, matches):
-        return []
-    # A runtime told to have a GPU ("Runtime type is obviously GPU"), or a driver torch found too old, has one
-    # (colabtools#1685: torch from pip newer than the runtime's driver).
-    if any(GPU_RUNTIME_TOLD.search(line.text) for line in lines) or any(m.error.kind == DRIVER_TOO_OLD for m in matches):
-        return []
-    name = HOSTED_RUNTIME.search(hosted.text).group(1).capitalize()
-    return [Evidence(
-        (), "the %s runtime has no GPU: CUDA is missing there" % name,
-        "The paste runs in a %s notebook and says CUDA is missing." % name,
-        "A hosted notebook runtime has a GPU only when one is chosen for it (Colab: Runtime > Change runtime type > a "
-        "GPU; Kaggle: Settings > Accelerator > a GPU), and a free quota can run out. Its torch is a CUDA build already: "
-        "choose a GPU runtime and restart it, rather than reinstalling torch.",
-        (), "https://research.google.com/colaboratory/faq.html", hosted.number, HOSTED_SOURCE, devices=("cuda",),
-        kind=HOSTED_KIND)]
-
-
-# A program's message that torch found no CUDA: "... but torch.cuda.is_available() is False" (torch.load's), "No CUDA
-# GPUs are available", a program reporting the CPU.
-PROGRAM_FOUND_NO_CUDA = re.compile(r"is_available\(\) is False|No CUDA GPUs are available")
-
-
-def hidden_from_the_program(lines: Sequence[Line], known: Dict[str, Known], matches: Sequence[Match]) -> List[Evidence]:
-    """Evidence against CUDA_VISIBLE_DEVICES when the user's own torch sees the GPU (is_available() True, as told or
-    run) and the program's message says its torch does not (superpixel_fcn#45: "But my torch.cuda.is_available() is
-    True"; the demo script set CUDA_VISIBLE_DEVICES='1' on a one-GPU machine)."""
-    if value_of(known, "torch.cuda_available") is not True or "env.CUDA_VISIBLE_DEVICES" in known:
-        return []
-    said = next((m for m in matches if m.error.kind == CUDA_UNAVAILABLE_REPORTED or m.error.layer in cuda_missing_layers()
-                 or PROGRAM_FOUND_NO_CUDA.search(m.text)), None)
-    if said is None:
-        return []
-    return [Evidence(
-        ("cuda.visible-devices",), "torch sees the GPU in your own session but not in the program: the program hides it",
-        "torch.cuda.is_available() is True where you ran it, and the program's torch finds no GPU.",
-        "The same machine's GPU disappears for one process when that process sets CUDA_VISIBLE_DEVICES (research code "
-        "often does, e.g. os.environ['CUDA_VISIBLE_DEVICES'] = '1', which hides a machine's only GPU, numbered 0), or when "
-        "the program runs another Python, whose torch has no CUDA. Search the program and its launcher for "
-        "CUDA_VISIBLE_DEVICES and remove or correct it, and compare `python -c \"import sys; print(sys.executable)\"` "
-        "with the Python the program runs.", (), VISIBLE_DOCS, lines[said.line - 1].number, HIDDEN_SOURCE, devices=("cuda",))]
-
-
-HIDDEN_SOURCE = "hidden-from-the-program"
