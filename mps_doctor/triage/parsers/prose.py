@@ -59,8 +59,8 @@ def parse_prose(lines: Sequence[Line]) -> Result:
         if len(versions) == 1 and not re.search(r"\binstall(?:ing)?\b|\brequirement\b|\bdistribution\b|\bERROR\b|"
                                                 r"--(?:extra-)?index-url\b|--with\b|\b(?:uv|poetry|pdm|pixi) add\b", text, re.I):
             out.append(Finding("packages.torch", versions.pop(), line.number, p))
-    return out + cpu_only_told(lines), wrong_results(lines) + capability_claims(lines) + cuda_told_on_mac(lines) + \
-        amd_gpu_for_cuda(lines)
+    return out + cpu_only_told(lines), (half_precision_on_gtx16(lines) or wrong_results(lines)) + capability_claims(lines) + \
+        cuda_told_on_mac(lines) + amd_gpu_for_cuda(lines)
 
 
 # People telling that torch runs on the CPU beside their NVIDIA GPU: "it only uses the CPU", "GPU usage is always 0%",
@@ -270,6 +270,33 @@ MAC_NAMED = re.compile(r"\bmac ?os\b|\bsonoma\b|\bsequoia\b|\bventura\b|\bApple 
 # Wrong results that are past ("the weird images ... are gone since I upgraded to 2.3.0").
 GONE = re.compile(r"\b(?:(?:are|is|were|was) gone|went away|no longer|not anymore|(?:got |been )?(?:fixed|resolved|solved))\b",
                   re.I)
+
+
+# The GeForce GTX 16 series (Turing without tensor cores: GTX 1650, 1660, 1660 Ti, 1660 Super) gives NaN in half
+# precision under torch's CUDA 11 builds while CUDA 10.2's were right ("FP16 inference with Cuda 11.1 returns NaN on
+# Nvidia GTX 1660", pytorch#58123; 1.10.0+cu113 wrong and +cu102 right on a GTX 1650 and a 1660 Super, #69449): AMP
+# and FP16 inference give NaN losses, no detections or black images (ultralytics/yolov5#5924, #7908).
+GTX_16 = re.compile(r"\bGTX ?16(?:50|60|xx)(?: ?(?:Ti|Super))?\b", re.I)
+HALF_PRECISION_SIGN = re.compile(r"\b(?:are|is|become|becomes|became|gives?|returns?|got|get|all|of) NaNs?\b|\bNaN (?:loss|losses|"
+                                 r"values?|outputs?|tensors?|results?)\b|\(?no detections\)?|\bblack (?:images?|outputs?|"
+                                 r"pictures?|screen)\b", re.I)
+
+
+def half_precision_on_gtx16(lines: Sequence[Line]) -> List[Evidence]:
+    """Evidence against device.parity when a paste names a GTX 16 GPU and NaN, no detections or black images."""
+    gpu = next((line for line in lines if GTX_16.search(line.text)), None)
+    sign = next((line for line in lines if HALF_PRECISION_SIGN.search(line.text) and not GONE.search(line.text)), None)
+    if gpu is None or sign is None:
+        return []
+    return [Evidence(
+        (), "the %s gives NaN or empty results in half precision: a known fault of the GTX 16 series" %
+        GTX_16.search(gpu.text).group(0),
+        "The GTX 16 series returns NaN in half precision (FP16, AMP) under torch's CUDA 11 builds, so losses become NaN, "
+        "detections disappear or images come out black, while the CPU and other GPUs are right.",
+        "Run the model in full precision (FP32) on this GPU: turn AMP and half precision off in the program (YOLOv5: "
+        "amp=False, no --half; Stable Diffusion web UIs: --precision full --no-half). pytorch#58123 and #69449 trace it to "
+        "the CUDA 11 builds (CUDA 10.2's were right).", (), "https://github.com/pytorch/pytorch/issues/58123",
+        sign.number, "prose", devices=("cuda",), kind="wrong-results")]
 
 
 def wrong_results(lines: Sequence[Line]) -> List[Evidence]:

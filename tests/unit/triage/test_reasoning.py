@@ -1587,3 +1587,17 @@ def test_a_gpu_the_users_own_torch_sees_and_the_program_does_not_is_hidden_from_
                    "False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device"
                    "('cpu') to map your storages to the CPU.\n")
     assert alone.verdict.root_cause != "cuda.visible-devices"
+
+
+def test_a_gtx_16_with_nan_or_no_detections_is_its_half_precision_fault():
+    # ultralytics/yolov5#5924: "YOLOv5 ... torch 1.10.0 CUDA:0 (NVIDIA GeForce GTX 1650, 4096MiB)" and "(no detections)";
+    # #7908: "box and obj are nan ... only happens on GTX1660ti devices" (pytorch#58123, #69449).
+    for name in ("yolov5-5924-gtx1650-cuda11-fp16-no-detections-windows", "yolov5-7908-gtx1660ti-fp16-nan-windows"):
+        report = triage(dev_paste(name))
+        assert report.verdict.root_cause == "device.parity", name
+    assert triage("Windows 10, GTX 1660 Super, torch 1.10.0+cu113: training losses are NaN after a few steps\n"
+                  ).verdict.root_cause == "device.parity"
+    assert not [e for e in read_paste("GTX 1080 Ti, torch 1.10.0+cu113: the losses are nan\n").evidence
+                if "GTX 16" in e.summary]
+    assert not [e for e in read_paste("GTX 1660 Ti: the NaN losses are gone since I set amp=False\n").evidence
+                if "half precision" in e.summary]
