@@ -58,6 +58,10 @@ ALLOWED_IN_CODE = {
     ("mps_doctor/triage/parsers/install.py", "2.5"): "historic: torch 2.5 had no Python 3.13 wheels",
     ("mps_doctor/triage/parsers/install.py", "3.13"): "historic: torch 2.5 had no Python 3.13 wheels",
     ("mps_doctor/triage/parsers/collect_env.py", "10.16"): COMPAT,
+    ("mps_doctor/triage/parsers/platform.py", "2.0.0"): "historic: the torch of pytorch#97226 that died on a Raspberry Pi 4",
+    ("mps_doctor/triage/parsers/platform.py", "2.4.0"): "historic: the torch of pytorch#132032 that died on a Raspberry Pi 4",
+    ("mps_doctor/triage/parsers/platform.py", "2.10.0"): "historic: the torch of pytorch#176993 that died on a Raspberry Pi 4",
+    ("mps_doctor/triage/parsers/prose.py", "10.2"): "historic: the CUDA of the builds that were right on a GTX 16 (pytorch#69449)",
 }
 HISTORIC = "historic: what a past release did, which no newer row changes"
 # (entry id, number) -> why it may stay in the catalogue's cause or fix (the current table's facts are placeholders).

@@ -88,7 +88,7 @@ def parse_platform(lines: Sequence[Line]) -> Result:
                 intents({"note": "on the Mac, outside Docker"}, {"run": ["python", "-m", "venv", ".venv"]}),
                 "https://docs.pytorch.org/docs/stable/notes/mps.html",
                 line.number, "platform", overrides=True, devices=("mps",), kind="container-on-mac"))
-    return out, evidence + hosted_runner_evidence(lines)
+    return out, evidence + hosted_runner_evidence(lines) + armv8_0_evidence(lines)
 
 
 # GitHub's hosted macOS runners by their labels ("runs-on: macos-14", "macos-14-xlarge", "macos-latest", as people write
@@ -118,6 +118,34 @@ def hosted_runner_evidence(lines: Sequence[Line]) -> List[Evidence]:
         intents({"note": "in CI on a hosted runner, run on the CPU; keep MPS checks for a self-hosted Apple Silicon runner"}),
         "https://docs.github.com/en/actions/using-github-hosted-runners/about-github-hosted-runners",
         runner.number, "platform", overrides=True, devices=("mps",), kind=HOSTED_MAC_KIND)]
+
+
+# An ARMv8.0 CPU: the Raspberry Pi 3 and 4 (Cortex-A53, Cortex-A72; not the Pi 5's Cortex-A76, an ARMv8.2), as
+# people, Ultralytics' environment table ("CPU  Cortex-A72") and Raspberry Pi OS's kernel ("6.6.31+rpt-rpi-v8") name
+# them. Not a Jetson (NVIDIA's own wheels; its numpy fault is the catalogue's jetson entry).
+ARMV8_0_CPU = re.compile(r"\bRaspberry ?Pi(?! ?5)\b|\bRPi ?[34]\b|\brpi-v8\b|\bCortex-A(?:53|72)\b|\bBCM27(?:11|37)\b", re.I)
+JETSON = re.compile(r"\bJetson\b|\bTegra\b|\bL4T\b|\bJetPack\b", re.I)
+ILLEGAL_INSTRUCTION = re.compile(r"\billegal (?:hardware )?instruction\b|\bSIGILL\b", re.I)
+ARMV8_0_KIND = "cpu-lacks-armv8-1"
+
+
+def armv8_0_evidence(lines: Sequence[Line]) -> List[Evidence]:
+    """Evidence against torch's import when a paste names an ARMv8.0 board or CPU and an illegal instruction with torch:
+    torch's aarch64 wheels have more than once used instructions newer than ARMv8.0."""
+    text = "\n".join(line.text for line in lines)
+    board = ARMV8_0_CPU.search(text)
+    crash = next((line for line in lines if ILLEGAL_INSTRUCTION.search(line.text)), None)
+    if board is None or crash is None or JETSON.search(text) or not re.search(r"\btorch\b", text, re.I):
+        return []
+    return [Evidence(
+        (), "torch's aarch64 wheel uses an instruction this ARMv8.0 CPU (%s) lacks" % board.group(0),
+        "`import torch` dies with an illegal instruction on an ARMv8.0 CPU (%s)." % board.group(0),
+        "torch's Linux aarch64 wheels have shipped code that needs ARMv8.1's atomic (LSE) instructions, such as ldaddal "
+        "in the bundled Arm Compute Library: 2.0.0 (pytorch#97226), 2.4.0 (#132032) and 2.10.0 (#176993) each died so on "
+        "a Raspberry Pi 4, whose Cortex-A72 is an ARMv8.0. Install the torch release that last ran on this board (with "
+        "its matching torchvision), and read a newer release's notes before upgrading; `grep -c atomics /proc/cpuinfo` "
+        "prints 0 on a CPU without them.", (), "https://github.com/pytorch/pytorch/issues/132032",
+        crash.number, "platform", devices=("mps", "cuda", "cpu"), kind=ARMV8_0_KIND)]
 
 
 SW_VERS_LINE = re.compile(r"^(?:ProductVersion|BuildVersion):", re.M)

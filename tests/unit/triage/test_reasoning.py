@@ -1601,3 +1601,15 @@ def test_a_gtx_16_with_nan_or_no_detections_is_its_half_precision_fault():
                 if "GTX 16" in e.summary]
     assert not [e for e in read_paste("GTX 1660 Ti: the NaN losses are gone since I set amp=False\n").evidence
                 if "half precision" in e.summary]
+
+
+def test_an_illegal_instruction_on_an_armv8_0_board_is_torchs_import():
+    # pytorch#132032 (torch 2.4.0 on a Raspberry Pi 4: "ldaddal" in libarm_compute) and ultralytics#15835 ("CPU
+    # Cortex-A72", "failed with an illegal instruction").
+    for name in ("pytorch-132032-raspberry-pi4-import-sigill-ldaddal-240",
+                 "ultralytics-15835-raspberry-pi-torch-24-illegal-instruction"):
+        assert triage(dev_paste(name)).verdict.root_cause == "torch.import", name
+    assert not [e for e in read_paste("Raspberry Pi 5 (Cortex-A76): import torch -> Illegal instruction\n").evidence
+                if "ARMv8.0" in e.summary]
+    assert not [e for e in read_paste("Jetson Nano (Cortex-A57): import torch -> Illegal instruction (core dumped)\n"
+                                      ).evidence if "ARMv8.0" in e.summary]
