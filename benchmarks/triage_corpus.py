@@ -3,9 +3,10 @@
 A case is diagnosed when the expected cause is the verdict's root cause or the catalogue message that explains it
 (`verdict.known_error`); each is triaged under its thread's title, as the workflow passes it (`--body-only`: without
 it). Prints the dev cases one per line (ok or MISS, expected, got, device) and, per split, the share diagnosed and
-how the misses split between naming another cause (advice that is wrong in public) and naming none; held-out cases
-are only counted, never listed, so that nobody tunes triage on them. Run from the
-checkout:
+how the misses split between naming another cause (advice that is wrong in public) and naming none; then the same
+shares over the cases whose text decides or suggests the cause by at least one of the two readers who rated every case
+without seeing triage (`paste_decides`; issue 20 counts the cases "whose environment or error decides it"). Held-out
+cases are only counted, never listed, so that nobody tunes triage on them. Run from the checkout:
     python benchmarks/triage_corpus.py
 """
 
@@ -38,10 +39,13 @@ def main() -> int:
         with open(path, encoding="utf-8") as handle:
             got, device = named(handle.read(), None if "--body-only" in sys.argv else meta["title"])
         hit = meta["expected_root_cause"] in got
-        counts = tally.setdefault(meta["split"], [0, 0, 0])
-        counts[0] += hit
-        counts[1] += 1
-        counts[2] += bool(got) and not hit
+        readers = (meta.get("paste_decides") or {}).get("labels") or ()
+        splits = [meta["split"]] + (["%s, decided by the paste" % meta["split"]] if set(readers) - {"open"} else [])
+        for split in splits:
+            counts = tally.setdefault(split, [0, 0, 0])
+            counts[0] += hit
+            counts[1] += 1
+            counts[2] += bool(got) and not hit
         if meta["split"] == "dev":
             print("%-4s %-58s expected %-32s got %s (%s)" % ("ok" if hit else "MISS", os.path.basename(path)[:-4],
                                                              meta["expected_root_cause"], ", ".join(sorted(got)) or "nothing", device))

@@ -97,8 +97,9 @@ CUDA_BUILD = re.compile(r"\b(?:torch|pytorch)[ =]=?v?(\d+\.\d+(?:\.\d+)?\+cu\d{2
 # An NVIDIA GPU as people name it ("RTX 4090", "GeForce GTX 1060", "RTX 3080 Ti", "A100"); kept only when NVIDIA's
 # table knows it (data/nvidia.json), so "RTX" alone or a model number that is not a GPU is no fact.
 # Bounded by what is not a Latin letter or digit, so that a name beside CJK text ("8张A100") is read.
+# Not a series ("RTX 5000 series" is the GeForce 50 series, not the RTX 5000 workstation card).
 NVIDIA_NAME = re.compile(r"(?<![A-Za-z0-9])(?:(?:NVIDIA )?(?:GeForce )?(?:RTX|GTX) ?\d{3,4}(?: Ti| SUPER)?|GeForce \d{3,4}(?:M| ?T[iI])?|"
-                         r"(?:Tesla |NVIDIA )?[AHLTV]\d{2,3})(?![A-Za-z0-9])")
+                         r"(?:Tesla |NVIDIA )?[AHLTV]\d{2,3})(?![A-Za-z0-9])(?![- ]?[Ss](?:eries|ERIES)\b)")
 # A GeForce named by its number alone beside a word for a GPU or its memory, or as what someone has ("有4080显卡", "my
 # 3060 card", "My gpu in this setup is a 1060 6gb", "I have a 3060 and a core i9"): NVIDIA sells the 10 and 16 series
 # as GTX and the 20 series on as RTX.
@@ -125,8 +126,9 @@ def gpu_name(text: str) -> str:
     return re.sub(r"\b(RTX|GTX)(?=\d)", r"\1 ", text)
 
 
-# A GeForce series as people name it: "all RTX 50 Series card have same issues" (ultimatevocalremovergui#1752).
-GEFORCE_SERIES = re.compile(r"\b(RTX|GTX) ?([1-5]0)[- ]?series\b", re.I)
+# A GeForce series as people name it: "all RTX 50 Series card have same issues" (ultimatevocalremovergui#1752), "SM_120
+# error on RTX 5000 series" (Applio#969).
+GEFORCE_SERIES = re.compile(r"\b(RTX|GTX) ?([1-5]0)(?:00)?[- ]?series\b", re.I)
 # A GPU that is not the person's own now: one they had before ("I upgraded from a RTX 3090", "I sold my RTX 5090",
 # "我之前用的是 RTX 5090") or someone else's ("on my friend's RTX 5090").
 FORMER_GPU = re.compile(r"(?:\b(?:upgrad\w* from|switch\w* from|replac\w*|previous(?:ly)?|old|former|used to have|sold|"

@@ -1613,3 +1613,11 @@ def test_an_illegal_instruction_on_an_armv8_0_board_is_torchs_import():
                 if "ARMv8.0" in e.summary]
     assert not [e for e in read_paste("Jetson Nano (Cortex-A57): import torch -> Illegal instruction (core dumped)\n"
                                       ).evidence if "ARMv8.0" in e.summary]
+
+
+def test_a_geforce_series_named_by_its_thousands_is_the_series_not_the_workstation_card():
+    # Applio#969: the title "SM_120 error on RTX 5000 series", the body only "not able to start the application".
+    report = triage(dev_paste("applio-969-rtx-5000-sm120-bundled-torch"), title="SM_120 error on RTX 5000 series")
+    assert report.verdict.root_cause == "cuda.capability" and report.verdict.suspected
+    assert read_paste("GPU 0: Quadro RTX 5000\n").known["nvidia_smi.capability"].value == ("7.5",)
+    assert read_paste("RTX 4000 series cards work\n").known["nvidia_smi.capability"].value == ("8.9",)
