@@ -13,6 +13,7 @@ from mps_doctor.facts import CudaDevice, ErrorInfo, Facts, Host, Interpreter, Nv
 from mps_doctor.known_errors import (
     CUDA_UNAVAILABLE_REPORTED,
     INDEX_UNREACHABLE,
+    INSTALL_CONFLICT,
     KnownError,
     Match,
     find_all,
@@ -94,6 +95,9 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     if supported:
         evidence = [item for item in evidence if item.kind != NO_WHEEL]
         matches = tuple(sorted(matches, key=lambda m: (m.error.layer in implicated_by(NO_WHEEL), m.line)))
+    # pip's conflict check after an install says what the install left (a companion pinning another torch); a message
+    # of the program that then failed says what broke, and explains the layer first (pyannote-audio#855).
+    matches = tuple(sorted(matches, key=lambda m: m.error.kind == INSTALL_CONFLICT))
     for match in matches:
         if supported and match.error.layer in implicated_by(NO_WHEEL):
             continue

@@ -1621,3 +1621,16 @@ def test_a_geforce_series_named_by_its_thousands_is_the_series_not_the_workstati
     assert report.verdict.root_cause == "cuda.capability" and report.verdict.suspected
     assert read_paste("GPU 0: Quadro RTX 5000\n").known["nvidia_smi.capability"].value == ("7.5",)
     assert read_paste("RTX 4000 series cards work\n").known["nvidia_smi.capability"].value == ("8.9",)
+
+
+def test_pips_conflict_check_names_a_companion_pinning_another_torch_after_what_broke():
+    # flair#2192: "ERROR: torchvision 0.9.0+cu101 has requirement torch==1.8.0, but you'll have torch 1.7.1 which is
+    # incompatible." (pip before 20.3); pip 23.2.1 writes "requires torch==2.1.0, but you have torch 2.1.1 ...".
+    report = triage(dev_paste("flair-2192-colab-pin-torch-171-torchvision-090-needs-180"))
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("torch.companions", "pip.companion-pins-another-torch")
+    newer = triage("ERROR: pip's dependency resolver does not currently take into account all the packages that are "
+                   "installed.\ntorchvision 0.16.0 requires torch==2.1.0, but you have torch 2.1.1 which is incompatible.\n")
+    assert newer.verdict.known_error == "pip.companion-pins-another-torch"
+    # pyannote-audio#855: the same conflict, then torchvision's own failure, which explains the layer.
+    report = triage(dev_paste("pyannote-855-speechbrain-downgraded-torch-torchvision-abi"))
+    assert report.verdict.known_error == "torch.companion-abi-mismatch"
