@@ -1634,3 +1634,11 @@ def test_pips_conflict_check_names_a_companion_pinning_another_torch_after_what_
     # pyannote-audio#855: the same conflict, then torchvision's own failure, which explains the layer.
     report = triage(dev_paste("pyannote-855-speechbrain-downgraded-torch-torchvision-abi"))
     assert report.verdict.known_error == "torch.companion-abi-mismatch"
+
+
+def test_mps_asked_off_a_mac_is_answered_with_this_machines_device_not_a_reinstall():
+    # llama-mps#6: "PyTorch is not linked with support for mps devices" on Linux with torch 1.13.1+cu117.
+    reply = render_triage(triage(dev_paste("llama-mps-6-linux-nvidia-runs-mac-only-code")), "markdown")
+    assert "device = 'cuda'" in reply and "pip install" not in reply
+    mac = triage("macOS 14.5, Apple M2\nRuntimeError: PyTorch is not linked with support for mps devices\n")
+    assert "pip install" in render_triage(mac, "markdown")
