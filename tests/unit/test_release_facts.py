@@ -80,6 +80,8 @@ ALLOWED_IN_CATALOGUE = {
     ("pip.torch-pypi-placeholder-setup", "1.7.0"): HISTORIC + " (PyPI's first win_amd64 torch wheels are 1.7.0's)",
     ("torch.cpuinfo-sysfs-unavailable", "2.1.2"): HISTORIC + " (the release with cpuinfo's fix, pytorch#113568)",
     ("xformers.not-built-with-cuda", "2.0"): HISTORIC + " (the release that added scaled_dot_product_attention)",
+    ("transformers.remote-code-needs-flash-attn", "4.31.0"): "the transformers wheel whose dynamic_module_utils.py was read",
+    ("transformers.remote-code-needs-flash-attn", "8.0"): "flash-attn 2's capability floor (mha_fwd in csrc/flash_attn/flash_api.cpp)",
     ("pip.companion-pins-another-torch", "20.0.2"): "pip's releases whose wheels' commands/install.py word it so (read)",
     ("pip.companion-pins-another-torch", "20.2.4"): "pip's releases whose wheels' commands/install.py word it so (read)",
     ("pip.companion-pins-another-torch", "23.2.1"): "pip's releases whose wheels' commands/install.py word it so (read)",

@@ -1642,3 +1642,13 @@ def test_mps_asked_off_a_mac_is_answered_with_this_machines_device_not_a_reinsta
     assert "device = 'cuda'" in reply and "pip install" not in reply
     mac = triage("macOS 14.5, Apple M2\nRuntimeError: PyTorch is not linked with support for mps devices\n")
     assert "pip install" in render_triage(mac, "markdown")
+
+
+def test_a_models_code_that_needs_flash_attn_on_a_mac_needs_linux():
+    # inference#298: "Mac m1" and transformers' "This modeling file requires the following packages that were not
+    # found in your environment: flash_attn".
+    report = triage(dev_paste("xinference-298-qwen-flash-attn-on-mac-m1"))
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("os.linux", "transformers.remote-code-needs-flash-attn")
+    linux = triage("Ubuntu 22.04, RTX 4090\nImportError: This modeling file requires the following packages that were not "
+                   "found in your environment: flash_attn. Run `pip install flash_attn`\n")
+    assert linux.verdict.root_cause != "os.linux"
