@@ -66,7 +66,7 @@ def python_too_old(ctx: Context, version: str) -> Outcome:
 @check("python.version", "Python version is supported by torch",
        layer=50, devices=("mps", "cuda", "cpu"), facts=("interpreter.version|interpreter.pointer_bits",),
        facts_when=installed_torch_version,
-       evidence=("no-wheel-for-python",))
+       evidence=("no-wheel-for-python", "python-blamed"))
 def python_version(ctx: Context) -> Outcome:
     """the row's Python range, read from the wheel tags (regular CPython builds on both macOS arm64 and Linux x86_64)
     and `Requires-Python` of torch_releases.json; with no torch installed, a Python that only older releases support

@@ -174,6 +174,41 @@ def system_facts(text: str, number: int, parser: str) -> List[Finding]:
     return []
 
 
+# People telling that the program does not work with their Python: "Webui not working with Python 3.12"
+# (stable-diffusion-webui#15667), "installation if Python higher then 3.11" (InvokeAI#6377), "Python 3.13 is not
+# supported", "later versions of Python not being compatible". Projects pin torch releases that have no wheels for
+# Pythons newer than they were made for, so their maintainers answer with the Python the project documents.
+PYTHON_BLAMED = re.compile(
+    r"\b(?:not|n't|never) (?:work\w*|compatible|supported|run\w*|start\w*|install\w*) (?:with|on|under|for|in|using) "
+    r"(?:the )?python ?v?(3\.\d{1,2})\b(?!\+)|"
+    r"\bpython ?v?(3\.\d{1,2})(?:\.\d{1,2})? (?:is |was |are )?(?:not (?:yet )?(?:supported|compatible)|unsupported|"
+    r"incompatible|too new)\b|"
+    r"\bpython (?:is |was )?(?:higher|newer|greater|above|later) th[ae]n (3\.\d{1,2})\b|"
+    r"\b(?:later|newer|higher) versions? of python (?:\w+ ){0,3}not (?:being )?compatible\b", re.I)
+PYTHON_BLAMED_KIND = "python-blamed"
+# A program's own words, which the catalogue reads ("RuntimeError: Dynamo is not supported on Python 3.12+").
+PROGRAM_OUTPUT = re.compile(r"\b\w*(?:Error|Exception|Warning)\b:|^\s*(?:raise|File|Traceback)\b|\bwarn\(")
+
+
+def python_blamed(lines: Sequence[Line]) -> List[Evidence]:
+    """Evidence against the Python's version when the paste says the program does not work with it (not a question)."""
+    line = next((line for line in lines if PYTHON_BLAMED.search(line.text) and not line.text.rstrip().endswith("?") and
+                 not line.prompt and not PROGRAM_OUTPUT.search(line.text)), None)
+    if line is None:
+        return []
+    found = PYTHON_BLAMED.search(line.text)
+    version = next((group for group in found.groups() if group), None)
+    above = found.group(3) is not None
+    named = ("a Python newer than %s" % version) if above else ("Python %s" % version) if version else "a newer Python"
+    return [Evidence(
+        (), "the paste says the program does not work with %s" % named,
+        "The program fails with %s, as the paste says." % named,
+        "Programs pin the torch releases they were made for, and an older torch has no wheels for a newer Python, so its "
+        "install fails there. Create the program's environment with the Python it documents (its README or installer "
+        "names the version), rather than changing the system's Python.",
+        (), None, line.number, "prose", kind=PYTHON_BLAMED_KIND)]
+
+
 def parse_people(lines: Sequence[Line]) -> Result:
     """Template fields and what people write about their system and Python."""
     out: List[Finding] = []
@@ -237,4 +272,4 @@ def parse_people(lines: Sequence[Line]) -> Result:
         if python:
             version = python_version(next(group for group in python.groups() if group))
             out += [Finding("interpreter.version", version, line.number, "prose")] if version else []
-    return out, evidence
+    return out, evidence + python_blamed(lines)

@@ -1652,3 +1652,15 @@ def test_a_models_code_that_needs_flash_attn_on_a_mac_needs_linux():
     linux = triage("Ubuntu 22.04, RTX 4090\nImportError: This modeling file requires the following packages that were not "
                    "found in your environment: flash_attn. Run `pip install flash_attn`\n")
     assert linux.verdict.root_cause != "os.linux"
+
+
+def test_a_python_the_paste_says_the_program_does_not_work_with_is_its_python_version():
+    # InvokeAI#6377 ("installation if Python higher then 3.11") and stable-diffusion-webui#15667 ("later versions of
+    # Python not being compatible").
+    report = triage(dev_paste("invokeai-6377-python-312-windows-installer"), title="[bug]: installation if Python higher then 3.11")
+    assert report.verdict.root_cause == "python.version" and "newer than 3.11" in report.verdict.summary
+    assert triage(dev_paste("sdwebui-15667-python312-default-python3")).verdict.root_cause == "python.version"
+    # torch's own message is the catalogue's, and a question tells nothing.
+    dynamo = triage(dev_paste("chattts-ui-36-dynamo-python-312-linux"))
+    assert dynamo.verdict.known_error == "torch.dynamo-python-unsupported"
+    assert not [e for e in read_paste("Is it not working with Python 3.12?\n").evidence if e.kind == "python-blamed"]
