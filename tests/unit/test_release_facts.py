@@ -64,6 +64,32 @@ ALLOWED_IN_CODE = {
     ("mps_doctor/triage/parsers/prose.py", "10.2"): "historic: the CUDA of the builds that were right on a GTX 16 (pytorch#69449)",
 }
 HISTORIC = "historic: what a past release did, which no newer row changes"
+AWQ_WHEELS = "autoawq's wheels: awq_inference_engine in 0.1.0's to 0.1.8's, none in 0.2.0's (autoawq-kernels has awq_ext)"
+AWQ_README = "autoawq 0.2.0's METADATA (its README): 'Your CUDA version must be CUDA 11.8 or later'"
+COREML_OPS = HISTORIC + (" (coremltools 4.0b2 calls _jit_pass_canonicalize_ops, 4.0 only below torch 1.6.0; torch 1.5.1's"
+                         " libtorch_python has it, 1.6.0's not)")
+COREML_CONV = HISTORIC + (" (_convolution in _VariableFunctions.pyi: 12 arguments in torch 1.6.0, 13 with allow_tf32 in 1.7.0;"
+                          " coremltools 4.0's ops.py takes 12 or 7, 4.1's 12 or more)")
+COREML_GELU = HISTORIC + (" (F.gelu: gelu(input) in torch 1.11.0, gelu(input, approximate) in 1.12.0; coremltools 5.2.0's ops.py"
+                          " expects 1 input)")
+COREML_MAX = "coremltools 5.2.0's _deps/__init__.py: _TORCH_MAX_VERSION = \"1.10.2\" (4.0b2's has no such warning)"
+COREML_THREADS = "the threads' working pairs: torch 1.5.1 with 4.0b2 (coremltools#827), 1.11 with 5.2 (EfficientFormer#22)"
+DGL_WHEELS = "dgl's wheels on PyPI: dgl/tensoradapter/pytorch/ in 0.6.0's and later ones, not in 0.5.3's"
+DGL_THREAD = "the pair of dgl#3716 as its reporter wrote it; EquiBind#8's reporter downgraded torch 1.10.2 to 1.10.0"
+NUMPY_ARM = ("the releases of numpy#18131 and dusty-nv's answer; aarch64 wheels: 1.19.5 bundles OpenBLAS 0.3.13,"
+             " 1.19.4 OpenBLAS 0.3.9.dev")
+PYG_SDISTS = HISTORIC + (" (sdists: torch-scatter 1.3.1's setup.py builds torch_scatter.scatter_cuda if CUDA_HOME,"
+                         " torch-sparse 0.4.4's unique_cuda; 2.0.2's and 0.5.1's one extension)")
+CPU_AUTOCAST = HISTORIC + (" (torch/cpu/amp/ from 1.10.0's wheel; CPU supported_dtype [bfloat16] in 2.1.0's autocast_mode.py,"
+                           " [bfloat16, float16] in 2.2.0's)")
+CPU_AUTOCAST_RAISE = HISTORIC + (" ('AutocastCPU only support Bfloat16' in libtorch_cpu of 2.0.0 and 2.1.0, not 2.2.0; their"
+                                 " __enter__ sets the dtype after the warning)")
+INT4PACK = HISTORIC + " (ATen/ops/_convert_weight_to_int4pack.h and _weight_int4pack_mm.h: in the 2.2.0 wheel, not in 2.1.2's)"
+TORCHAUDIO = HISTORIC + (" (functional/__init__.py: no loudness in torchaudio 0.12.1's wheel, in 0.13.0's and 0.13.1's;"
+                         " METADATA pins torch==1.12.1 and torch==1.13.1)")
+TORCHTEXT = HISTORIC + (" (wheels: torchtext/data/field.py in 0.8.1's, torchtext/legacy/ in 0.9.0's to 0.11.2's, neither in"
+                        " 0.12.0's)")
+TORCHTEXT_PINS = "torchtext's METADATA: 0.8.1 torch==1.7.1, 0.11.2 torch==1.10.2, 0.18.0 (the index's last) torch>=2.3.0"
 # (entry id, number) -> why it may stay in the catalogue's cause or fix (the current table's facts are placeholders).
 ALLOWED_IN_CATALOGUE = {
     ("conda.torch-package-missing-in-channels", "4.3"): "conda's releases that word the error so (pytorch#1847)",
@@ -316,6 +342,54 @@ ALLOWED_IN_CATALOGUE = {
     ("torch.volatile-removed", "0.4"): HISTORIC + " (torch 0.4 removed volatile)",
     ("torch.zero-dim-tensor-index", "0.3"): HISTORIC + " (the last torch whose losses were one-element tensors)",
     ("torch.zero-dim-tensor-index", "0.4"): HISTORIC + " (torch 0.4 introduced 0-dim tensors)",
+    ("autoawq.kernels-not-loaded", "0.1"): AWQ_WHEELS,
+    ("autoawq.kernels-not-loaded", "11.8"): AWQ_README,
+    ("bitsandbytes.windows-before-0-43", "0.43.0"): "bitsandbytes' wheels on PyPI: win_amd64 from 0.43.0, none for 0.42.0 or older",
+    ("coremltools.torch-signature-changed", "1.5.1"): COREML_THREADS,
+    ("coremltools.torch-signature-changed", "1.6"): COREML_OPS,
+    ("coremltools.torch-signature-changed", "1.7"): COREML_CONV,
+    ("coremltools.torch-signature-changed", "4.0"): COREML_CONV,
+    ("coremltools.torch-signature-changed", "1.12"): COREML_GELU,
+    ("coremltools.torch-signature-changed", "5.2"): COREML_MAX,
+    ("coremltools.torch-signature-changed", "1.10.2"): COREML_MAX,
+    ("coremltools.torch-signature-changed", "1.11"): COREML_THREADS,
+    ("cuda.autocast-bf16-unsupported", "8.0"): "NVIDIA's fact: 2.2.0's torch.cuda.is_bf16_supported: major >= 8",
+    ("dgl.tensoradapter-missing-for-torch", "0.6"): DGL_WHEELS,
+    ("dgl.tensoradapter-missing-for-torch", "0.7.2"): DGL_THREAD,
+    ("dgl.tensoradapter-missing-for-torch", "1.10.0"): DGL_THREAD,
+    ("dgl.tensoradapter-missing-for-torch", "1.10.2"): DGL_THREAD,
+    ("jetson.numpy-openblas-illegal-instruction", "1.19.4"): NUMPY_ARM,
+    ("jetson.numpy-openblas-illegal-instruction", "1.19.5"): NUMPY_ARM,
+    ("pip.extension-wheel-not-supported", "3.8"): "the Python of KoboldAI#13's cp38 wheel, as its maintainer answered",
+    ("pip.extension-wheel-not-supported", "3.11"): "the Python of ComfyUI-CogVideoXWrapper#294, as its reporter wrote it",
+    ("pyg.extension-cuda-module-missing", "0.4"): PYG_SDISTS,
+    ("pyg.extension-cuda-module-missing", "1.3.1"): PYG_SDISTS,
+    ("pyg.extension-cuda-module-missing", "2.0"): PYG_SDISTS,
+    ("torch.autocast-cpu-dtype-unsupported", "0.9.12"): "the TorchStudio release its maintainer named in TorchStudio#41",
+    ("torch.autocast-cpu-dtype-unsupported", "1.10"): CPU_AUTOCAST,
+    ("torch.autocast-cpu-dtype-unsupported", "2.1"): CPU_AUTOCAST,
+    ("torch.autocast-cpu-dtype-unsupported", "2.2"): CPU_AUTOCAST,
+    ("torch.autocast-cpu-dtype-unsupported", "2.0"): CPU_AUTOCAST_RAISE,
+    ("torch.int4pack-op-missing-in-old-torch", "2.1"): INT4PACK,
+    ("torch.int4pack-op-missing-in-old-torch", "2.2"): INT4PACK,
+    ("torchaudio.api-missing-in-old-torchaudio", "0.12.1"): TORCHAUDIO,
+    ("torchaudio.api-missing-in-old-torchaudio", "0.13"): TORCHAUDIO,
+    ("torchaudio.api-missing-in-old-torchaudio", "0.13.1"): TORCHAUDIO,
+    ("torchaudio.api-missing-in-old-torchaudio", "1.12.1"): TORCHAUDIO,
+    ("torchaudio.api-missing-in-old-torchaudio", "1.13.1"): TORCHAUDIO,
+    ("torchaudio.api-missing-in-old-torchaudio", "2.0"): "knn-vc's maintainer's answer in knn-vc#7 (torch and torchaudio >= 2.0)",
+    ("torchrl.extension-torch-mismatch", "2.0"): HISTORIC + " (c10/core/SymBool.h: in torch 2.0.0's wheel, not 1.13.1's)",
+    ("torchtext.legacy-api-removed", "0.8"): TORCHTEXT,
+    ("torchtext.legacy-api-removed", "0.8.1"): TORCHTEXT,
+    ("torchtext.legacy-api-removed", "0.9"): TORCHTEXT,
+    ("torchtext.legacy-api-removed", "0.9.0"): TORCHTEXT,
+    ("torchtext.legacy-api-removed", "0.11"): TORCHTEXT,
+    ("torchtext.legacy-api-removed", "0.11.2"): TORCHTEXT,
+    ("torchtext.legacy-api-removed", "0.12.0"): TORCHTEXT,
+    ("torchtext.legacy-api-removed", "1.7.1"): TORCHTEXT_PINS,
+    ("torchtext.legacy-api-removed", "1.10.2"): TORCHTEXT_PINS,
+    ("torchtext.legacy-api-removed", "0.18.0"): TORCHTEXT_PINS,
+    ("torchtext.legacy-api-removed", "2.3"): TORCHTEXT_PINS,
 }
 
 
