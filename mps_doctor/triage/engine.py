@@ -31,7 +31,7 @@ from mps_doctor.triage.paste import (
     stripped_line,
     value,
 )
-from mps_doctor.triage.runtime import HOSTED_SOURCE
+from mps_doctor.triage.runtime import HOSTED_SOURCE, availability_layers
 from mps_doctor.triage.suspected import suspect
 from mps_doctor.triage.text import Line, clean
 
@@ -205,8 +205,8 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
            title: Optional[str] = None) -> Report:
     """The report for pasted text RAW; raise UsageError when it holds nothing recognizable. TITLE, the issue's title,
     is read as a maintainer reads it: only when RAW names no cause, or blames an x86_64 Python on a Mac whose chip it
-    does not name and the title names it (chip_left_open), or a hosted runtime without a GPU that the title denies
-    (runtime_left_open), as line 1 above RAW (its lines then count from 3;
+    does not name and the title names it (chip_left_open), a hosted runtime without a GPU that the title denies
+    (runtime_left_open), or only the symptom that CUDA is unavailable (symptom_only), as line 1 above RAW (its lines then count from 3;
     `source.title` says so). Secrets are replaced before anything is read, so that no fact, message or output can hold
     one."""
     heading = " ".join((title or "").split())[:TITLE_LIMIT]
@@ -216,8 +216,10 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         if not heading:
             raise
         report = None
-    chip_open, runtime_open = (report is not None and chip_left_open(report), report is not None and runtime_left_open(report))
-    if not heading or report is not None and (report.verdict.root_cause and not (chip_open or runtime_open) or
+    chip_open, runtime_open, symptom = (report is not None and chip_left_open(report),
+                                        report is not None and runtime_left_open(report),
+                                        report is not None and symptom_only(report))
+    if not heading or report is not None and (report.verdict.root_cause and not (chip_open or runtime_open or symptom) or
                                               (report.source or {}).get("kind") != "pasted"):
         return report
     try:
@@ -225,13 +227,21 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
     except UsageError:
         titled = None
     if titled is None or titled.verdict.root_cause is None or (titled.source or {}).get("kind") != "pasted" or \
-            chip_open and titled.facts.host.hw_arm64 is None or runtime_open and runtime_left_open(titled):
+            chip_open and titled.facts.host.hw_arm64 is None or runtime_open and runtime_left_open(titled) or \
+            symptom and titled.verdict.root_cause == report.verdict.root_cause:
         if report is None:
             raise UsageError("nothing recognizable in the pasted text or its title")
         return report
     cleaned = clean(scrub(heading))
     text = stripped_line(scrub(cleaned[0].text)) if len(cleaned) else ""
     return replace(titled, source=dict(titled.source, title={"line": 1, "text": text}))
+
+
+def symptom_only(report: Report) -> bool:
+    """Whether REPORT's cause is only the symptom (torch.cuda.is_available() is False, no message or suspicion saying
+    why), which a title ("Windows installation command dosent work", h2ogpt#890) may turn into a reason."""
+    return report.verdict.root_cause in availability_layers() and report.verdict.known_error is None and \
+        not report.verdict.suspected
 
 
 def runtime_left_open(report: Report) -> bool:

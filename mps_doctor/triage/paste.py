@@ -241,7 +241,9 @@ UNCHANGED_BY_A_FIX = ("host.", "nvidia_smi.gpu")
 # monkeyplug#4 and kyutai-labs/delayed-streams-modeling#131 tell theirs; not an attempt that failed ("I reinstalled
 # torch with the command from pytorch.org, nothing changed:", "I tried the solution from #512:").
 FIX_INTRO = re.compile(r"(?:\b(?:reinstall(?:ed|ing)?|fix(?:ed)?|solution|workaround|quick-?fix|had to do)\b[^:]{0,80}|"
-                       r"\bchange\w*\b[^:]{0,80}\bto):\s*$", re.I)
+                       r"\bchange\w*\b[^:]{0,80}\bto|"
+                       # "However, this works:" then the command that worked (h2ogpt#890).
+                       r"\b(?:this|that|the following|what) (?:works|worked|did it|did the trick)\b[^:]{0,40}):\s*$", re.I)
 # Advice to others ("You can install a version of PyTorch using", whisper-local-transcribe#8): only the install
 # commands right after it are advice; what follows them is the user's own paste again.
 ADVICE_INTRO = re.compile(r"\b(?:you (?:can|could|should|need to|must)|make sure (?:to|you))\b[^:]{0,60}\binstall\w*\b"

@@ -27,6 +27,11 @@ GPU_RUNTIME_TOLD = re.compile(r"\bruntime(?: type)? (?:is|was) (?:set to |obviou
 HOSTED_SOURCE = "hosted"
 
 
+def availability_layers() -> Tuple[str, ...]:
+    """The layers that read torch.cuda.is_available() itself."""
+    return tuple(s.id for s in all_checks() if "torch.cuda_available" in s.facts)
+
+
 def cuda_missing_layers() -> Tuple[str, ...]:
     """The layers whose failure means CUDA is missing: the one that reads is_available(), and the one this evidence
     fails."""

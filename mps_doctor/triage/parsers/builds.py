@@ -119,7 +119,13 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         # installs from them (pip/_internal/cli/req_command.py). Beside a CPU build told, a CUDA index is the way out
         # ("install ... --index-url .../cu117 before `pip install nougat-ocr` (which otherwise installs only the CPU
         # versions)", nougat#21), not the build installed.
-        if index and re.search(r"\binstall\b|^Looking in indexes:", text) and not (told and index.group(1) != "cpu"):
+        # An extra index beside PyPI with torch unpinned gives the highest version of either: PyPI's newer torch (a CPU
+        # build on Windows) wins over the index's older +cuXYZ (pip's PackageFinder sorts candidates by version across
+        # every index; h2ogpt#890: "-r requirements.txt --extra-index-url .../cu117" left "No GPU", a pinned
+        # torch==2.0.0+cu117 worked), so the index does not tell the build.
+        unpinned_extra = "--extra-index-url" in text and not re.search(r"\btorch==", text)
+        if index and re.search(r"\binstall\b|^Looking in indexes:", text) and not (told and index.group(1) != "cpu") and \
+                not unpinned_extra:
             out.append(Finding("torch.cuda_version", None if index.group(1) == "cpu" else cuda_of_label(index.group(2)),
                                line.number, p))
             pinned = re.search(r"\btorch==(\d+\.\d+(?:\.\d+)?)(?![\w.+])", text)

@@ -84,6 +84,8 @@ NO_CUDA_STATED = re.compile(
     r"recogni[sz]e|see|seeing|find|finding) (?:the |my )?(?:NVIDIA )?(?:GPU|graphics card|CUDA)s?\b|"
     r"\bCUDA (?:is )?not (?:available|detected|found)\b|\bno CUDA GPUs? (?:is |are )?(?:available|found|detected)\b|"
     r"\bno GPUs? (?:was |were )?(?:found|detected)\b|\bGPU not (?:found|detected)\b|"
+    # A program's "No GPU" quoted: 'I always receive "No GPU" Message' (h2ogpt#890).
+    r"[\"“']No GPU(?: found| available| detected)?[\"”']|"
     r"(?:检测|找|识别)不到\s?(?:cuda|gpu|显卡)|(?:cuda|gpu)\s?不可用", re.I)
 CPU_ONLY_TOLD = re.compile("%s|%s" % (CPU_RUN_TOLD.pattern, NO_CUDA_STATED.pattern), re.I)
 # A CUDA build named the way torch's labels and indexes name it: "+cu128", "whl/cu130".
@@ -123,7 +125,7 @@ GPU_WORKS_TOLD = re.compile(r"\b(?:runs?|running|trains?|training|works?|working
                             r"\bGPU is (?:clearly |definitely |obviously )?(?:being )?used\b|\bnvidia-smi shows python(?:\.exe)? using\b|"
                             r"\b(?:[RG]TX ?\d{3,4}(?: Ti)?|GPU)\b[^.\n]{0,30}\b(?:works|trains|runs)(?: fine| well| fast| and is fast)\b",
                             re.I)
-CUDA_NAMED = re.compile(r"(?<![A-Za-z])cuda(?![A-Za-z])|nvidia|geforce|\b[RG]TX ?\d|显卡", re.I)
+CUDA_NAMED = re.compile(r"(?<![A-Za-z])cuda(?![A-Za-z])|nvidia|geforce|\b[RG]TX ?\d|显卡|/whl/cu\d{3}\b", re.I)
 
 
 def cpu_only_told(lines: Sequence[Line]) -> List[Finding]:

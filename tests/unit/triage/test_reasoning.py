@@ -1664,3 +1664,20 @@ def test_a_python_the_paste_says_the_program_does_not_work_with_is_its_python_ve
     dynamo = triage(dev_paste("chattts-ui-36-dynamo-python-312-linux"))
     assert dynamo.verdict.known_error == "torch.dynamo-python-unsupported"
     assert not [e for e in read_paste("Is it not working with Python 3.12?\n").evidence if e.kind == "python-blamed"]
+
+
+def test_a_title_is_read_where_the_text_shows_only_that_cuda_is_unavailable():
+    text = "import torch\nprint(torch.cuda.is_available())\nFalse\n"
+    assert triage(text).verdict.root_cause == "cuda.available"
+    titled = triage(text, title="CUDA not available on my RTX 3060 with Windows 11")
+    assert (titled.verdict.root_cause, titled.verdict.suspected) == ("torch.cuda-built", True)
+    assert triage(text, title="CUDA is not available").verdict.root_cause == "cuda.available"
+
+
+def test_an_unpinned_torch_beside_an_extra_cuda_index_is_no_cuda_build():
+    # h2ogpt#890: "pip install -r requirements.txt --extra-index-url https://download.pytorch.org/whl/cu117" gave
+    # "No GPU"; "However, this works:" then the pinned +cu117 install from --index-url, which is the fix.
+    paste = read_paste(dev_paste("h2ogpt-890-requirements-extra-index-no-gpu"))
+    assert "torch.cuda_version" not in paste.known and paste.known["torch.cuda_available"].value is False
+    pinned = read_paste("pip install torch==2.0.0+cu117 --extra-index-url https://download.pytorch.org/whl/cu117\n")
+    assert pinned.known["torch.cuda_version"].value == "11.7"
