@@ -28,6 +28,7 @@ from mps_doctor.triage.parsers.builds import UNINSTALLED
 from mps_doctor.triage.parsers.containers import SLURM_SOURCE
 from mps_doctor.triage.parsers.cuda import DOCKER_BUILD
 from mps_doctor.triage.parsers.install import NO_WHEEL
+from mps_doctor.triage.parsers.people import PYTHON_BLAMED_KIND
 from mps_doctor.triage.runtime import cuda_missing, hidden_from_the_program, hosted_runtime_evidence
 from mps_doctor.triage.stale import reconcile
 from mps_doctor.triage.text import Line, Lines, clean, joined
@@ -78,10 +79,10 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         findings.append(Finding("message", stripped_line(shown), lines[match.line - 1].number, "catalogue"))
         if match.error.cuda_build_only:
             findings.append(Finding("torch.cuda_shown", True, lines[match.line - 1].number, "catalogue"))
-    told, commands = fix_lines(lines)
-    findings = [finding for finding in findings if finding.path == "message" or finding.line not in told | commands or
-                finding.parser == UNINSTALLED or
-                (finding.line in commands and finding.path.startswith(UNCHANGED_BY_A_FIX))]
+    told, commands, sections = fix_lines(lines)
+    # A CPU build uninstalled tells the state before a fix only inside one ("I uninstalled the cpu version ... but it
+    # still prints False" is an attempt, whose torch is unknown).
+    findings = [finding for finding in findings if kept_beside_fixes(finding, told, commands, sections)]
     known = derive_build(derive(assemble(findings)), Known)
     # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
     system = known["host.system"].value if "host.system" in known else None
@@ -104,6 +105,9 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
         if match.error.layer in REGISTRY and about_the_layer(match, lines) and \
                 not left_by_a_failed_install(match, matches, lines.text):
             evidence.append(catalogue_evidence(match, lines[match.line - 1].number))
+    # What people say of their Python yields to any message the catalogue knows in the paste (a DLL that does not
+    # load, pasted under "it's not working with Python 3.12 either").
+    evidence = [item for item in evidence if not (item.kind == PYTHON_BLAMED_KIND and matches)]
     evidence = reconcile(evidence, matches, known, lambda match: lines[match.line - 1].number)
     evidence += hosted_runtime_evidence(lines, known, matches) + hidden_from_the_program(lines, known, matches)
     if not cuda_missing(lines, known, matches):
@@ -250,10 +254,13 @@ ADVICE_INTRO = re.compile(r"\b(?:you (?:can|could|should|need to|must)|make sure
                           r"[^:]{0,60}(?:\busing|\bwith|\bby running|:)\s*$", re.I)
 ADVISED_COMMAND = re.compile(r"^\W{0,3}(?:pip3?|python3?(?:\.\d+)? -m pip|uv(?: pip)?|conda|mamba) install\b")
 # A heading that is only the word: "SOLUTION", "## Workaround", "**Fix:**" (fluxgym#430 tells the problem, then its
-# steps under "SOLUTION"). What follows it, up to the next Markdown heading, is the fix.
+# steps under "SOLUTION"). Up to the next heading (Markdown's or a bold line's), its install steps are the fix; what
+# else stands there (an issue form's "### Workaround" over an environment dump) is still the paste's.
 FIX_HEADING = re.compile(r"^[#*_=\-\s]{0,6}(?:solution|the fix|fix|workaround|how I (?:fixed|solved) it)[*_:=\-\s]{0,6}$",
                          re.I)
-MARKDOWN_HEADING = re.compile(r"^#{1,6}\s")
+HEADING = re.compile(r"^#{1,6}\s|^\*\*[^*]{1,80}\*\*:?\s*$")
+INSTALL_STEP = re.compile(r"\b(?:pip3?|uv|conda|mamba|poetry)\b[^\n]{0,40}\b(?:install|add|uninstall|remove)\b|"
+                          r"--(?:extra-)?index-url\b", re.I)
 # uv's "No solution found when resolving dependencies:" opens its error, not a fix.
 FAILED_ATTEMPT = re.compile(r"\b(?:tried|try|trying|nothing|didn'?t|did not|doesn'?t|does not|not|still|no luck|same|"
                             r"but|without success|no solution)\b", re.I)
@@ -261,18 +268,32 @@ FAILED_ATTEMPT = re.compile(r"\b(?:tried|try|trying|nothing|didn'?t|did not|does
 FIX_AFTER = re.compile(r"^(?:and|which) (?:it|that|this) ?%s" % WORKED, re.I)
 
 
-def fix_lines(lines: Sequence[Line]) -> Tuple[Set[int], Set[int]]:
+def kept_beside_fixes(finding: Finding, told: Set[int], commands: Set[int], sections: Set[int]) -> bool:
+    """Whether FINDING states the paste's machine, given the lines that tell a fix (TOLD), a fix's commands (COMMANDS)
+    and the lines under a fix's heading (SECTIONS): a message always; a fix's uninstall of a CPU build only in a fix;
+    anything else off a fix's lines, or the machine itself (UNCHANGED_BY_A_FIX) on a command's."""
+    if finding.path == "message":
+        return True
+    if finding.parser == UNINSTALLED:
+        return finding.line in told | commands | sections
+    return finding.line not in told | commands or finding.line in commands and finding.path.startswith(UNCHANGED_BY_A_FIX)
+
+
+def fix_lines(lines: Sequence[Line]) -> Tuple[Set[int], Set[int], Set[int]]:
     """(the lines that tell a fix in words: a FIX_LINE, the one before a FIX_AFTER; the lines of a fix's command or
-    snippet: after a FIX_INTRO up to the first empty line after them, after a FIX_HEADING up to the next Markdown
-    heading, and the install commands right after an ADVICE_INTRO)."""
+    snippet: after a FIX_INTRO up to the first empty line after them, the install steps after a FIX_HEADING up to the
+    next heading, and the install commands right after an ADVICE_INTRO; every line under a FIX_HEADING)."""
     told, commands, intro, started, previous, advice, section = set(), set(), False, False, None, False, False
+    sections: Set[int] = set()
     for line in lines:
         advice = advice and bool(ADVISED_COMMAND.search(line.text))
-        section = section and not MARKDOWN_HEADING.search(line.text)
+        section = section and not HEADING.search(line.text)
         if FIX_HEADING.search(line.text):
             section = True
         elif section and line.text:
-            commands.add(line.number)
+            sections.add(line.number)
+            if INSTALL_STEP.search(line.text):
+                commands.add(line.number)
         if FIX_LINE.search(line.text):
             told.add(line.number)
         elif (intro or advice) and line.text:
@@ -287,7 +308,7 @@ def fix_lines(lines: Sequence[Line]) -> Tuple[Set[int], Set[int]]:
             started = started or bool(line.text)
             intro = not (started and not line.text)
         previous = line if line.text else previous
-    return told, commands
+    return told, commands, sections
 
 
 # The parsers that read what people write in their own words.

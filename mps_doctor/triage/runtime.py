@@ -27,6 +27,17 @@ GPU_RUNTIME_TOLD = re.compile(r"\bruntime(?: type)? (?:is|was) (?:set to |obviou
 HOSTED_SOURCE = "hosted"
 
 
+# An instruction or a question is no telling: the notebook's "Make sure the GPU runtime is selected", "is the GPU
+# runtime selected?".
+ASKED_TO = re.compile(r"\b(?:make sure|ensure|please|check (?:that|if|whether)|whether|if|should)\b", re.I)
+
+
+def gpu_runtime_told(text: str) -> bool:
+    """Whether TEXT (one line) tells that the hosted runtime has a GPU."""
+    found = GPU_RUNTIME_TOLD.search(text)
+    return bool(found) and not text.rstrip().endswith("?") and not ASKED_TO.search(text, 0, found.start())
+
+
 def availability_layers() -> Tuple[str, ...]:
     """The layers that read torch.cuda.is_available() itself."""
     return tuple(s.id for s in all_checks() if "torch.cuda_available" in s.facts)
@@ -55,7 +66,7 @@ def hosted_runtime_evidence(lines: Sequence[Line], known: Dict[str, Known], matc
         return []
     # A runtime told to have a GPU ("Runtime type is obviously GPU"), or a driver torch found too old, has one
     # (colabtools#1685: torch from pip newer than the runtime's driver).
-    if any(GPU_RUNTIME_TOLD.search(line.text) for line in lines) or any(m.error.kind == DRIVER_TOO_OLD for m in matches):
+    if any(gpu_runtime_told(line.text) for line in lines) or any(m.error.kind == DRIVER_TOO_OLD for m in matches):
         return []
     name = HOSTED_RUNTIME.search(hosted.text).group(1).capitalize()
     return [Evidence(

@@ -186,6 +186,9 @@ PYTHON_BLAMED = re.compile(
     r"\bpython (?:is |was )?(?:higher|newer|greater|above|later) th[ae]n (3\.\d{1,2})\b|"
     r"\b(?:later|newer|higher) versions? of python (?:\w+ ){0,3}not (?:being )?compatible\b", re.I)
 PYTHON_BLAMED_KIND = "python-blamed"
+# A line that clears the Python: "This is not a Python issue", "not with 3.12 either", several Pythons tried.
+PYTHON_CLEARED = re.compile(r"\bnot (?:a |the )?python(?: version)? (?:issue|problem)\b|\bpython (?:is|isn'?t) not the "
+                            r"(?:issue|problem)\b|\beither\b", re.I)
 # A program's own words, which the catalogue reads ("RuntimeError: Dynamo is not supported on Python 3.12+").
 PROGRAM_OUTPUT = re.compile(r"\b\w*(?:Error|Exception|Warning)\b:|^\s*(?:raise|File|Traceback)\b|\bwarn\(")
 
@@ -193,7 +196,8 @@ PROGRAM_OUTPUT = re.compile(r"\b\w*(?:Error|Exception|Warning)\b:|^\s*(?:raise|F
 def python_blamed(lines: Sequence[Line]) -> List[Evidence]:
     """Evidence against the Python's version when the paste says the program does not work with it (not a question)."""
     line = next((line for line in lines if PYTHON_BLAMED.search(line.text) and not line.text.rstrip().endswith("?") and
-                 not line.prompt and not PROGRAM_OUTPUT.search(line.text)), None)
+                 not line.prompt and not PROGRAM_OUTPUT.search(line.text) and not PYTHON_CLEARED.search(line.text) and
+                 len(set(re.findall(r"\b3\.\d{1,2}\b", line.text))) < 2), None)
     if line is None:
         return []
     found = PYTHON_BLAMED.search(line.text)

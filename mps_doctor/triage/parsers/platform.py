@@ -123,8 +123,13 @@ def hosted_runner_evidence(lines: Sequence[Line]) -> List[Evidence]:
 # An ARMv8.0 CPU: the Raspberry Pi 3 and 4 (Cortex-A53, Cortex-A72; not the Pi 5's Cortex-A76, an ARMv8.2), as
 # people, Ultralytics' environment table ("CPU  Cortex-A72") and Raspberry Pi OS's kernel ("6.6.31+rpt-rpi-v8") name
 # them. Not a Jetson (NVIDIA's own wheels; its numpy fault is the catalogue's jetson entry).
-ARMV8_0_CPU = re.compile(r"\bRaspberry ?Pi(?! ?5)\b|\bRPi ?[34]\b|\brpi-v8\b|\bCortex-A(?:53|72)\b|\bBCM27(?:11|37)\b", re.I)
-JETSON = re.compile(r"\bJetson\b|\bTegra\b|\bL4T\b|\bJetPack\b", re.I)
+ARMV8_0_CPU = re.compile(r"\bRaspberry ?Pi(?! ?5)(?! OS)\b|\bRPi ?[34]\b|\brpi-v8\b|\bCortex-A(?:53|72)\b|\bBCM27(?:11|37)\b", re.I)
+# Not this fault: a Pi 5 (Cortex-A76), a 32-bit ARM Python (armv6l, armv7l: no torch wheel of PyTorch's), a Jetson.
+NOT_ARMV8_0_TORCH = re.compile(r"\bRaspberry ?Pi ?5\b|\bCortex-A76\b|\barmv[67]l?\b|\bJetson\b|\bTegra\b|\bL4T\b|"
+                               r"\bJetPack\b", re.I)
+# The crash is torch's: torch on the crash's line or in the three before it, and no other module imported there.
+TORCH_WORD = re.compile(r"\b(?:py)?torch\b", re.I)
+OTHER_IMPORT = re.compile(r"(?:^\s*(?:>>>\s*)?|-c\s*[\"'`]|`)(?:import (?!torch\b)\w+|from (?!torch\b)\w+ import\b)")
 ILLEGAL_INSTRUCTION = re.compile(r"\billegal (?:hardware )?instruction\b|\bSIGILL\b", re.I)
 ARMV8_0_KIND = "cpu-lacks-armv8-1"
 
@@ -134,9 +139,13 @@ def armv8_0_evidence(lines: Sequence[Line]) -> List[Evidence]:
     torch's aarch64 wheels have more than once used instructions newer than ARMv8.0."""
     text = "\n".join(line.text for line in lines)
     board = ARMV8_0_CPU.search(text)
-    crash = next((line for line in lines if ILLEGAL_INSTRUCTION.search(line.text)), None)
-    if board is None or crash is None or JETSON.search(text) or not re.search(r"\btorch\b", text, re.I):
+    crash = next((index for index, line in enumerate(lines) if ILLEGAL_INSTRUCTION.search(line.text)), None)
+    if board is None or crash is None or NOT_ARMV8_0_TORCH.search(text):
         return []
+    before = [line.text for line in lines[max(0, crash - 3):crash + 1]]
+    if not any(TORCH_WORD.search(t) for t in before) or any(OTHER_IMPORT.search(t) for t in before):
+        return []
+    crash = lines[crash]
     return [Evidence(
         (), "torch's aarch64 wheel uses an instruction this ARMv8.0 CPU (%s) lacks" % board.group(0),
         "`import torch` dies with an illegal instruction on an ARMv8.0 CPU (%s)." % board.group(0),

@@ -12,9 +12,10 @@ from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label, load_releases, version_tuple
 
 PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
-# "PyTorch 2.5.1", "torch version: 2.0.1", "torch==1.13.1", "Torch (2.13.0+cpu)" (comfyui-rocm#131).
+# "PyTorch 2.5.1", "torch version: 2.0.1", "torch==1.13.1", "Torch (2.13.0+cpu)" (comfyui-rocm#131); not the old side
+# of Poetry's "Updating torch (2.0.0 -> 2.2.1)".
 PROSE_TORCH = re.compile(r"\b(?:PyTorch|[Tt]orch)\s*(?:[Vv]ersion\s*)?(?::\s*|==|\(\s*)?(?:stable\s*\()?"
-                         r"v?(\d+\.\d+\.\d+(?:\+\w+)?)(?!\w|\.\d)")
+                         r"v?(\d+\.\d+\.\d+(?:\+\w+)?)(?!\w|\.\d)(?!\s*->)")
 
 
 # A macOS named with "Intel" as the machine beside it ("macOS Sequoia 15.1.1, Intel, AMD", pytorch#141864), not
@@ -281,14 +282,26 @@ GONE = re.compile(r"\b(?:(?:are|is|were|was) gone|went away|no longer|not anymor
 GTX_16 = re.compile(r"\bGTX ?16(?:50|60|xx)(?: ?(?:Ti|Super))?\b", re.I)
 HALF_PRECISION_SIGN = re.compile(r"\b(?:are|is|become|becomes|became|gives?|returns?|got|get|all|of) NaNs?\b|\bNaN (?:loss|losses|"
                                  r"values?|outputs?|tensors?|results?)\b|\(?no detections\)?|\bblack (?:images?|outputs?|"
-                                 r"pictures?|screen)\b", re.I)
+                                 r"pictures?)\b", re.I)
+HALF_PRECISION_NAMED = re.compile(r"\b(?:fp16|float16|half(?:[- ]precision)?|amp|autocast|mixed[- ]precision)\b|--half\b", re.I)
+# The GPU against the CPU: "when I use CPU ... everything works fine", "only happens on GTX1660ti devices".
+GPU_ALONE_WRONG = re.compile(r"\bCPU\b[^.\n]{0,80}\b(?:works?|worked|fine|correct|right|no problem)\b|"
+                             r"\bonly (?:happens )?(?:on|with) (?:the |my )?(?:GTX|GPU)", re.I)
+# Not the GPU's half precision: full precision told, the CPU wrong too, the user's own hyperparameters.
+NOT_HALF_PRECISION = re.compile(r"\bFP32\b|\bfloat32\b|\bno AMP\b|\bwithout AMP\b|(?:same|also)[^.\n]{0,30}\bon (?:the )?CPU\b|"
+                                r"\bon the CPU (?:too|as well)\b|\blearning rate\b", re.I)
+PROGRAM_ERROR = re.compile(r"\bTraceback\b|\b\w+(?:Error|Exception):")
 
 
 def half_precision_on_gtx16(lines: Sequence[Line]) -> List[Evidence]:
-    """Evidence against device.parity when a paste names a GTX 16 GPU and NaN, no detections or black images."""
+    """Evidence against device.parity when a paste names a GTX 16 GPU and NaN, no detections or black images in half
+    precision, or on the GPU alone, or with no error beside them; never where full precision or the CPU is wrong too."""
+    text = joined(lines)
     gpu = next((line for line in lines if GTX_16.search(line.text)), None)
     sign = next((line for line in lines if HALF_PRECISION_SIGN.search(line.text) and not GONE.search(line.text)), None)
-    if gpu is None or sign is None:
+    if gpu is None or sign is None or NOT_HALF_PRECISION.search(text):
+        return []
+    if not (HALF_PRECISION_NAMED.search(text) or GPU_ALONE_WRONG.search(text)) and PROGRAM_ERROR.search(text):
         return []
     return [Evidence(
         (), "the %s gives NaN or empty results in half precision: a known fault of the GTX 16 series" %
@@ -296,7 +309,7 @@ def half_precision_on_gtx16(lines: Sequence[Line]) -> List[Evidence]:
         "The GTX 16 series returns NaN in half precision (FP16, AMP) under torch's CUDA 11 builds, so losses become NaN, "
         "detections disappear or images come out black, while the CPU and other GPUs are right.",
         "Run the model in full precision (FP32) on this GPU: turn AMP and half precision off in the program (YOLOv5: "
-        "amp=False, no --half; Stable Diffusion web UIs: --precision full --no-half). pytorch#58123 and #69449 trace it to "
+        "amp=False, no --half; Stable Diffusion web UIs: --precision full --no-half). pytorch#58123 and #69449 report it under "
         "the CUDA 11 builds (CUDA 10.2's were right).", (), "https://github.com/pytorch/pytorch/issues/58123",
         sign.number, "prose", devices=("cuda",), kind="wrong-results")]
 

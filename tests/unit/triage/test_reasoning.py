@@ -1681,3 +1681,69 @@ def test_an_unpinned_torch_beside_an_extra_cuda_index_is_no_cuda_build():
     assert "torch.cuda_version" not in paste.known and paste.known["torch.cuda_available"].value is False
     pinned = read_paste("pip install torch==2.0.0+cu117 --extra-index-url https://download.pytorch.org/whl/cu117\n")
     assert pinned.known["torch.cuda_version"].value == "11.7"
+
+
+def test_review8_a_workaround_heading_keeps_the_environment_under_it():
+    paste = ("### Describe the bug\nTraining crashes.\n\n### Workaround\n-\n\nCollecting environment information...\n"
+             "PyTorch version: 2.1.0+cpu\nIs debug build: False\nCUDA used to build PyTorch: None\n"
+             "OS: Ubuntu 22.04.3 LTS (x86_64)\nPython version: 3.11.5 (main) [GCC 11.2.0] (64-bit runtime)\n"
+             "Is CUDA available: False\nGPU models and configuration: GPU 0: NVIDIA GeForce RTX 3090\n"
+             "Nvidia driver version: 535.104.05\n\nAssertionError: Torch not compiled with CUDA enabled\n")
+    known = read_paste(paste).known
+    assert known["nvidia_smi.driver_version"].value == "535.104.05" and known["interpreter.version"].value[:2] == (3, 11)
+    bold = read_paste("**Workaround**\nnone found yet\n\n**Environment**\nPyTorch version: 2.1.0+cpu\n").known
+    assert bold["torch.version"].value == "2.1.0+cpu"
+
+
+def test_review8_a_cpu_build_uninstalled_in_an_attempt_that_failed_says_nothing_of_the_build():
+    paste = read_paste("RTX 4070, Windows 11. I uninstalled the cpu version of torch and installed the cuda 12.1 one, "
+                       "but it still prints False.\n")
+    assert "torch.cuda_version" not in paste.known
+
+
+def test_review8_the_companion_conflict_gives_no_command_that_drops_cuda():
+    report = triage("Windows 11, RTX 3080\npip install torchvision==0.16.0 --index-url https://download.pytorch.org/whl/cu118\n"
+                    "ERROR: pip's dependency resolver does not currently take into account all the packages that are "
+                    "installed.\ntorchvision 0.16.0+cu118 requires torch==2.1.0, but you have torch 2.0.1+cu118 which is "
+                    "incompatible.\n")
+    reply = render_triage(report, "markdown")
+    assert report.verdict.known_error == "pip.companion-pins-another-torch" and "**Fix:**" not in reply
+
+
+@pytest.mark.parametrize("paste", [
+    "GPU: GTX 1660 Super, Ubuntu 22.04, torch 2.1.0+cu121, training in FP32 (no AMP).\nWith lr=0.1 the loss becomes NaN "
+    "after 3 epochs. The same NaN happens on the CPU, so I think my learning rate is too high.\n",
+    "When I train on my GTX 1650 (Windows 10, torch 2.2.0+cu121) the monitor goes to a black screen and the PC restarts.\n",
+    "YOLOv5 torch 1.10.0 CUDA:0 (NVIDIA GeForce GTX 1650, 4096MiB)\nimage 1/1: 1080x810 (no detections)\n"
+    "Traceback (most recent call last):\nModuleNotFoundError: No module named 'cv2'\n",
+])
+def test_review8_a_gtx_16_is_not_blamed_where_its_half_precision_is_not_in_question(paste):
+    assert not [e for e in read_paste(paste).evidence if "half precision" in e.summary]
+
+
+@pytest.mark.parametrize("paste", [
+    "Raspberry Pi 4, Raspberry Pi OS 64-bit, torch 2.1.0 works fine (import torch ok).\n\nBut `import cv2` crashes:\n"
+    "$ python3 -c \"import cv2\"\nIllegal instruction (core dumped)\n",
+    "Raspberry Pi 5 with Raspberry Pi OS: import torch gives Illegal instruction\n",
+    "Raspberry Pi 3 B+ (armv7l), torch-1.7.0a0-cp37-cp37m-linux_armv7l.whl\n$ python3 -c \"import torch\"\nIllegal instruction\n",
+])
+def test_review8_an_illegal_instruction_that_is_not_torchs_on_an_armv8_0_board(paste):
+    assert not [e for e in read_paste(paste).evidence if "ARMv8.0" in e.summary]
+
+
+def test_review8_python_cleared_by_the_paste_is_not_blamed_and_a_message_wins():
+    report = triage("This is not a Python issue: I also tried Python 3.11 and it's the same. It's not working with Python "
+                    "3.12 either, and not with 3.10.\nTraceback (most recent call last):\n  File \"app.py\", line 3, in "
+                    "<module>\n    import torch\nOSError: [WinError 126] The specified module could not be found. Error "
+                    "loading \"C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\lib\\fbgemm.dll\" or one of its dependencies.\n")
+    assert report.verdict.root_cause != "python.version"
+
+
+def test_review8_the_notebooks_own_instruction_tells_no_gpu_runtime():
+    report = triage("Running the demo notebook on Google Colab. The notebook says \"Make sure the GPU runtime is selected\" "
+                    "at the top, I just clicked run all.\n\nRuntimeError: No CUDA GPUs are available\n")
+    assert report.verdict.root_cause == "cuda.driver"
+
+
+def test_review8_poetrys_update_line_gives_the_torch_it_leaves_not_the_old_one():
+    assert "packages.torch" not in read_paste("  • Updating torch (2.0.0 -> 2.2.1)\n").known
