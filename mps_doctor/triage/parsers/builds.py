@@ -106,6 +106,10 @@ def parse_builds(lines: Sequence[Line]) -> Result:
                 out.append(Finding("torch.cuda_version", "%s.%s" % (cuda.group(1), cuda.group(2)), line.number, p))
             elif re.search(r"(?:^|_)cpu(?:_|$)", row.group(3)):
                 out.append(Finding("torch.cuda_version", None, line.number, p))
+            elif row.group(3).startswith("pypi") and "+" not in row.group(2) and on_windows:
+                # conda lists a pip-installed torch as "pypi_0 pypi": on Windows one without a +cuXYZ label is PyPI's,
+                # a CPU build (its win_amd64 wheels' torch/version.py has cuda = None; DiffRhythm#86).
+                out.append(Finding("torch.cuda_version", None, line.number, p))
         cpu_told, taken = CPU_BUILD_TOLD.search(text), CUDA_TAKEN_TOLD.search(text)
         told = (cpu_told and not DENIED.search(sentence_at(text, cpu_told)) or
                 taken and not DENIED_JUST_BEFORE.search(text, max(0, taken.start() - 30), taken.start()) or

@@ -1747,3 +1747,15 @@ def test_review8_the_notebooks_own_instruction_tells_no_gpu_runtime():
 
 def test_review8_poetrys_update_line_gives_the_torch_it_leaves_not_the_old_one():
     assert "packages.torch" not in read_paste("  • Updating torch (2.0.0 -> 2.2.1)\n").known
+
+
+def test_a_pip_installed_torch_in_a_windows_conda_list_without_a_label_is_a_cpu_build():
+    rows = "torch                     2.6.0                    pypi_0    pypi\n"
+    assert read_paste("Windows 11\n" + rows).known["torch.cuda_version"].value is None
+    assert "torch.cuda_version" not in read_paste("Ubuntu 22.04\n" + rows).known
+
+
+def test_an_mps_function_called_off_a_mac_is_the_programs_unguarded_call():
+    # ACE-Step-1.5#842: "torch.mps.empty_cache()" on Windows: "Cannot execute emptyCache() without MPS backend."
+    report = triage(dev_paste("ace-step-1-5-842-windows-mps-empty-cache-unguarded"))
+    assert report.verdict.known_error == "mps.function-without-mps-backend"
