@@ -90,6 +90,14 @@ TORCHAUDIO = HISTORIC + (" (functional/__init__.py: no loudness in torchaudio 0.
 TORCHTEXT = HISTORIC + (" (wheels: torchtext/data/field.py in 0.8.1's, torchtext/legacy/ in 0.9.0's to 0.11.2's, neither in"
                         " 0.12.0's)")
 TORCHTEXT_PINS = "torchtext's METADATA: 0.8.1 torch==1.7.1, 0.11.2 torch==1.10.2, 0.18.0 (the index's last) torch>=2.3.0"
+MINKOWSKI_THREAD = ("the reporter's environment in MinkowskiEngine#421 (changed from the issue template's examples) and its"
+                    " answer 'c++-9 is a must instead of c++7.4'")
+SPAWN_DEFAULT = ("CPython's Lib/multiprocessing/context.py: 3.8.18's makes spawn the default when sys.platform is darwin,"
+                 " 3.7.16's does not")
+DISPATCH = HISTORIC + (" (include/ATen/Dispatch.h: scalar_type(const at::DeprecatedTypeProperties&) in the 2.5.0 and 2.5.1"
+                       " wheels, only scalar_type(at::ScalarType) in 2.6.0's)")
+BNB_LIBCUDA = HISTORIC + (" (bitsandbytes' wheels: cuda_setup/main.py calls CDLL(\"libcuda.so\") from 0.31.8, the first on PyPI,"
+                          " to 0.40.0.post4; 0.40.1's does not)")
 # (entry id, number) -> why it may stay in the catalogue's cause or fix (the current table's facts are placeholders).
 ALLOWED_IN_CATALOGUE = {
     ("conda.torch-package-missing-in-channels", "4.3"): "conda's releases that word the error so (pytorch#1847)",
@@ -390,6 +398,19 @@ ALLOWED_IN_CATALOGUE = {
     ("torchtext.legacy-api-removed", "1.10.2"): TORCHTEXT_PINS,
     ("torchtext.legacy-api-removed", "0.18.0"): TORCHTEXT_PINS,
     ("torchtext.legacy-api-removed", "2.3"): TORCHTEXT_PINS,
+    ("minkowski.spmm-invalid-argument", "0.5.4"): MINKOWSKI_THREAD,
+    ("minkowski.spmm-invalid-argument", "1.9.1"): MINKOWSKI_THREAD,
+    ("minkowski.spmm-invalid-argument", "20.04"): MINKOWSKI_THREAD,
+    ("minkowski.spmm-invalid-argument", "7.4"): MINKOWSKI_THREAD,
+    ("multiprocessing.worker-function-not-picklable", "3.8"): SPAWN_DEFAULT,
+    ("torch.extension-deprecated-type-dispatch", "2.5"): DISPATCH,
+    ("torch.extension-deprecated-type-dispatch", "2.5.1"): DISPATCH,
+    ("torch.extension-deprecated-type-dispatch", "2.6"): DISPATCH,
+    ("torch.extension-deprecated-type-dispatch", "2.6.0"): DISPATCH,
+    ("torch.extension-deprecated-type-dispatch", "0.20.1"): "torchvision 0.20.1's METADATA: Requires-Dist: torch (==2.5.1)",
+    ("bitsandbytes.libcuda-unversioned-not-found", "0.31.8"): BNB_LIBCUDA,
+    ("bitsandbytes.libcuda-unversioned-not-found", "0.40.0"): BNB_LIBCUDA,
+    ("bitsandbytes.libcuda-unversioned-not-found", "0.40.1"): BNB_LIBCUDA,
 }
 
 
