@@ -46,7 +46,7 @@ def availability_layers() -> Tuple[str, ...]:
 def cuda_missing_layers() -> Tuple[str, ...]:
     """The layers whose failure means CUDA is missing: the one that reads is_available(), and the one this evidence
     fails."""
-    return tuple(s.id for s in all_checks() if "torch.cuda_available" in s.facts or HOSTED_KIND in s.evidence)
+    return availability_layers() + tuple(s.id for s in all_checks() if HOSTED_KIND in s.evidence)
 
 
 def cuda_missing(lines: Sequence[Line], known: Dict[str, Known], matches: Sequence[Match]) -> bool:
