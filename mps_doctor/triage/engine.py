@@ -22,6 +22,7 @@ from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.model import Evidence
 from mps_doctor.triage.parsers.install import X86_64_PYTHON_ON_MAC
 from mps_doctor.triage.paste import (
+    UNKNOWN_SYSTEM,
     Paste,
     build_facts,
     device_choice,
@@ -106,7 +107,7 @@ class Evaluator:
             if outcome.status == Status.WARN and evidence is None:
                 # A layer that only warns for want of its decisive fact (a driver's CUDA that another pasted message
                 # stood in for) takes the suspicion for that fact.
-                suspicion = suspect(tuple(r.split("|")[0] for r in spec.facts), self.paste.known)
+                suspicion = suspect(tuple(r.split("|")[0] for r in spec.facts), self.paste.known, self.alone())
                 if suspicion is not None:
                     self.suspected.append(spec.id)
                     return suspicion
@@ -121,13 +122,17 @@ class Evaluator:
                 return self.failed_by(evidence, spec.id)
         if evidence is not None:
             return self.failed_by(evidence, spec.id)
-        suspicion = suspect(spec.facts, self.paste.known)
+        suspicion = suspect(spec.facts, self.paste.known, self.alone())
         if suspicion is not None:
             self.suspected.append(spec.id)
             return suspicion
         self.undecided.append(spec.id)
         return Outcome(Status.SKIP, "%s: %s" % (NOT_IN_PASTE, ", ".join(missing) or "facts this check needs"))
 
+
+    def alone(self) -> bool:
+        """Whether the paste's facts stand alone: no catalogue message and no parser's evidence beside them."""
+        return not self.paste.evidence and not self.paste.matches
 
     def failed_by(self, evidence: Evidence, check_id: str) -> Outcome:
         """CHECK_ID's failing outcome from EVIDENCE, remembered as what decided it."""
@@ -228,7 +233,8 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         titled = None
     if titled is None or titled.verdict.root_cause is None or (titled.source or {}).get("kind") != "pasted" or \
             chip_open and titled.facts.host.hw_arm64 is None or runtime_open and runtime_left_open(titled) or \
-            symptom and titled.verdict.root_cause == report.verdict.root_cause:
+            symptom and (titled.verdict.root_cause, titled.facts.host.system) == (report.verdict.root_cause,
+                                                                                 report.facts.host.system):
         if report is None:
             raise UsageError("nothing recognizable in the pasted text or its title")
         return report
@@ -238,10 +244,12 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
 
 
 def symptom_only(report: Report) -> bool:
-    """Whether REPORT's cause is only the symptom (torch.cuda.is_available() is False, no message or suspicion saying
-    why), which a title ("Windows installation command dosent work", h2ogpt#890) may turn into a reason."""
-    return report.verdict.root_cause in availability_layers() and report.verdict.known_error is None and \
-        not report.verdict.suspected
+    """Whether REPORT's cause is only the symptom (torch.cuda.is_available() is False, no message saying why, and no
+    suspicion but one made without the system), which a title ("Windows installation command dosent work", h2ogpt#890;
+    "... on Ubuntu") may turn into a reason."""
+    if report.verdict.suspected:
+        return report.facts.host.system == UNKNOWN_SYSTEM and report.verdict.known_error is None
+    return report.verdict.root_cause in availability_layers() and report.verdict.known_error is None
 
 
 def runtime_left_open(report: Report) -> bool:

@@ -344,6 +344,10 @@ def value(paste: Paste, path: str, default: Any = None) -> Any:
     return default if known is None else known.value
 
 
+# The system of a paste that names none (Host.system is a str).
+UNKNOWN_SYSTEM = "unknown"
+
+
 def build_facts(paste: Paste, device: str) -> Facts:
     """The paste's facts in the types `check` uses, placed where the fact catalogue says; anything the paste does not
     say stays unknown (None)."""
@@ -353,7 +357,7 @@ def build_facts(paste: Paste, device: str) -> Facts:
     smi = None
     if placed["host.nvidia_smi"]:
         smi = NvidiaSmi(found=True, **dict(placed["host.nvidia_smi"], gpus=tuple(get("nvidia_smi.gpu", ()))))
-    host = Host(**dict(placed["host"], system=get("host.system", "unknown"), nvidia_smi=smi))
+    host = Host(**dict(placed["host"], system=get("host.system", UNKNOWN_SYSTEM), nvidia_smi=smi))
     # Always an interpreter (version () = unknown): layers that need its facts are judged by what the paste holds.
     interpreter = Interpreter(**dict(placed["target.interpreter"], version=tuple(get("interpreter.version") or ()),
                                      sys_platform={"Darwin": "darwin", "Linux": "linux", "Windows": "win32"}.get(host.system),

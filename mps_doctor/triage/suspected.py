@@ -13,7 +13,7 @@ SUSPECTED = "suspected"
 COMPAT_DOCS = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 
 
-def old_driver(known: Dict[str, Any]) -> Optional[Outcome]:
+def old_driver(known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
     """`torch.cuda.is_available()` is False, the paste shows the CUDA its torch is built with but not the driver: an
     older driver than that CUDA needs is the likeliest reason (torch returns False then, without an error), and
     `nvidia-smi` shows the driver."""
@@ -40,7 +40,7 @@ def old_driver(known: Dict[str, Any]) -> Optional[Outcome]:
     )
 
 
-def cpu_build(known: Dict[str, Any]) -> Optional[Outcome]:
+def cpu_build(known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
     """`torch.cuda.is_available()` is False and the paste does not show torch's build, on Windows, or on a machine
     whose system is not shown but whose NVIDIA GPU is named with no driver line: a CPU build is the likeliest reason,
     since the torch that plain `pip install torch` gets on Windows is one (PyTorch's CUDA builds come from its own
@@ -56,7 +56,11 @@ def cpu_build(known: Dict[str, Any]) -> Optional[Outcome]:
     available = known.get("torch.cuda_available")
     system = known["host.system"].value if "host.system" in known else None
     gpu_without_driver = "nvidia_smi.gpu" in known and "nvidia_smi.driver_version" not in known
-    if available is not None and available.value is False and (system == "Windows" or (system is None and gpu_without_driver)):
+    # With the system not shown, a CPU build is the likeliest only where the paste says nothing else: no message, no
+    # driver and no CUDA build asked for (nougat#1's "No GPU found" beside "a modern nvidia GPU"; satflow#18).
+    unexplained = system is None and alone and not {"nvidia_smi.driver_version", "request.cuda_build"} & set(known)
+    if available is not None and available.value is False and (system == "Windows" or gpu_without_driver and system is None
+                                                                or unexplained):
         where = "on Windows" if system == "Windows" else "with an NVIDIA GPU named"
         return cpu_build_outcome("torch.cuda.is_available() is False (pasted line %s) %s" % (
             ", ".join(map(str, available.lines)), where), "torch.cuda.is_available() is False %s" % where, system)
@@ -90,7 +94,7 @@ def cpu_build_outcome(evidence: str, problem: str, system: Optional[str]) -> Out
     )
 
 
-def gpu_newer_than_most_torch(known: Dict[str, Any]) -> Optional[Outcome]:
+def gpu_newer_than_most_torch(known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
     """The paste names an NVIDIA GPU whose capability only the default wheels of the newer half of torch's releases
     have kernels for (nvidia.newer_than_most_torch), and shows no torch that has them: a torch without kernels for
     the GPU is the likeliest cause (it sees the GPU and fails at the first kernel, or the program falls back to the
@@ -132,23 +136,25 @@ def gpu_newer_than_most_torch(known: Dict[str, Any]) -> Optional[Outcome]:
 
 WINDOWS_INSTALL_DOCS = "https://pytorch.org/get-started/locally/"
 # The decisive fact each suspicion stands in for: it speaks for a layer that needs that fact when the paste lacks it.
-SUSPICIONS: Dict[str, Callable[[Dict[str, Any]], Optional[Outcome]]] = {
+# Each reads the paste's facts and whether the symptom stands ALONE (no message, no parser's evidence beside it).
+SUSPICIONS: Dict[str, Callable[[Dict[str, Any], bool], Optional[Outcome]]] = {
     "nvidia_smi.cuda_version": old_driver,
     "torch.cuda_version": cpu_build,
     "torch.cuda_arch_list": gpu_newer_than_most_torch,
 }
 
 
-def suspect(requirements: Sequence[str], known: Dict[str, Any]) -> Optional[Outcome]:
-    """The suspected cause for a layer that needs REQUIREMENTS ('a|b': either), from the paste's facts KNOWN: the
-    rule of a decisive fact it needs and the paste lacks; None when there is none."""
+def suspect(requirements: Sequence[str], known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
+    """The suspected cause for a layer that needs REQUIREMENTS ('a|b': either), from the paste's facts KNOWN and
+    whether the symptom stands ALONE in it: the rule of a decisive fact it needs and the paste lacks; None when there
+    is none."""
     for requirement in requirements:
         options = requirement.split("|")
         if any(option in known for option in options):
             continue
         for option in options:
             rule = SUSPICIONS.get(option)
-            outcome = rule(known) if rule is not None else None
+            outcome = rule(known, alone) if rule is not None else None
             if outcome is not None:
                 return outcome
     return None

@@ -278,6 +278,20 @@ def test_on_windows_a_false_is_available_without_the_build_suspects_the_cpu_whee
     assert linux.verdict.root_cause != "torch.cuda-built" and not linux.verdict.suspected
 
 
+def test_a_false_is_available_alone_on_an_unshown_system_suspects_the_cpu_build():
+    # nougat-1: "WARNING:root:No GPU found" beside "a modern nvidia GPU with an up-to-date driver", nothing else.
+    # satflow-18: conda resolving PyTorch beside geospatial packages, then is_available() False.
+    for case, title in (("nougat-1-no-gpu-found-cpu-torch", "No GPU found"),
+                        ("satflow-18-conda-forge-pytorch-cpu-only", "Installing all dependencies result in Pytorch not seeing GPU")):
+        report = triage(dev_paste(case), title=title)
+        assert report.verdict.root_cause == "torch.cuda-built" and report.verdict.suspected, case
+    # A CUDA build asked for (pytorch-serve-640's cu102 wheel) or a message beside the symptom (comosvc-6's "No CUDA
+    # GPUs are available" under CUDA_VISIBLE_DEVICES) leaves the CPU build unsuspected.
+    assert triage(dev_paste("pytorch-serve-640-cu102-torch-in-cuda101-image")).verdict.root_cause != "torch.cuda-built"
+    report = triage(dev_paste("comosvc-6-visible-devices-1-single-gpu"))
+    assert report.verdict.root_cause == "cuda.visible-devices" and not report.verdict.suspected
+
+
 def test_people_name_their_nvidia_gpu_and_only_known_names_count():
     assert read_paste("my GPU is an RTX 3080 Ti on this box").known["nvidia_smi.gpu"].value == ("RTX 3080 Ti",)
     assert "nvidia_smi.gpu" not in read_paste("the RTX 9999 of my dreams").known
@@ -1668,10 +1682,13 @@ def test_a_python_the_paste_says_the_program_does_not_work_with_is_its_python_ve
 
 def test_a_title_is_read_where_the_text_shows_only_that_cuda_is_unavailable():
     text = "import torch\nprint(torch.cuda.is_available())\nFalse\n"
-    assert triage(text).verdict.root_cause == "cuda.available"
+    # Alone, the symptom suspects the likeliest build (suspected.cpu_build); a title that names the system decides.
+    alone = triage(text)
+    assert (alone.verdict.root_cause, alone.verdict.suspected, alone.facts.host.system) == ("torch.cuda-built", True, "unknown")
     titled = triage(text, title="CUDA not available on my RTX 3060 with Windows 11")
-    assert (titled.verdict.root_cause, titled.verdict.suspected) == ("torch.cuda-built", True)
-    assert triage(text, title="CUDA is not available").verdict.root_cause == "cuda.available"
+    assert (titled.verdict.root_cause, titled.verdict.suspected, titled.facts.host.system) == ("torch.cuda-built", True, "Windows")
+    assert triage(text, title="CUDA not available on Ubuntu 22.04").verdict.root_cause == "cuda.available"
+    assert triage(text, title="CUDA is not available").verdict.root_cause == "torch.cuda-built"
 
 
 def test_an_unpinned_torch_beside_an_extra_cuda_index_is_no_cuda_build():
