@@ -97,6 +97,7 @@ def test_corpus_is_large_enough():
     assert len(case_names()) >= 45
 
 
+@pytest.mark.corpus_case
 @pytest.mark.parametrize("name", case_names())
 def test_corpus_case_is_valid(name):
     with open(os.path.join(PASTED, name + ".json"), encoding="utf-8") as handle:
@@ -120,6 +121,7 @@ def test_every_corpus_text_has_its_json():
     assert texts == case_names()
 
 
+@pytest.mark.corpus_case
 @pytest.mark.parametrize("name", case_names())
 def test_corpus_case_expecting_a_known_error_contains_it(name):
     """A case whose confirmed cause is a catalogue entry holds text that the entry's pattern matches."""
