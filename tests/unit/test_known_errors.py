@@ -299,3 +299,13 @@ def test_unwrap_keeps_every_offset():
     from mps_doctor.known_errors import unwrap
     unwrapped = unwrap(WRAPPED_FLOAT64)
     assert len(unwrapped) == len(WRAPPED_FLOAT64) and unwrapped.count("\n") == WRAPPED_FLOAT64.count("\n") - 1
+
+
+def test_the_runtimes_busy_or_unavailable_message_is_read_in_both_wordings():
+    # libcudart.so of nvidia-cuda-runtime-cu11 11.7.99 and 11.8.89 and of nvidia-cuda-runtime-cu12 12.1.105, 12.4.127
+    # and 12.8.90 (read from the PyPI wheels) holds "CUDA-capable device(s) is/are busy or unavailable"; the older
+    # runtimes' "all CUDA-capable devices are busy or unavailable" is the wording of WSL#6098.
+    entry = next(e for e in ENTRIES if e["id"] == "cuda.devices-unavailable")
+    for message in ("RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable",
+                    "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable"):
+        assert re.search(entry["pattern"], message), message
