@@ -33,7 +33,7 @@ from mps_doctor.triage.paste import (
     value,
 )
 from mps_doctor.triage.runtime import HOSTED_SOURCE, availability_layers
-from mps_doctor.triage.suspected import suspect
+from mps_doctor.triage.suspected import suspect, symptom_alone
 from mps_doctor.triage.text import Line, clean
 
 NOT_IN_PASTE = "not in the pasted text"
@@ -131,8 +131,10 @@ class Evaluator:
 
 
     def alone(self) -> bool:
-        """Whether the paste's facts stand alone: no catalogue message and no parser's evidence beside them."""
-        return not self.paste.evidence and not self.paste.matches
+        """Whether the paste's false is_available() stands alone: no catalogue message, no parser's evidence, and words
+        that leave the build the first thing to read (suspected.symptom_alone)."""
+        return not self.paste.evidence and not self.paste.matches and \
+            symptom_alone(self.paste.lines, self.paste.known.get("torch.cuda_available"))
 
     def failed_by(self, evidence: Evidence, check_id: str) -> Outcome:
         """CHECK_ID's failing outcome from EVIDENCE, remembered as what decided it."""
@@ -231,10 +233,14 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         titled = triage_text(heading + "\n\n" + raw, device, catalogue)
     except UsageError:
         titled = None
-    if titled is None or titled.verdict.root_cause is None or (titled.source or {}).get("kind") != "pasted" or \
+    # A suspicion made without the system yields to a title that names one, even where that reading finds no cause: a
+    # Mac's "cuda not available" is no CPU build (suspected.cpu_build).
+    placed = symptom and report.verdict.suspected and titled is not None and \
+        titled.facts.host.system != UNKNOWN_SYSTEM and (titled.source or {}).get("kind") == "pasted"
+    if not placed and (titled is None or titled.verdict.root_cause is None or (titled.source or {}).get("kind") != "pasted" or \
             chip_open and titled.facts.host.hw_arm64 is None or runtime_open and runtime_left_open(titled) or \
             symptom and (titled.verdict.root_cause, titled.facts.host.system) == (report.verdict.root_cause,
-                                                                                 report.facts.host.system):
+                                                                                 report.facts.host.system)):
         if report is None:
             raise UsageError("nothing recognizable in the pasted text or its title")
         return report

@@ -2,11 +2,13 @@
 and the one command that settles it. A suspicion fails its layer (never passes it) and is marked `suspected` in the
 verdict."""
 
+import re
 from typing import Any, Callable, Dict, Optional, Sequence
 
 from mps_doctor import nvidia
 from mps_doctor.checking.model import Outcome, Remedy, Status, run
 from mps_doctor.triage.derived import wheel_cuda
+from mps_doctor.triage.text import Line
 from mps_doctor.versions import at_least, load_releases, version_tuple
 
 SUSPECTED = "suspected"
@@ -56,12 +58,14 @@ def cpu_build(known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
     available = known.get("torch.cuda_available")
     system = known["host.system"].value if "host.system" in known else None
     gpu_without_driver = "nvidia_smi.gpu" in known and "nvidia_smi.driver_version" not in known
-    # With the system not shown, a CPU build is the likeliest only where the paste says nothing else: no message, no
-    # driver and no CUDA build asked for (nougat#1's "No GPU found" beside "a modern nvidia GPU"; satflow#18).
-    unexplained = system is None and alone and not {"nvidia_smi.driver_version", "request.cuda_build"} & set(known)
+    # With the system not shown, a CPU build is the likeliest only where the symptom stands alone (symptom_alone) and no
+    # pasted fact says more: a driver, a CUDA build asked for, torch's version (+rocm, +xpu, NVIDIA's container builds),
+    # or the GPUs hidden (nougat#1's "No GPU found" beside "a modern nvidia GPU"; satflow#18).
+    unexplained = system is None and alone and not SAYS_MORE & set(known)
     if available is not None and available.value is False and (system == "Windows" or gpu_without_driver and system is None
                                                                 or unexplained):
-        where = "on Windows" if system == "Windows" else "with an NVIDIA GPU named"
+        where = "on Windows" if system == "Windows" else "with an NVIDIA GPU named" if gpu_without_driver else \
+            "on a system the paste does not name"
         return cpu_build_outcome("torch.cuda.is_available() is False (pasted line %s) %s" % (
             ", ".join(map(str, available.lines)), where), "torch.cuda.is_available() is False %s" % where, system)
     # PyTorch's CUDA wheels for Windows carry their CUDA in the version (2.5.1+cu124): a version shown without it, beside
@@ -74,6 +78,38 @@ def cpu_build(known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
             version.value, ", ".join(map(str, version.lines))),
             "torch %s, as pasted, carries no +cu label on Windows" % version.value, system)
     return None
+
+
+# The facts beside a false is_available() that leave a CPU build no likelier than anything else.
+SAYS_MORE = frozenset(("nvidia_smi.driver_version", "request.cuda_build", "torch.version", "packages.torch",
+                       "env.CUDA_VISIBLE_DEVICES"))
+# Words that give the build a reason to be read first: an NVIDIA GPU the user has, or an install they ran.
+BUILD_IN_VIEW = re.compile(r"\bnvidia\b|\bgeforce\b|\b[RG]TX ?\d|\bQuadro\b|显卡|\bconda\b|\bpip3? install\b|"
+                           r"\brequirements(?:\.txt)?\b|\binstall(?:ing|ed)? (?:all )?(?:the )?dependencies\b", re.I)
+# Words that place the trouble elsewhere: a machine that is not a Windows PC (Linux, WSL, Jetson, a container, a hosted
+# notebook, a cluster, a Mac, an AMD GPU), the GPUs hidden or absent, the driver's own tools, a CUDA build told.
+PLACED_ELSEWHERE = re.compile(
+    r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|WSL2?|Jetson|JetPack|L4T|Tegra|Docker|containers?|Colab|Kaggle|"
+    r"SageMaker|Slurm|srun|cluster|ROCm|AMD|Radeon|mac ?OS|Mac|MacBook|Apple|M[1-5])\b|--gpus\b|CUDA_VISIBLE_DEVICES|"
+    r"\bnvidia-smi\b|\bNVML\b|\b(?:do not|don'?t|doesn'?t|does not) have an? (?:\w+ )?GPU\b|\b(?:has|have|with) no (?:\w+ )?GPU\b|"
+    r"\bwithout an? (?:\w+ )?GPU\b|\binstalled\b[^.\n]{0,40}(?:\bcu\d{3}\b|\bCUDA (?:build|version|wheel)\b)|"
+    r"pytorch-cuda\s*=|cudatoolkit\s*=", re.I)
+# The symptom asked about or written in code, not reported: "How can I run on the CPU when CUDA is not available?",
+# "if not torch.cuda.is_available(): raise RuntimeError('No GPU found')".
+NOT_REPORTED = re.compile(r"^\W*(?:how|does|do|can|could|is|will|would|should)\b[^\n]*\?\s*$|^\s*(?:if|elif|raise|assert|"
+                          r"return|def)\b|\bif not torch\.cuda\.is_available\(\)", re.I)
+
+
+def symptom_alone(lines: Sequence[Line], available: Optional[Any]) -> bool:
+    """Whether the false is_available() of AVAILABLE (a Known) stands alone in LINES, so that the build is the first
+    thing to read: it is reported (not asked, not code), the paste names an NVIDIA GPU or an install, and nothing
+    places the trouble elsewhere."""
+    if available is None:
+        return False
+    text = "\n".join(line.prompt + " " + line.text for line in lines)
+    reported = [line for line in lines if line.number in available.lines]
+    return bool(reported) and not any(NOT_REPORTED.search(line.text) for line in reported) and \
+        bool(BUILD_IN_VIEW.search(text)) and not PLACED_ELSEWHERE.search(text)
 
 
 def cpu_build_outcome(evidence: str, problem: str, system: Optional[str]) -> Outcome:

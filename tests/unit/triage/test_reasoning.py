@@ -292,6 +292,36 @@ def test_a_false_is_available_alone_on_an_unshown_system_suspects_the_cpu_build(
     assert report.verdict.root_cause == "cuda.visible-devices" and not report.verdict.suspected
 
 
+# review9: a second reader's pastes where a CPU build suspected without the system would be wrong advice.
+SESSION = ">>> import torch\n>>> torch.cuda.is_available()\nFalse\n"
+
+
+@pytest.mark.parametrize("text", [
+    "I installed the requirements with pip install -r requirements.txt\nexport CUDA_VISIBLE_DEVICES=\n" + SESSION,
+    "pip install -r requirements.txt\n>>> torch.__version__\n'2.3.0+rocm6.0'\n" + SESSION,
+    "pip install -r requirements.txt\n>>> torch.__version__\n'2.1.0a0+41361538.nv23.06'\n" + SESSION,
+    "pip install -r requirements.txt\nI installed pytorch with cu118 but CUDA is not available",
+    "conda install pytorch pytorch-cuda=12.1 -c pytorch -c nvidia\n" + SESSION,
+    "pip install torch\nI started the container without --gpus all and CUDA is not available",
+    "pip install torch\nMy laptop has no GPU.\n" + SESSION,
+    "pip install torch\nFailed to initialize NVML: Driver/library version mismatch\n" + SESSION,
+    "pip install torch\nHow can I run on the CPU when CUDA is not available?",
+    "pip install torch\nif not torch.cuda.is_available(): raise RuntimeError('No GPU found')",
+    "pip install -r requirements.txt on my Jetson Nano with JetPack 4.6\n" + SESSION,
+    "conda env on a CentOS 7 cluster\n" + SESSION,
+    "pip install torch on my Mac mini\n" + SESSION,
+])
+def test_no_cpu_build_is_suspected_where_the_paste_says_more_than_the_symptom(text):
+    report = triage(text)
+    assert not (report.verdict.root_cause == "torch.cuda-built" and report.verdict.suspected), report.verdict
+
+
+def test_a_cpu_build_suspected_on_an_unnamed_system_says_so():
+    report = triage("I installed everything with pip install -r requirements.txt\n" + SESSION)
+    evidence = layer(report, "torch.cuda-built").details[0]
+    assert "on a system the paste does not name" in evidence and "GPU named" not in evidence
+
+
 def test_people_name_their_nvidia_gpu_and_only_known_names_count():
     assert read_paste("my GPU is an RTX 3080 Ti on this box").known["nvidia_smi.gpu"].value == ("RTX 3080 Ti",)
     assert "nvidia_smi.gpu" not in read_paste("the RTX 9999 of my dreams").known
@@ -1682,13 +1712,21 @@ def test_a_python_the_paste_says_the_program_does_not_work_with_is_its_python_ve
 
 def test_a_title_is_read_where_the_text_shows_only_that_cuda_is_unavailable():
     text = "import torch\nprint(torch.cuda.is_available())\nFalse\n"
-    # Alone, the symptom suspects the likeliest build (suspected.cpu_build); a title that names the system decides.
-    alone = triage(text)
-    assert (alone.verdict.root_cause, alone.verdict.suspected, alone.facts.host.system) == ("torch.cuda-built", True, "unknown")
+    assert triage(text).verdict.root_cause == "cuda.available"
     titled = triage(text, title="CUDA not available on my RTX 3060 with Windows 11")
-    assert (titled.verdict.root_cause, titled.verdict.suspected, titled.facts.host.system) == ("torch.cuda-built", True, "Windows")
-    assert triage(text, title="CUDA not available on Ubuntu 22.04").verdict.root_cause == "cuda.available"
-    assert triage(text, title="CUDA is not available").verdict.root_cause == "torch.cuda-built"
+    assert (titled.verdict.root_cause, titled.verdict.suspected) == ("torch.cuda-built", True)
+    assert triage(text, title="CUDA is not available").verdict.root_cause == "cuda.available"
+    # Beside an install, the symptom alone suspects the build (suspected.symptom_alone); a title naming the system
+    # decides, a Mac's even where that reading finds CUDA itself the problem.
+    installed = "I installed everything with conda.\n" + text
+    alone = triage(installed)
+    assert (alone.verdict.root_cause, alone.verdict.suspected, alone.facts.host.system) == ("torch.cuda-built", True, "unknown")
+    for title, system, root in (("cuda not available on Windows 11", "Windows", "torch.cuda-built"),
+                                ("cuda not available on Ubuntu", "Linux", "cuda.available"),
+                                ("cuda not available on my MacBook Pro", "Darwin", "os.linux")):
+        titled = triage(installed, title=title)
+        assert (titled.facts.host.system, titled.verdict.root_cause) == (system, root), title
+        assert titled.source["title"]["text"] == title
 
 
 def test_an_unpinned_torch_beside_an_extra_cuda_index_is_no_cuda_build():
