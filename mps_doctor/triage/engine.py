@@ -103,7 +103,8 @@ class Evaluator:
             judged = guarded(spec, ctx)
             outcome = spec.pasted(judged, ctx, self) if spec.pasted and judged.status != Status.ERROR else judged
             if outcome.status == Status.SKIP and judged.status != Status.SKIP:
-                return outcome
+                # What the paste's facts leave open (a GPU named, not a driver that loads), a catalogue message decides.
+                return self.failed_by(evidence, spec.id) if self.from_catalogue(evidence) else outcome
             if outcome.status == Status.WARN and evidence is None:
                 # A layer that only warns for want of its decisive fact (a driver's CUDA that another pasted message
                 # stood in for) takes the suspicion for that fact.
@@ -129,6 +130,10 @@ class Evaluator:
         self.undecided.append(spec.id)
         return Outcome(Status.SKIP, "%s: %s" % (NOT_IN_PASTE, ", ".join(missing) or "facts this check needs"))
 
+
+    def from_catalogue(self, evidence: Optional[Evidence]) -> bool:
+        """Whether EVIDENCE is a message of the catalogue the paste holds, not a parser's reading."""
+        return evidence is not None and any(match.error.id == evidence.source for match in self.paste.matches)
 
     def alone(self) -> bool:
         """Whether the paste's false is_available() stands alone: no catalogue message, no parser's evidence, and words

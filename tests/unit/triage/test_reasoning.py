@@ -322,6 +322,18 @@ def test_a_cpu_build_suspected_on_an_unnamed_system_says_so():
     assert "on a system the paste does not name" in evidence and "GPU named" not in evidence
 
 
+def test_a_catalogue_message_decides_a_layer_that_the_pasted_facts_leave_open():
+    # compvis-161: "Found no NVIDIA driver on your system" beside an RTX 3090 named in words: the GPU alone leaves the
+    # driver open (checking/pasted.driver_as_pasted), the message decides it.
+    report = triage(dev_paste("compvis-stable-diffusion-161-wsl1-no-nvidia-driver"),
+                    title="RuntimeError: Found no NVIDIA driver on your system")
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("cuda.driver", "cuda.no-driver")
+    assert "RTX 3090" in report.facts.host.nvidia_smi.gpus
+    # A parser's reading is not a message: os.linux on Windows stays open beside pip's variant listing (pytorch-54172).
+    report = triage(dev_paste("pytorch-54172-windows-cu102-variant-not-published"))
+    assert report.verdict.known_error == "pip.torch-variant-not-published" and report.verdict.root_cause != "os.linux"
+
+
 def test_people_name_their_nvidia_gpu_and_only_known_names_count():
     assert read_paste("my GPU is an RTX 3080 Ti on this box").known["nvidia_smi.gpu"].value == ("RTX 3080 Ti",)
     assert "nvidia_smi.gpu" not in read_paste("the RTX 9999 of my dreams").known
