@@ -136,7 +136,10 @@ def gpu_newer_than_most_torch(known: Dict[str, Any], alone: bool = False) -> Opt
     the GPU is the likeliest cause (it sees the GPU and fails at the first kernel, or the program falls back to the
     CPU), and `torch.cuda.get_arch_list()` settles it."""
     gpu, capability = known.get("nvidia_smi.gpu"), known.get("nvidia_smi.capability")
-    if gpu is None or capability is None:
+    available = known.get("torch.cuda_available")
+    # A torch without the GPU's kernels still sees it, so a False is_available() rules this out: torch 2.13.0's
+    # torch/cuda/__init__.py returns `_cuda_getDeviceCount() > 0` there, and _check_capability/_check_cubins only warn.
+    if gpu is None or capability is None or available is not None and available.value is False:
         return None
     values = capability.value if isinstance(capability.value, tuple) else (capability.value,)
     value, releases = values[0], load_releases()

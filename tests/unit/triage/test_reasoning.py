@@ -334,6 +334,15 @@ def test_a_catalogue_message_decides_a_layer_that_the_pasted_facts_leave_open():
     assert report.verdict.known_error == "pip.torch-variant-not-published" and report.verdict.root_cause != "os.linux"
 
 
+def test_a_false_is_available_rules_out_missing_kernels_for_a_new_gpu():
+    # torch.cuda.is_available() counts devices (cudaGetDeviceCount); a torch without sm_120 kernels still sees an
+    # RTX 5080 and only warns, so False points elsewhere (the build, the driver).
+    seen = triage("Windows 11, my GPU is an RTX 5080\n>>> import torch\n>>> torch.cuda.is_available()\nTrue\n")
+    assert seen.verdict.root_cause == "cuda.capability" and seen.verdict.suspected
+    unseen = triage("Windows 11, my GPU is an RTX 5080\n>>> import torch\n>>> torch.cuda.is_available()\nFalse\n")
+    assert unseen.verdict.root_cause != "cuda.capability"
+
+
 def test_people_name_their_nvidia_gpu_and_only_known_names_count():
     assert read_paste("my GPU is an RTX 3080 Ti on this box").known["nvidia_smi.gpu"].value == ("RTX 3080 Ti",)
     assert "nvidia_smi.gpu" not in read_paste("the RTX 9999 of my dreams").known
