@@ -272,8 +272,9 @@ def test_corpus_paste_never_crashes(cli, name, text, meta):
 # 146 pastes took dev from 0.942 to 0.925 and held-out from 0.755 to 0.773; round 6's 213 left held-out at 0.771
 # (its 86 new held-out cases: 64 on arrival) and took dev to 0.930; round 7's 254 took held-out to 0.787 (its 102 new
 # held-out cases: 84 on arrival) and dev to 0.931; round 8's 109 took dev to 0.940 and held-out to 0.782 (its 44 new
-# held-out cases: 33 on arrival; the 342 before them: 269, unchanged). Measured in docs/measurements.md.
-ACCURACY_FLOOR = {"dev": 0.935, "held-out": 0.78}
+# held-out cases: 33 on arrival; the 342 before them: 269, unchanged); round 9 took dev to 0.945 and held-out to 0.785
+# with no new evidence. Measured in docs/measurements.md.
+ACCURACY_FLOOR = {"dev": 0.94, "held-out": 0.78}
 
 
 def diagnosed(text, title=None):
