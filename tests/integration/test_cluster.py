@@ -110,6 +110,7 @@ def nhc_check(config, *options):
     return done.returncode, done.stdout
 
 
+@pytest.mark.per_case
 @pytest.mark.parametrize("name", MACHINES)
 def test_a_recorded_machines_report_meets_each_systems_contract(cli, monkeypatch, tmp_path, doctor, name):
     expect = load_machine(name)["expect"]

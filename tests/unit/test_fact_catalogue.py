@@ -57,7 +57,7 @@ def test_the_parsers_write_findings_the_catalogue_declares():
     assert not undeclared
 
 
-@pytest.mark.corpus_case
+@pytest.mark.per_case
 @pytest.mark.parametrize("name,text", PASTES, ids=[name for name, _ in PASTES])
 def test_every_fact_read_from_a_paste_is_declared_and_lands_where_the_catalogue_says(name, text):
     paste = read_paste(text)

@@ -97,9 +97,9 @@ def test_corpus_is_large_enough():
     assert len(case_names()) >= 45
 
 
-@pytest.mark.corpus_case
+@pytest.mark.per_case
 @pytest.mark.parametrize("name", case_names())
-def test_corpus_case_is_valid(name):
+def test_per_case_is_valid(name):
     with open(os.path.join(PASTED, name + ".json"), encoding="utf-8") as handle:
         meta = json.load(handle)
     text_path = os.path.join(PASTED, name + ".txt")
@@ -121,9 +121,9 @@ def test_every_corpus_text_has_its_json():
     assert texts == case_names()
 
 
-@pytest.mark.corpus_case
+@pytest.mark.per_case
 @pytest.mark.parametrize("name", case_names())
-def test_corpus_case_expecting_a_known_error_contains_it(name):
+def test_per_case_expecting_a_known_error_contains_it(name):
     """A case whose confirmed cause is a catalogue entry holds text that the entry's pattern matches."""
     with open(os.path.join(PASTED, name + ".json"), encoding="utf-8") as handle:
         expected = json.load(handle)["expected_root_cause"]

@@ -68,7 +68,7 @@ def contradictions(text):
 DEV = [(name, text) for name, text, meta in CORPUS if meta["split"] == "dev"]
 
 
-@pytest.mark.corpus_case
+@pytest.mark.per_case
 @pytest.mark.parametrize("name,text", DEV, ids=[name for name, _ in DEV])
 def test_no_dev_reply_contradicts_its_paste(name, text):
     try:

@@ -260,7 +260,7 @@ def test_fix_from_a_json_report_still_works(cli):
 CORPUS = list(corpus())
 
 
-@pytest.mark.corpus_case
+@pytest.mark.per_case
 @pytest.mark.parametrize("name,text,meta", CORPUS, ids=[c[0] for c in CORPUS])
 def test_corpus_paste_never_crashes(cli, name, text, meta):
     result = cli("triage", "-", input=text)
