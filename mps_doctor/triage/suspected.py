@@ -43,8 +43,9 @@ def old_driver(known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
 
 
 def cpu_build(known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
-    """`torch.cuda.is_available()` is False and the paste does not show torch's build, on Windows, or on a machine
-    whose system is not shown but whose NVIDIA GPU is named with no driver line: a CPU build is the likeliest reason,
+    """`torch.cuda.is_available()` is False and the paste does not show torch's build, on Windows, on a machine whose
+    system is not shown but whose NVIDIA GPU is named with no driver line, or on one whose system is not shown where
+    the symptom stands ALONE (symptom_alone) and no fact of SAYS_MORE is pasted: a CPU build is the likeliest reason,
     since the torch that plain `pip install torch` gets on Windows is one (PyTorch's CUDA builds come from its own
     index, pytorch.org/get-started), a reinstall by another package's requirements brings it back, and a named GPU
     without a driver line leaves the build as the first thing to read. On Windows beside a named NVIDIA GPU, a torch
