@@ -50,6 +50,7 @@ class Evaluator:
         self.suspected: List[str] = []
         self.decided_by: Dict[str, Evidence] = {}
         self.judged: List[str] = []
+        self._alone: Optional[bool] = None
 
     def has(self, requirement: str) -> bool:
         return any(option in self.paste.known for option in requirement.split("|"))
@@ -130,16 +131,17 @@ class Evaluator:
         self.undecided.append(spec.id)
         return Outcome(Status.SKIP, "%s: %s" % (NOT_IN_PASTE, ", ".join(missing) or "facts this check needs"))
 
-
     def from_catalogue(self, evidence: Optional[Evidence]) -> bool:
         """Whether EVIDENCE is a message of the catalogue the paste holds, not a parser's reading."""
         return evidence is not None and any(match.error.id == evidence.source for match in self.paste.matches)
 
     def alone(self) -> bool:
         """Whether the paste's false is_available() stands alone: no catalogue message, no parser's evidence, and words
-        that leave the build the first thing to read (suspected.symptom_alone)."""
-        return not self.paste.evidence and not self.paste.matches and \
-            symptom_alone(self.paste.lines, self.paste.known.get("torch.cuda_available"))
+        that leave the build the first thing to read (suspected.symptom_alone); read once per paste."""
+        if self._alone is None:
+            self._alone = not self.paste.evidence and not self.paste.matches and \
+                symptom_alone(self.paste.lines, self.paste.known.get("torch.cuda_available"))
+        return self._alone
 
     def failed_by(self, evidence: Evidence, check_id: str) -> Outcome:
         """CHECK_ID's failing outcome from EVIDENCE, remembered as what decided it."""

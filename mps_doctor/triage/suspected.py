@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, Optional, Sequence
 from mps_doctor import nvidia
 from mps_doctor.checking.model import Outcome, Remedy, Status, run
 from mps_doctor.triage.derived import wheel_cuda
+from mps_doctor.triage.parsers.prose import APPLE_NAMED
 from mps_doctor.triage.text import Line
 from mps_doctor.versions import at_least, load_releases, version_tuple
 
@@ -88,10 +89,11 @@ SAYS_MORE = frozenset(("nvidia_smi.driver_version", "request.cuda_build", "torch
 BUILD_IN_VIEW = re.compile(r"\bnvidia\b|\bgeforce\b|\b[RG]TX ?\d|\bQuadro\b|显卡|\bconda\b|\bpip3? install\b|"
                            r"\brequirements(?:\.txt)?\b|\binstall(?:ing|ed)? (?:all )?(?:the )?dependencies\b", re.I)
 # Words that place the trouble elsewhere: a machine that is not a Windows PC (Linux, WSL, Jetson, a container, a hosted
-# notebook, a cluster, a Mac, an AMD GPU), the GPUs hidden or absent, the driver's own tools, a CUDA build told.
+# notebook, a cluster, an AMD GPU; a Mac is prose.APPLE_NAMED), the GPUs hidden or absent, the driver's own tools, a CUDA
+# build told.
 PLACED_ELSEWHERE = re.compile(
     r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|WSL2?|Jetson|JetPack|L4T|Tegra|Docker|containers?|Colab|Kaggle|"
-    r"SageMaker|Slurm|srun|cluster|ROCm|AMD|Radeon|mac ?OS|Mac|MacBook|Apple|M[1-5])\b|--gpus\b|CUDA_VISIBLE_DEVICES|"
+    r"SageMaker|Slurm|srun|cluster|ROCm|AMD|Radeon|Apple)\b|--gpus\b|CUDA_VISIBLE_DEVICES|"
     r"\bnvidia-smi\b|\bNVML\b|\b(?:do not|don'?t|doesn'?t|does not) have an? (?:\w+ )?GPU\b|\b(?:has|have|with) no (?:\w+ )?GPU\b|"
     r"\bwithout an? (?:\w+ )?GPU\b|\binstalled\b[^.\n]{0,40}(?:\bcu\d{3}\b|\bCUDA (?:build|version|wheel)\b)|"
     r"pytorch-cuda\s*=|cudatoolkit\s*=", re.I)
@@ -110,7 +112,7 @@ def symptom_alone(lines: Sequence[Line], available: Optional[Any]) -> bool:
     text = "\n".join(line.prompt + " " + line.text for line in lines)
     reported = [line for line in lines if line.number in available.lines]
     return bool(reported) and not any(NOT_REPORTED.search(line.text) for line in reported) and \
-        bool(BUILD_IN_VIEW.search(text)) and not PLACED_ELSEWHERE.search(text)
+        bool(BUILD_IN_VIEW.search(text)) and not PLACED_ELSEWHERE.search(text) and not APPLE_NAMED.search(text)
 
 
 def cpu_build_outcome(evidence: str, problem: str, system: Optional[str]) -> Outcome:
