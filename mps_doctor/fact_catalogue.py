@@ -116,6 +116,8 @@ FACTS: Tuple[Fact, ...] = (
          "the lines of the paste that a catalogue entry matches"),
     Fact("request.cuda_build", "text", "the CUDA build asked for", None, ("pip", "conda-plan", "prose"),
          "a `+cuXYZ` or `pytorch-cuda` that an install asked for: the paste is about CUDA"),
+    Fact("torch.cuda_replaced", "flag", "a CUDA build of torch that an install replaced", None, ("build",),
+         "an install told to have replaced a CUDA torch by one without CUDA: the paste is about CUDA"),
     Fact("request.torch", "text", "the torch version an install asks for", None, ("cuda-message",),
          "`pip install torch==X` in the paste: the torch it installs, for the CUDA of its PyPI Linux wheel"),
     Fact("collect_env.format", "text", "the collect_env format", None, ("collect_env",),

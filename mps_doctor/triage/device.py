@@ -89,6 +89,8 @@ def fact_votes(known: Dict[str, Any]) -> List[Vote]:
     if cuda:
         path = "torch.cuda_version" if get("torch.cuda_version") else "torch.wheel_cuda"
         votes.append(Vote("cuda", BUILD, "a CUDA build of torch (%s)" % cuda, first_line(known, path)))
+    if get("torch.cuda_replaced"):
+        votes.append(Vote("cuda", BUILD, "an install replaced a CUDA build of torch", first_line(known, "torch.cuda_replaced")))
     for path in ("torch.version", "packages.torch"):
         label = re.search(r"\+cu(\d+)$", str(get(path) or ""))
         if label:

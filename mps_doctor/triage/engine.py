@@ -77,6 +77,15 @@ class Evaluator:
         return any(fact.startswith("torch.") and self.parser(fact) == "session"
                    for requirement in spec.facts for fact in requirement.split("|"))
 
+    def passed_on_stated_facts(self, spec, evidence: Evidence) -> bool:
+        """Whether SPEC, which passes on the facts the paste states, yields EVIDENCE to a later layer that other pasted
+        evidence implicates: pip's list ending at the last Intel-Mac torch on a Mac whose Apple chip the paste names is
+        an x86_64 Python under Rosetta, not an Intel Mac (issue 20 item 5: a fact the paste states is never
+        contradicted)."""
+        later = self.layers[self.layers.index(spec.id) + 1:] if spec.id in self.layers else ()
+        return all(self.has(fact) for fact in spec.facts) and \
+            any(other is not evidence and set(implicated(other)) & set(later) for other in self.paste.evidence)
+
     def last_candidate(self, evidence: Evidence, check_id: str) -> bool:
         candidates = [c for c in implicated(evidence) if c in self.layers] or list(implicated(evidence))
         return candidates[-1] == check_id
@@ -119,7 +128,7 @@ class Evaluator:
                     # user ran there (Docker's `--gpus` on a Mac), and the fix for it.
                     return self.failed_by(evidence, spec.id)
                 if outcome.status == Status.FAIL or evidence is None or not self.last_candidate(evidence, spec.id) or \
-                        outcome.status == Status.PASS and self.shown_by_a_session(spec):
+                        outcome.status == Status.PASS and (self.shown_by_a_session(spec) or self.passed_on_stated_facts(spec, evidence)):
                     return with_lines(outcome, spec.id, self.paste)
                 return self.failed_by(evidence, spec.id)
         if evidence is not None:

@@ -6,7 +6,7 @@ from typing import List, Sequence
 
 from mps_doctor.triage.model import Finding
 from mps_doctor.triage.parsers.collect_env import package_finding
-from mps_doctor.triage.parsers.common import WINDOWS_SHOWN, Result, python_version, sentence_at
+from mps_doctor.triage.parsers.common import SENTENCE_END, WINDOWS_SHOWN, Result, python_version, sentence_at
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label
 
@@ -75,6 +75,23 @@ CUDA_TAKEN_TOLD = re.compile(r"\b(?:dumbed down|downgraded|reverted|replaced|swa
 CPU_BUILD_UNINSTALLED = re.compile(r"\buninstall(?:s|ed|ing)?\b[^.\n]{0,30}?\b(?:cpu|cpu-only|cpuonly|cpu only)[- ]"
                                    r"(?:version|build|variant|wheel)s?\b", re.I)
 UNINSTALLED = "before-fix"
+# A torch without CUDA named as people name it: "torch cpu", "CPU torch", "Torch without CUDA", "a non-CUDA version of
+# Torch", conda's `pytorch_cpu` (pyannote-audio#1675, StoryToolkitAI#170, ComfyUI_image2prompt#79).
+NO_CUDA_TORCH = (r"(?:\b(?:py)?torch[-_ ](?:cpu|cpu-only|cpuonly)\b|\bcpu[- ](?:only )?(?:py)?torch\b|"
+                 r"\b(?:py)?torch (?:version |build )?without (?:the )?cuda\b|"
+                 r"\b(?:non|none)[- ]?cuda (?:version |build |variant )?(?:of )?(?:py)?torch\b)")
+# An install that replaced a CUDA torch by one without CUDA: "the torch with cuda is removed and torch cpu is
+# installed", "removes Torch with CUDA ... and replaces it with Torch without CUDA", "forcing a non-CUDA version of
+# Torch to be installed", "Forcing Downgrade to Non-CUDA Torch". The CUDA build it names, or installed first, is the
+# state before it.
+REPLACED_BY_CPU_TOLD = re.compile(r"\b(?:replac|swap|downgrad|forc|overwr|remov|reinstall)\w*\b[^.\n?]{0,80}?" + NO_CUDA_TORCH,
+                                  re.I)
+# An install verb before a torch without CUDA: "installs CPU torch", "I installed `pytorch_cpu` rather than
+# `pytorch_cuda`" (GaussianPretrain#4).
+INSTALLED_NO_CUDA_TORCH = re.compile(r"\b(?:install(?:s|ed)?|got|gets|resolves|resolved|pulls|pulled|downloads|downloaded) "
+                                     r"(?:only )?(?:the |a |an )?`?" + NO_CUDA_TORCH, re.I)
+# "X rather than Y" denies Y, not X.
+CONTRAST_AFTER = re.compile(r"""[`'"]?\s*,?\s*(?:rather than|instead of)\b""", re.I)
 UNDONE = re.compile(r"\b(?:at first|reinstall\w*|fixed|solved|on purpose|intentional\w*|deliberate\w*|without (?:a |any )?GPU)\b",
                     re.I)
 CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)
@@ -90,6 +107,8 @@ def parse_builds(lines: Sequence[Line]) -> Result:
     p = "build"
     cuda_label_shown = any(CUDA_LABEL.search(line.text) and not INSTALL_COMMAND.search(line.text) for line in lines)
     on_windows = WINDOWS_SHOWN.search(joined(lines)) is not None
+    # A CUDA build that an install then replaced is the state before it, not the torch the paste ends with.
+    replacement_told = any(replaced_by_cpu(line.text) for line in lines)
     for _, line in matching(lines, BUILD_LINE):
         text = line.text
         row = CONDA_ROW.match(text)
@@ -110,10 +129,12 @@ def parse_builds(lines: Sequence[Line]) -> Result:
                 # conda lists a pip-installed torch as "pypi_0 pypi": on Windows one without a +cuXYZ label is PyPI's,
                 # a CPU build (its win_amd64 wheels' torch/version.py has cuda = None; DiffRhythm#86).
                 out.append(Finding("torch.cuda_version", None, line.number, p))
-        cpu_told, taken = CPU_BUILD_TOLD.search(text), CUDA_TAKEN_TOLD.search(text)
-        told = (cpu_told and not DENIED.search(sentence_at(text, cpu_told)) or
+        cpu_told = CPU_BUILD_TOLD.search(text) or INSTALLED_NO_CUDA_TORCH.search(text)
+        taken = CUDA_TAKEN_TOLD.search(text)
+        replaced = replaced_by_cpu(text)
+        told = (cpu_told and not denied(text, cpu_told) or
                 taken and not DENIED_JUST_BEFORE.search(text, max(0, taken.start() - 30), taken.start()) or
-                CUDA_LEFT_OUT_TOLD.search(text) and on_windows) and not UNDONE.search(text)
+                CUDA_LEFT_OUT_TOLD.search(text) and on_windows) and not UNDONE.search(text) or replaced
         index = INDEX.search(text)
         if told and index and index.group(1) != "cpu" and FIRST_PERSON_INSTALL.search(text):
             # "I installed with ... --index-url .../cu121 since plain pip installs the cpu version": the CUDA build is
@@ -129,7 +150,7 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         # torch==2.0.0+cu117 worked), so the index does not tell the build.
         unpinned_extra = "--extra-index-url" in text and not re.search(r"\btorch==", text)
         if index and re.search(r"\binstall\b|^Looking in indexes:", text) and not (told and index.group(1) != "cpu") and \
-                not unpinned_extra:
+                not unpinned_extra and not (replacement_told and index.group(1) != "cpu"):
             out.append(Finding("torch.cuda_version", None if index.group(1) == "cpu" else cuda_of_label(index.group(2)),
                                line.number, p))
             pinned = re.search(r"\btorch==(\d+\.\d+(?:\.\d+)?)(?![\w.+])", text)
@@ -143,7 +164,9 @@ def parse_builds(lines: Sequence[Line]) -> Result:
             out += planned_findings(*(planned.group(1, 2, 3) if planned.group(1) else planned.group(4, 5, 6)), line.number)
         # PyPI's Linux torch is a CUDA build whose CUDA libraries come as dependencies: there, CUDA left out of an install
         # (`--no-deps`) is a broken CUDA build, not a CPU one; on Windows PyPI's torch has no CUDA at all.
-        if told and not line.prompt and not cuda_label_shown:
+        if replaced and not line.prompt:
+            out += [Finding("torch.cuda_version", None, line.number, p), Finding("torch.cuda_replaced", True, line.number, p)]
+        elif told and not line.prompt and not cuda_label_shown:
             out.append(Finding("torch.cuda_version", None, line.number, "prose"))
         uninstalled = CPU_BUILD_UNINSTALLED.search(text)
         if uninstalled and not told and not DENIED.search(sentence_at(text, uninstalled)) and not cuda_label_shown:
@@ -184,3 +207,19 @@ def planned_findings(name: str, version: str, build: str, number: int) -> List[F
     elif re.search(r"(?:^|_)cpu(?:_|$)", build) or version.endswith("+cpu"):
         out.append(Finding("torch.cuda_version", None, number, p))
     return out
+
+
+def replaced_by_cpu(text: str) -> bool:
+    """Whether the line TEXT tells that an install replaced torch by a build without CUDA, in a sentence that neither
+    asks nor denies it."""
+    found = REPLACED_BY_CPU_TOLD.search(text)
+    return bool(found) and not DENIED_JUST_BEFORE.search(text, max(0, found.start() - 30), found.start()) and \
+        not sentence_at(text, found).endswith("?") and not re.search(r"\b(?:fixed|solved|on purpose)\b", text, re.I)
+
+
+def denied(text: str, told: "re.Match") -> bool:
+    """Whether the sentence of the telling TOLD denies it; "X rather than Y" contrasts what follows, not X."""
+    if CONTRAST_AFTER.match(text, told.end()):
+        start = max((end.end() for end in SENTENCE_END.finditer(text, 0, told.start())), default=0)
+        return bool(DENIED.search(text[start:told.start()]))
+    return bool(DENIED.search(sentence_at(text, told)))

@@ -1,22 +1,26 @@
 """Prose: the chip, the macOS, the torch version people write, and wrong results they report."""
 
 import re
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Set
 
 from mps_doctor.known_errors import intents
 from mps_doctor.nvidia import capability_of, cuda_for_capability, newer_than_most_torch
 from mps_doctor.triage.model import Evidence, Finding
-from mps_doctor.triage.parsers.common import Result
+from mps_doctor.triage.parsers.common import Result, sentence_at
 from mps_doctor.triage.parsers.people import NVIDIA_NAME, PEOPLE_LINE, bare_geforce, gpu_name, named_gpu
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label, load_releases, version_tuple
 
 PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
-# "PyTorch 2.5.1", "torch version: 2.0.1", "torch==1.13.1", "Torch (2.13.0+cpu)" (comfyui-rocm#131); not the old side
-# of Poetry's "Updating torch (2.0.0 -> 2.2.1)".
+# "PyTorch 2.5.1", "torch version: 2.0.1", "torch==1.13.1", "Torch (2.13.0+cpu)" (comfyui-rocm#131), a label written
+# apart ("PyTorch 2.8.0 + cu129", ComfyUI#9929); not the old side of Poetry's "Updating torch (2.0.0 -> 2.2.1)".
 PROSE_TORCH = re.compile(r"\b(?:PyTorch|[Tt]orch)\s*(?:[Vv]ersion\s*)?(?::\s*|==|\(\s*)?(?:stable\s*\()?"
-                         r"v?(\d+\.\d+\.\d+(?:\+\w+)?)(?!\w|\.\d)(?!\s*->)")
+                         r"v?(\d+\.\d+\.\d+(?:\+\w+|\s?\+\s?(?:cu\d{2,3}|cpu)\b)?)(?!\w|\.\d)(?!\s*->)")
 
+# A labelled version a sentence about torch says it ended with: "installed torch on a Windows machine ... and got
+# `2.12.1+cpu`" (spiral-fitting, villa#1584); only where the sentence names torch and no companion.
+LABELLED_AFTER_VERB = re.compile(r"\b(?:got|gets|reports?|prints?|shows?|returns?)\s+`?(\d+\.\d+\.\d+\+(?:cpu|cu\d{2,3}))\b")
+TORCH_IN_SENTENCE = re.compile(r"^(?!.*\btorch(?:vision|audio|text)\b).*\b(?:py)?torch\b", re.I | re.S)
 
 # A macOS named with "Intel" as the machine beside it ("macOS Sequoia 15.1.1, Intel, AMD", pytorch#141864), not
 # Intel's libraries or GPUs (MKL, OpenMP, Iris), and no Apple chip on that line.
@@ -30,6 +34,9 @@ MAC_RELEASE_NAMED = re.compile(r"\bmac ?OS(?: X)?\b|\b(?:Sonoma|Sequoia|Ventura|
 # Only where one Mac is named: "works on my old MacBook Pro (Intel) ... but on my new Mac Studio it fails" is two.
 MAC_MODEL = re.compile(r"\b(?:i?Mac ?(?:Pro|mini|Studio)?|MacBook ?(?:Pro|Air)?)\b", re.I)
 MAC_MODEL_INTEL = re.compile(r"\b(?:i?Mac ?(?:Pro|mini)?|MacBook ?(?:Pro|Air)?)\s?\(\s?Intel\b", re.I)
+# An Apple chip written in lower case beside the Mac it is in: "im on an m1 macbook pro" (acronymy-assistant#2).
+CHIP_BESIDE_MAC = re.compile(r"\bm[1-5](?: pro| max| ultra)? (?:macbook|mac ?mini|imac|mac studio|mac)\b|"
+                             r"\b(?:macbook(?: pro| air)?|mac ?mini|imac|mac studio) m[1-5]\b", re.I)
 # "Intel Mac / Rosetta" names both possibilities (jarvis-mac#19): no chip.
 APPLE_CHIP = re.compile(r"\bM[1-5]\b|Apple Silicon|\barm64\b|\bRosetta\b", re.I)
 
@@ -42,7 +49,8 @@ def parse_prose(lines: Sequence[Line]) -> Result:
     for _, line in matching(lines, PROSE_LINE):
         text = line.text
         if re.search(r"\b(?:Apple |MacBook(?: Pro| Air)? |Mac ?mini |iMac |Mac Studio )?M[1-5](?: Pro| Max| Ultra)?\b", text) and \
-                re.search(r"\b(?:Apple|Mac|MacBook|macOS|mac)\b|\bM[1-5] (?:Pro|Max|Ultra)\b", text, re.I):
+                re.search(r"\b(?:Apple|Mac|MacBook|macOS|mac)\b|\bM[1-5] (?:Pro|Max|Ultra)\b", text, re.I) or \
+                CHIP_BESIDE_MAC.search(text):
             out += [Finding("host.hw_arm64", True, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if re.search(r"\b(?:mac(?:book)?(?: \w+)? is (?:an )?(?:intel|x86(?:_64)?)|(?:intel|x86(?:_64)?)[- ](?:based )?mac)", text, re.I) \
                 and not APPLE_CHIP.search(text):
@@ -54,7 +62,9 @@ def parse_prose(lines: Sequence[Line]) -> Result:
             out.append(Finding("interpreter.machine", "x86_64", line.number, p))
         if re.search(r"\bOS\W{0,4}:\W{0,4}mac ?OS\b", text, re.I):
             out.append(Finding("host.system", "Darwin", line.number, p))
-        versions = {found.group(1) for found in PROSE_TORCH.finditer(text)}
+        versions = labelled_once({re.sub(r"\s", "", found.group(1)) for found in PROSE_TORCH.finditer(text)} |
+                                 {found.group(1) for found in LABELLED_AFTER_VERB.finditer(text)
+                                  if TORCH_IN_SENTENCE.search(sentence_at(text, found))})
         # An install command or an installer's error names the torch it asks for, not the one installed (pip's and
         # conda's own parsers read those); two versions in one sentence are the one they had and the one they have.
         if len(versions) == 1 and not re.search(r"\binstall(?:ing)?\b|\brequirement\b|\bdistribution\b|\bERROR\b|"
@@ -62,6 +72,12 @@ def parse_prose(lines: Sequence[Line]) -> Result:
             out.append(Finding("packages.torch", versions.pop(), line.number, p))
     return out + cpu_only_told(lines), (half_precision_on_gtx16(lines) or wrong_results(lines)) + capability_claims(lines) + \
         cuda_told_on_mac(lines) + amd_gpu_for_cuda(lines)
+
+
+def labelled_once(versions: Set[str]) -> Set[str]:
+    """VERSIONS less each one that another names again with its build label ("torch 2.7.0 cpu ... torch 2.7.0+cpu",
+    UniLab#624): one torch told twice, not two."""
+    return {version for version in versions if not any(other.startswith(version + "+") for other in versions)}
 
 
 # People telling that torch runs on the CPU beside their NVIDIA GPU: "it only uses the CPU", "GPU usage is always 0%",
