@@ -16,7 +16,7 @@ from mps_doctor.checking.registry import REGISTRY, implicated_by, layers_for
 from mps_doctor.errors import UsageError
 from mps_doctor.fact_catalogue import label
 from mps_doctor.inputs import embedded_report, read_input
-from mps_doctor.known_errors import Intent, KnownError, Match
+from mps_doctor.known_errors import CUDA_UNAVAILABLE_REPORTED, Intent, KnownError, Match, by_id
 from mps_doctor.report import Report, Verdict, check_results, created_now, guarded
 from mps_doctor.secrets import home_user_names, scrub
 from mps_doctor.triage.model import Evidence
@@ -271,7 +271,17 @@ def symptom_only(report: Report) -> bool:
     "... on Ubuntu") may turn into a reason."""
     if report.verdict.suspected:
         return report.facts.host.system == UNKNOWN_SYSTEM and report.verdict.known_error is None
-    return report.verdict.root_cause in availability_layers() and report.verdict.known_error is None
+    return report.verdict.root_cause in availability_layers() and (
+        report.verdict.known_error is None or reported_unavailable(report.verdict.known_error))
+
+
+def reported_unavailable(error_id: str) -> bool:
+    """Whether catalogue entry ERROR_ID is only a program saying that torch.cuda.is_available() is False (Triton's "0
+    active drivers", Unsloth's "No NVIDIA GPU found?"): the symptom in other words, not a reason."""
+    try:
+        return by_id(error_id).kind == CUDA_UNAVAILABLE_REPORTED
+    except KeyError:
+        return False
 
 
 def runtime_left_open(report: Report) -> bool:

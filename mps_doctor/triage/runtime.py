@@ -10,8 +10,9 @@ from mps_doctor.triage.model import Evidence, Known, value_of
 from mps_doctor.triage.text import Line, joined
 
 # A hosted notebook whose runtime has no GPU unless one is chosen: Colab ("Runtime > Change runtime type", Colab's FAQ)
-# and Kaggle ("Accelerator", Kaggle's notebook docs). Its torch is a CUDA build, so CUDA missing there is the runtime's.
-HOSTED_RUNTIME = re.compile(r"\b(Colab|Kaggle)\b", re.I)
+# and Kaggle ("Accelerator", Kaggle's notebook docs), also as people misspell it ("Runtime Error on Google Collab",
+# PlantCaduceus#7). Its torch is a CUDA build, so CUDA missing there is the runtime's.
+HOSTED_RUNTIME = re.compile(r"\b(Colab|Kaggle)\b|\bGoogle (Collab)\b", re.I)
 # "It works on Colab" contrasts the hosted runtime with the machine that fails: that one is not the runtime.
 WORKS_THERE = re.compile(r"\b(?:works?|worked|working|fine|runs?)\b[^.\n]{0,30}\b(?:on|in) (?:Google )?(?:Colab|Kaggle)\b|"
                          r"\b(?:on|in) (?:Google )?(?:Colab|Kaggle)\b[^.\n]{0,30}\b(?:works?|worked|fine|runs?)\b", re.I)
@@ -68,7 +69,7 @@ def hosted_runtime_evidence(lines: Sequence[Line], known: Dict[str, Known], matc
     # (colabtools#1685: torch from pip newer than the runtime's driver).
     if any(gpu_runtime_told(line.text) for line in lines) or any(m.error.kind == DRIVER_TOO_OLD for m in matches):
         return []
-    name = HOSTED_RUNTIME.search(hosted.text).group(1).capitalize()
+    name = "Colab" if HOSTED_RUNTIME.search(hosted.text).group(2) else HOSTED_RUNTIME.search(hosted.text).group(1).capitalize()
     return [Evidence(
         (), "the %s runtime has no GPU: CUDA is missing there" % name,
         "The paste runs in a %s notebook and says CUDA is missing." % name,

@@ -100,6 +100,8 @@ BNB_LIBCUDA = HISTORIC + (" (bitsandbytes' wheels: cuda_setup/main.py calls CDLL
                           " to 0.40.0.post4; 0.40.1's does not)")
 # (entry id, number) -> why it may stay in the catalogue's cause or fix (the current table's facts are placeholders).
 ALLOWED_IN_CATALOGUE = {
+    ("triton.no-active-driver", "3.1.0"): "the triton wheels read: _create_driver's message and is_active in 3.1.0 to 3.4.0",
+    ("triton.no-active-driver", "3.4.0"): "the triton wheels read: _create_driver's message and is_active in 3.1.0 to 3.4.0",
     ("conda.torch-package-missing-in-channels", "4.3"): "conda's releases that word the error so (pytorch#1847)",
     ("pip.ssl-certificate-verify-failed", "22.2"): "pip's releases: --use-feature=truststore from 22.2, truststore by default from 24.2",
     ("pip.ssl-certificate-verify-failed", "24.2"): "pip's releases: --use-feature=truststore from 22.2, truststore by default from 24.2",

@@ -24,6 +24,10 @@ YOU_HAVE = re.compile(r"\bPyTorch \S+ with CUDA \d+ \(you have (\d+\.\d+(?:\.\d+
 # "YOLOv5 🚀 2022-4-22 torch 1.11.0+cpu CPU".
 ULTRALYTICS = re.compile(r"(?:Ultralytics|YOLOv5)\b.{0,60}? (?:Python-(3\.\d+\.\d+) torch-|torch )(\d+\.\d+(?:\.\d+)?(?:\+\w+)?)"
                          r"(?: (?:CUDA:\d+ \(([^,()]{1,80}), \d+MiB\)|(MPS)\b|(CPU)\b))?")
+# A conda command that asks for a CUDA build: `conda install pytorch cudatoolkit=11.3 -c pytorch`, `pytorch-cuda=12.1
+# -c nvidia` (pytorch.org's conda commands): the device the user sets up, whichever build conda then resolves.
+CONDA_CUDA_REQUEST = re.compile(r"\b(?:conda|mamba|micromamba) (?:install|create)\b[^\n]*?[\s\"'](cudatoolkit|pytorch-cuda)"
+                                r"={1,2}(\d+(?:\.\d+)?)\b")
 # A conda transaction names each package it installs as `channel/subdir::name-version-build` ("pytorch/linux-64::
 # pytorch-nightly-1.2.0.dev20190805+cpu-py3.7_cpu_0") and downloads as `name-version | build` ("pytorch-2.0.0.dev20221216
 # |  py3.8_cpu_0"); PyTorch's channel selects the CPU variant with `cpuonly` (once `cpu-only`) and `pytorch-mutex`'s cpu
@@ -77,7 +81,7 @@ CPU_BUILD_UNINSTALLED = re.compile(r"\buninstall(?:s|ed|ing)?\b[^.\n]{0,30}?\b(?
 UNINSTALLED = "before-fix"
 # A torch without CUDA named as people name it: "torch cpu", "CPU torch", "Torch without CUDA", "a non-CUDA version of
 # Torch", conda's `pytorch_cpu` (pyannote-audio#1675, StoryToolkitAI#170, ComfyUI_image2prompt#79).
-NO_CUDA_TORCH = (r"(?:\b(?:py)?torch[-_ ](?:cpu|cpu-only|cpuonly)\b|\bcpu[- ](?:only )?(?:py)?torch\b|"
+NO_CUDA_TORCH = (r"(?:\b(?:py)?torch[-_ ](?:cpu|cpu-only|cpuonly)\b|\bcpu[- ](?:only )?(?:(?:version|build) of )?(?:py)?torch\b|"
                  r"\b(?:py)?torch (?:version |build )?without (?:the )?cuda\b|"
                  r"\b(?:non|none)[- ]?cuda (?:version |build |variant )?(?:of )?(?:py)?torch\b)")
 # An install that replaced a CUDA torch by one without CUDA: "the torch with cuda is removed and torch cpu is
@@ -87,8 +91,9 @@ NO_CUDA_TORCH = (r"(?:\b(?:py)?torch[-_ ](?:cpu|cpu-only|cpuonly)\b|\bcpu[- ](?:
 REPLACED_BY_CPU_TOLD = re.compile(r"\b(?:replac|swap|downgrad|forc|overwr|remov|reinstall)\w*\b[^.\n?]{0,80}?" + NO_CUDA_TORCH,
                                   re.I)
 # An install verb before a torch without CUDA: "installs CPU torch", "I installed `pytorch_cpu` rather than
-# `pytorch_cuda`" (GaussianPretrain#4).
-INSTALLED_NO_CUDA_TORCH = re.compile(r"\b(?:install(?:s|ed)?|got|gets|resolves|resolved|pulls|pulled|downloads|downloaded) "
+# `pytorch_cuda`" (GaussianPretrain#4), "I have the cpu version of pytorch".
+INSTALLED_NO_CUDA_TORCH = re.compile(r"\b(?:install(?:s|ed)?|got|gets|resolves|resolved|pulls|pulled|downloads|downloaded|"
+                                     r"I (?:have|had)|we (?:have|had)) "
                                      r"(?:only )?(?:the |a |an )?`?" + NO_CUDA_TORCH, re.I)
 # "X rather than Y" denies Y, not X.
 CONTRAST_AFTER = re.compile(r"""[`'"]?\s*,?\s*(?:rather than|instead of)\b""", re.I)
@@ -155,6 +160,9 @@ def parse_builds(lines: Sequence[Line]) -> Result:
                                line.number, p))
             pinned = re.search(r"\btorch==(\d+\.\d+(?:\.\d+)?)(?![\w.+])", text)
             out += package_finding("torch", pinned.group(1), line.number, p) if pinned else []
+        asked = CONDA_CUDA_REQUEST.search(text)
+        if asked:
+            out.append(Finding("request.cuda_build", "%s=%s" % asked.group(1, 2), line.number, p))
         have = YOU_HAVE.search(text)
         if have:
             out += [Finding("torch.version", have.group(1), line.number, p),

@@ -12,9 +12,10 @@ from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label, load_releases, version_tuple
 
 PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
-# "PyTorch 2.5.1", "torch version: 2.0.1", "torch==1.13.1", "Torch (2.13.0+cpu)" (comfyui-rocm#131), a label written
+# "PyTorch 2.5.1", "torch version: 2.0.1", "torch version is 2.0.1+cpu", "torch==1.13.1", "Torch (2.13.0+cpu)"
+# (comfyui-rocm#131), a label written
 # apart ("PyTorch 2.8.0 + cu129", ComfyUI#9929); not the old side of Poetry's "Updating torch (2.0.0 -> 2.2.1)".
-PROSE_TORCH = re.compile(r"\b(?:PyTorch|[Tt]orch)\s*(?:[Vv]ersion\s*)?(?::\s*|==|\(\s*)?(?:stable\s*\()?"
+PROSE_TORCH = re.compile(r"\b(?:PyTorch|[Tt]orch)\s*(?:[Vv]ersion\s*)?(?::\s*|==|=\s*|is\s+|\(\s*)?(?:stable\s*\()?"
                          r"v?(\d+\.\d+\.\d+(?:\+\w+|\s?\+\s?(?:cu\d{2,3}|cpu)\b)?)(?!\w|\.\d)(?!\s*->)")
 
 # A labelled version a sentence about torch says it ended with: "installed torch on a Windows machine ... and got
@@ -37,6 +38,11 @@ MAC_MODEL_INTEL = re.compile(r"\b(?:i?Mac ?(?:Pro|mini)?|MacBook ?(?:Pro|Air)?)\
 # An Apple chip written in lower case beside the Mac it is in: "im on an m1 macbook pro" (acronymy-assistant#2).
 CHIP_BESIDE_MAC = re.compile(r"\bm[1-5](?: pro| max| ultra)? (?:macbook|mac ?mini|imac|mac studio|mac)\b|"
                              r"\b(?:macbook(?: pro| air)?|mac ?mini|imac|mac studio) m[1-5]\b", re.I)
+# The user's own Mac named by its chip family: "I'm on an Apple Silicon Mac", "my M-series MacBook", "running on Apple
+# Silicon" (not "MPS needs Apple Silicon", which states a requirement), and never beside an Intel Mac of theirs.
+APPLE_SILICON_OWNED = re.compile(r"\b(?:my|I(?:'m| am) on|I have|I use|I'm using|I am using|running on|on an?) (?:new )?"
+                                 r"(?:Apple Silicon|Apple M-?series|M-series|M[- ]chip)\b", re.I)
+INTEL_MAC_OWNED = re.compile(r"\bIntel\b|\bx86_64 Mac\b", re.I)
 # "Intel Mac / Rosetta" names both possibilities (jarvis-mac#19): no chip.
 APPLE_CHIP = re.compile(r"\bM[1-5]\b|Apple Silicon|\barm64\b|\bRosetta\b", re.I)
 
@@ -51,6 +57,8 @@ def parse_prose(lines: Sequence[Line]) -> Result:
         if re.search(r"\b(?:Apple |MacBook(?: Pro| Air)? |Mac ?mini |iMac |Mac Studio )?M[1-5](?: Pro| Max| Ultra)?\b", text) and \
                 re.search(r"\b(?:Apple|Mac|MacBook|macOS|mac)\b|\bM[1-5] (?:Pro|Max|Ultra)\b", text, re.I) or \
                 CHIP_BESIDE_MAC.search(text):
+            out += [Finding("host.hw_arm64", True, line.number, p), Finding("host.system", "Darwin", line.number, p)]
+        if APPLE_SILICON_OWNED.search(text) and not INTEL_MAC_OWNED.search(text):
             out += [Finding("host.hw_arm64", True, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if re.search(r"\b(?:mac(?:book)?(?: \w+)? is (?:an )?(?:intel|x86(?:_64)?)|(?:intel|x86(?:_64)?)[- ](?:based )?mac)", text, re.I) \
                 and not APPLE_CHIP.search(text):

@@ -1835,3 +1835,102 @@ def test_an_mps_function_called_off_a_mac_is_the_programs_unguarded_call():
     # ACE-Step-1.5#842: "torch.mps.empty_cache()" on Windows: "Cannot execute emptyCache() without MPS backend."
     report = triage(dev_paste("ace-step-1-5-842-windows-mps-empty-cache-unguarded"))
     assert report.verdict.known_error == "mps.function-without-mps-backend"
+
+
+# Round 10: readings made for the opened half of the held-out share (docs/measurements.md, "round 10").
+@pytest.mark.parametrize("paste", [
+    "If I install pyannote.audio in an env in which torch with cuda is already installed, then during installation the "
+    "torch with cuda is removed and torch cpu is installed.\n\npip install torch torchaudio --index-url "
+    "https://download.pytorch.org/whl/cu118\npip install pyannote.audio\n",
+    "1. Install Torch with CUDA 2.2.1\ncu118\n2. The app removes Torch with CUDA 2.21 cu118 and replaces it with Torch "
+    "without CUDA version 2.1.2\n",
+    "after adding this node it broke my installation by forcing a non-CUDA version of Torch to be installed.\n",
+    "When I try `conda install pytorch==1.9.1 cudatoolkit=11.3 -c pytorch`, it shows that I installed `pytorch_cpu` "
+    "rather than `pytorch_cuda`.\n",
+    "Windows uv sync resolves torch 2.7.0 cpu. Local repro reports torch 2.7.0+cpu, torch.version.cuda None.\n",
+    "I installed torch on a Windows machine with a working CUDA device and got `2.12.1+cpu`.\n",
+    "my torch version is 2.0.1+cpu and cuda is not available\n",
+    "I have the cpu version of pytorch installed, how do I get the gpu one\n",
+])
+def test_round10_a_torch_without_cuda_told_as_people_tell_it_is_the_build(paste):
+    assert triage(paste).verdict.root_cause == "torch.cuda-built"
+
+
+@pytest.mark.parametrize("paste", [
+    "I don't have the cpu version of pytorch, I have the cu121 one and it works.\n",
+    "Should I install CPU torch? torch.cuda.is_available() gives True on my RTX 3060.\n",
+    "The old installer replaced my torch with torch cpu, but I fixed it with the cu121 index. Now the model fails with "
+    "CUDA out of memory.\n",
+    "I installed `pytorch_cuda` rather than `pytorch_cpu` and training runs on the GPU.\n",
+    "torchvision reports 0.15.2+cpu in the log but torch itself is 2.0.1+cu118\n",
+])
+def test_round10_a_denied_asked_undone_or_other_cpu_build_is_no_cpu_torch(paste):
+    try:
+        known = read_paste(paste).known
+    except UsageError:
+        return
+    assert not ("torch.cuda_version" in known and known["torch.cuda_version"].value is None)
+
+
+def test_round10_a_replacement_told_makes_the_install_commands_cuda_index_the_state_before_it():
+    paste = ("pip install torch --index-url https://download.pytorch.org/whl/cu118\npip install somepackage\n"
+             "The second command removed torch with cuda and torch cpu is installed.\n")
+    known = read_paste(paste).known
+    assert known["torch.cuda_version"].value is None and known["torch.cuda_replaced"].value is True
+
+
+def test_round10_a_label_written_apart_is_the_torchs_cuda():
+    known = read_paste("Setup: i7-8750H, GTX 1070\nVersions: PyTorch 2.8.0 + cu129\n").known
+    assert known["packages.torch"].value == "2.8.0+cu129"
+
+
+@pytest.mark.parametrize("paste, arm64", [
+    ("not sure why..? im on an m1 macbook pro if that helps.\n", True),
+    ("I'm on an Apple Silicon Mac and pip only finds torch 2.2.2\n", True),
+    ("MPS needs Apple Silicon, according to the docs.\n", None),
+    ("my Intel Mac, not Apple Silicon, can't use MPS\n", None),
+])
+def test_round10_an_apple_chip_named_as_people_name_it(paste, arm64):
+    try:
+        known = read_paste(paste).known
+    except UsageError:
+        known = {}
+    assert (known["host.hw_arm64"].value if "host.hw_arm64" in known else None) is arm64
+
+
+def test_round10_cuda_home_unset_is_the_toolkit_on_linux_and_no_cuda_on_a_mac():
+    message = "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n"
+    linux = triage("Ubuntu 22.04, RTX 3090\n" + message)
+    mac = triage("I tried it on a M1 Macbook Pro. It fails building the extension:\n" + message)
+    assert linux.verdict.known_error == "torch.extension-build-no-cuda-home" and linux.verdict.root_cause != "os.linux"
+    assert mac.verdict.root_cause == "os.linux"
+
+
+def test_round10_groundingdinos_ops_on_a_mac_are_no_cuda_there_not_an_unset_cuda_home():
+    report = triage("Mac 12.4, M1\npython grounding_dino_demo.py --device \"cuda\"\nUserWarning: Failed to load custom C++ "
+                    "ops. Running on CPU mode Only!\n")
+    reply = render_triage(report, "markdown")
+    assert report.verdict.root_cause == "os.linux" and "Set CUDA_HOME" not in reply
+
+
+@pytest.mark.parametrize("chip, expected", [("Apple M3 Max - MacOS 15.2", "python.rosetta"),
+                                            ("MacOS 15.2", "hardware.apple-silicon")])
+def test_round10_pips_intel_mac_ceiling_on_a_named_apple_chip_is_rosetta(chip, expected):
+    report = triage("pip install torch==2.5.1\nERROR: Could not find a version that satisfies the requirement torch==2.5.1 "
+                    "(from versions: 2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2)\n" + chip + "\n")
+    assert report.verdict.root_cause == expected
+    assert layer(report, "hardware.apple-silicon").status != Status.FAIL or expected == "hardware.apple-silicon"
+
+
+def test_round10_tritons_zero_active_drivers_is_cuda_missing_and_a_notebook_without_a_gpu():
+    message = "RuntimeError: 0 active drivers ([]). There should only be one.\n"
+    assert triage(message).verdict.known_error == "triton.no-active-driver"
+    assert triage(message, title="Runtime Error on Google Collab").verdict.root_cause == "cuda.driver"
+    with pytest.raises(UsageError):
+        triage("RuntimeError: 2 active drivers ([a, b]). There should only be one.\n")
+
+
+def test_round10_unslothss_no_gpu_on_windows_beside_an_nvidia_gpu_suspects_the_build():
+    report = triage("(unsloth_env) C:\\Users\\me>python train.py\nNotImplementedError: Unsloth: No NVIDIA GPU found? Unsloth "
+                    "currently only supports GPUs!\nI have a 4060 ti with brand new drivers\n")
+    assert report.verdict.known_error == "unsloth.no-nvidia-gpu" or report.verdict.root_cause == "torch.cuda-built"
