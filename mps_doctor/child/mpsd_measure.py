@@ -163,8 +163,9 @@ def speed_stage(session):
         facts["tf32"] = {"matmul": bool(torch.backends.cuda.matmul.allow_tf32),
                          "cudnn": bool(torch.backends.cudnn.allow_tf32),
                          "float32_matmul_precision": mpsd_probe.call_or_none(torch, "get_float32_matmul_precision")}
-    if device != "cpu" and session.with_batch and session.batch:
-        facts["scan"], facts["scan_complete"] = crossover_scan(session, float(session.options.get("scan_seconds", 60)))
+    budget = float(session.options.get("scan_seconds", 60))
+    if device != "cpu" and session.with_batch and session.batch and budget > 0:
+        facts["scan"], facts["scan_complete"] = crossover_scan(session, budget)
     return facts
 
 

@@ -35,12 +35,16 @@ EXIT_CODES = ("\b\nExit codes: 0 ready (observed on the device, or predicted: ev
 @click.option("--batch", type=click.IntRange(1, 1 << 20), help="Batch size, passed to a factory that takes batch=.")
 @click.option("--timeout", type=Seconds(TIMEOUT_MIN, MODEL_TIMEOUT_MAX), default=MODEL_TIMEOUT_DEFAULT,
               show_default=True, metavar="SECONDS", help="Seconds the target interpreter may take (each run of the model).")
+@click.option("--scan-seconds", type=click.FloatRange(0, MODEL_TIMEOUT_MAX), metavar="SECONDS",
+              help="Seconds the search for the batch from which the device beats the CPU may take (0: no search; "
+                   "default: a sixth of --timeout, at most 60).")
 @output_option()
 @click.option("-v", "--verbose", is_flag=True, help="Show every operator, details and measurements.")
 @click.option("--no-color", is_flag=True, help=COLOR_HELP)
 @click.option("--no-redact", is_flag=True, help="Keep home folders and user names in --format markdown.")
 @click.option("--no-progress", is_flag=True, help="No progress line on stderr.")
-def model(target, device, python, fmt, torch_release, batch, timeout, output, verbose, no_color, no_redact, no_progress):
+def model(target, device, python, fmt, torch_release, batch, timeout, scan_seconds, output, verbose, no_color, no_redact,
+          no_progress):
     """Will this model train on the device, and on which torch? Operators, dtypes, memory, speed, parity.
 
     TARGET is path/to/file.py:factory, package.module:factory, or a built-in that needs no download:
@@ -57,7 +61,8 @@ def model(target, device, python, fmt, torch_release, batch, timeout, output, ve
 
     try:
         with status_line(sys.stderr, os.environ, enabled=not no_progress) as line:
-            request = model_request(target, device, python, batch, torch_release, timeout, progress_callback(line))
+            request = model_request(target, device, python, batch, torch_release, timeout, progress_callback(line),
+                                    scan_seconds)
             text, code = run_command(request, fmt, verbose, to_stdout(output) and use_color(no_color),
                                      stdout_is_unicode(), not no_redact)
         write_output(text, output)

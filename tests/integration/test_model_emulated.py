@@ -20,9 +20,11 @@ HERE = TESTS_DIR
 TABLE = os.path.join(os.path.dirname(HERE), "mps_doctor", "data", "mps_kernels.json")
 FIXTURE = os.path.join(HERE, "data", "mps_kernels_fixture.json")
 MODELS = os.path.join(HERE, "data", "models", "tiny.py")
-# The tests judge verdicts, not speed: the limit only stops a hung child, and stays far above the ~20 s a run takes on
-# an idle two-core machine (.ci/run's two passes beside each other took it past 40 s).
-QUICK = ("--format", "json", "--no-progress", "--timeout", "300", "--device", "mps")
+# The tests judge verdicts, not speed: the limit only stops a hung child, and stays far above what a run takes on an
+# idle two-core machine (.ci/run's two passes beside each other took one past 40 s). The search for the batch from
+# which the device wins, where the emulated device is the CPU and so runs to 8 times the batch, is cut short
+# (--scan-seconds 1); test_the_crossover_scan_doubles_the_batch_until_the_device_wins_or_8_times_it searches fully.
+QUICK = ("--format", "json", "--no-progress", "--timeout", "300", "--scan-seconds", "1", "--device", "mps")
 
 
 def run(cli, *args):
@@ -119,3 +121,17 @@ def test_bfloat16_runs_on_macos_14_with_25(cli, monkeypatch, tmp_path):
     code, doc, results = run(cli, MODELS + ":bfloat16")
     assert results["model.dtypes"]["status"] == "pass" and doc["verdict"]["basis"] == "observed"
     assert "bfloat16" in results["model.dtypes"]["summary"]
+
+
+def test_the_crossover_scan_doubles_the_batch_until_the_device_wins_or_8_times_it(cli, monkeypatch, tmp_path):
+    emulate(monkeypatch, tmp_path, "2.9.1", kernels=TABLE)
+    args = ("mps-doctor:mnist", "--batch", "2", "--format", "json", "--no-progress", "--timeout", "300", "--device", "mps")
+    scan = json.loads(cli("model", *args).stdout)["facts"]["model"]["speed"]["scan"]
+    batches = [point["batch"] for point in scan]
+    assert batches == [1 << n for n in range(len(batches))] and batches[-1] >= 2
+    last = scan[-1]
+    # The emulated device is this CPU, so it wins only by the noise of one window: then the scan stops there.
+    assert batches[-1] == 16 or last["device_ms"] < last["cpu_ms"]
+    skipped = json.loads(cli("model", *(args + ("--scan-seconds", "0"))).stdout)["facts"]["model"]["speed"]["scan"]
+    assert skipped == []
+

@@ -458,3 +458,9 @@ def test_a_builtin_whose_torchvision_does_not_import_is_fixed_by_installing_it_w
     assert not_traced(failed) == "no operators traced: the TARGET did not load"
     own = load_outcome(failed, "models.py:make")
     assert own.remedy.key == "model-target"
+
+
+@pytest.mark.parametrize("timeout, given, expected", [(900, None, 60.0), (120, None, 20.0), (900, 0, 0), (300, 1.5, 1.5)])
+def test_the_scan_budget_is_a_sixth_of_the_timeout_at_most_a_minute_unless_given(timeout, given, expected):
+    from mps_doctor.model.command import model_request
+    assert model_request("mps-doctor:mnist", "mps", None, None, None, timeout, scan_seconds=given).scan_seconds == expected
