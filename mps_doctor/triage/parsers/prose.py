@@ -194,7 +194,9 @@ def answered_false(lines: Sequence[Line]) -> Optional[Line]:
 # The kind of evidence it gives (checks/platform.py registers the layer it implicates).
 CUDA_ASKED_ON_MAC = "cuda-asked-on-mac"
 NO_CUDA_TOLD = re.compile(r"\bno CUDA (?:GPUs?|devices?) (?:is |are |was |were )?(?:available|found|detected)\b|"
-                          r"\bCUDA (?:is |was )?not (?:available|detected|found)\b|\bno CUDA (?:GPUs?|devices?)\b|"
+                          # not the platform's fact told ("it seems like CUDA is not available on macOS", marker#164)
+                          r"\bCUDA (?:is |was )?not (?:available|detected|found)\b(?! (?:on|in|for) (?:mac|Apple|OS X))|"
+                          r"\bno CUDA (?:GPUs?|devices?)\b|"
                           # cellpose's "TORCH CUDA version not installed/working" (cellpose/core.py, cellpose#809)
                           r"\bCUDA (?:version )?not installed\b|"
                           # "CUDA does not anymore support macOS, particularly M2" (nvdiffrast#186)
@@ -288,10 +290,17 @@ WRONG_RESULTS = re.compile(r"\b(?:wrong|incorrect|bad|garbage|nonsense|different
                            r"\b(?:different|wrong) (?:loss(?:es)?|accuracy|accuracies) (?:\w+ ){0,3}?(?:from|than)\b|"
                            r"\b(?:creat|generat|produc|output|print|spitt?)\w* (?:only |just )?(?:gibberish|garbage|nonsense)\b|"
                            # "produces completely corrupted output" (pytorch#187280)
-                           r"\bcorrupt(?:ed)? (?:output|image|result|picture)s?\b",
+                           r"\bcorrupt(?:ed)? (?:output|image|result|picture)s?\b|"
+                           # the accelerator's result against the CPU's in one sentence: "the result is noisy point if
+                           # use GPU, it is normal if use CPU" (easydiffusion#1187)
+                           r"\b(?:noisy|noise|black|garbage|garbled|wrong|incorrect|nonsense|gibberish|corrupt\w*)\b[^.\n]{0,40}"
+                           r"\b(?:GPU|MPS|CUDA)\b[^\n]{0,60}?\b(?:normal|correct|fine|right|good)\b[^.\n]{0,30}\bCPU\b|"
+                           r"\bCPU\b[^.\n]{0,40}\b(?:normal|correct|fine|right|good)\b[^\n]{0,60}?\b(?:GPU|MPS|CUDA)\b[^.\n]{0,40}"
+                           r"\b(?:noisy|noise|black|garbage|garbled|wrong|incorrect|nonsense|gibberish|corrupt\w*)\b",
                            re.I)
 # The Apple GPU is the accelerator of a paste that names macOS without naming a device.
-MAC_NAMED = re.compile(r"\bmac ?os\b|\bsonoma\b|\bsequoia\b|\bventura\b|\bApple M[1-5]\b", re.I)
+MAC_NAMED = re.compile(r"\bmac ?os\b|\bsonoma\b|\bsequoia\b|\bventura\b|\bApple M[1-5]\b|"
+                       r"\bMac(?:Book)?(?: Pro| Air| mini| Studio)? M[1-5]\b", re.I)
 
 
 # Wrong results that are past ("the weird images ... are gone since I upgraded to 2.3.0").

@@ -1934,3 +1934,44 @@ def test_round10_unslothss_no_gpu_on_windows_beside_an_nvidia_gpu_suspects_the_b
     report = triage("(unsloth_env) C:\\Users\\me>python train.py\nNotImplementedError: Unsloth: No NVIDIA GPU found? Unsloth "
                     "currently only supports GPUs!\nI have a 4060 ti with brand new drivers\n")
     assert report.verdict.known_error == "unsloth.no-nvidia-gpu" or report.verdict.root_cause == "torch.cuda-built"
+
+
+def test_round10_torchvisions_ops_without_cuda_beside_a_cuda_torch_are_the_companions():
+    report = triage("torch==2.1.0+cu121\ntorchvision==0.16.0\nNotImplementedError: Could not run 'torchvision::nms' with "
+                    "arguments from the 'CUDA' backend.\n")
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("torch.companions", "torchvision.ops-without-cuda")
+    aten = triage("NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'CUDA' backend.\n")
+    assert aten.verdict.known_error == "torch.op-no-kernel-for-backend"
+
+
+@pytest.mark.parametrize("where, expected", [("when I try to create the env on a Mac Mini M2.", "os.linux"),
+                                             ("on Ubuntu 22.04 with an RTX 3090.", None)])
+def test_round10_conda_env_cuda_packages_not_found_are_no_cuda_on_a_mac(where, expected):
+    report = triage("Solving environment: failed\n\nResolvePackageNotFound: \n  - python=3.8.5\n  - pip=20.3\n"
+                    "  - cudatoolkit=11.3\n\n" + where + "\n")
+    assert report.verdict.known_error == "conda.env-cuda-package-not-found"
+    assert (report.verdict.root_cause == "os.linux") is (expected == "os.linux")
+
+
+@pytest.mark.parametrize("paste, wrong", [
+    ("On Mac M1 Pro, the result is noisy point if use GPU, it is normal if use CPU.\n", True),
+    ("On my Mac M1 the CPU output is correct and the MPS output is garbage.\n", True),
+    ("On my Mac M1 the CPU is slow but the MPS output is fine.\n", False),
+])
+def test_round10_the_accelerators_result_against_the_cpus_in_one_sentence(paste, wrong):
+    assert bool([e for e in read_paste(paste).evidence if e.kind == "wrong-results"]) is wrong
+
+
+def test_round10_cuda_not_available_on_macos_told_as_the_platforms_fact_asks_for_no_cuda():
+    report = triage("When trying to use marker for batch processing on my Mac (M1), I got the following error:\nCannot use MPS "
+                    "with torch multiprocessing share_memory.  You have to use CUDA or CPU.  Set the TORCH_DEVICE environment "
+                    "variable to change the device.\nAnd it seems like CUDA is not available on macOS.\n")
+    assert report.verdict.root_cause == "marker.mps-multiprocessing-unsupported" and report.options.device == "mps"
+
+
+@pytest.mark.parametrize("device", ["Apple Paravirtual device", "NVIDIA GeForce GT 750M"])
+def test_round10_a_metal_device_torch_skips_leaves_mps_unavailable(device):
+    report = triage("UserWarning: Skipping device %s that does not support Metal 2.0 (Triggered internally at "
+                    "/Users/runner/work/pytorch/pytorch/pytorch/aten/src/ATen/mps/MPSDevice.mm:101.)\n" % device)
+    assert report.verdict.known_error == "mps.device-without-metal-2"
+    assert layer(report, "torch.mps-available").status == Status.FAIL
