@@ -35,9 +35,9 @@ EXIT_CODES = ("\b\nExit codes: 0 ready (observed on the device, or predicted: ev
 @click.option("--batch", type=click.IntRange(1, 1 << 20), help="Batch size, passed to a factory that takes batch=.")
 @click.option("--timeout", type=Seconds(TIMEOUT_MIN, MODEL_TIMEOUT_MAX), default=MODEL_TIMEOUT_DEFAULT,
               show_default=True, metavar="SECONDS", help="Seconds the target interpreter may take (each run of the model).")
-@click.option("--scan-seconds", type=click.FloatRange(0, MODEL_TIMEOUT_MAX), metavar="SECONDS",
-              help="Seconds the search for the batch from which the device beats the CPU may take (0: no search; "
-                   "default: a sixth of --timeout, at most 60).")
+@click.option("--scan-seconds", type=Seconds(0, MODEL_TIMEOUT_MAX), metavar="SECONDS",
+              help="Seconds the search for the batch from which the device beats the CPU may take, at most a sixth of "
+                   "--timeout (0: no search; default: a sixth of --timeout, at most 60).")
 @output_option()
 @click.option("-v", "--verbose", is_flag=True, help="Show every operator, details and measurements.")
 @click.option("--no-color", is_flag=True, help=COLOR_HELP)

@@ -34,7 +34,7 @@ CONFIG_HELP = ("Policy file (default: the nearest pyproject.toml with a [tool.mp
 
 
 class Seconds(click.ParamType):
-    """A finite number of seconds within [low, high]: nan, inf, 0 and negatives are usage errors."""
+    """A finite number of seconds within [low, high]: nan, inf, negatives and (with low above 0) 0 are usage errors."""
 
     name = "seconds"
 

@@ -52,12 +52,13 @@ def progress_callback(line) -> Optional[Callable[[dict], None]]:
 
 def model_request(target: str, device: str, python: Optional[str], batch: Optional[int], torch: Optional[str],
                   timeout: float, on_frame=None, scan_seconds: Optional[float] = None) -> ModelRequest:
-    """The request of the command line's values (SCAN_SECONDS None: a sixth of TIMEOUT, at most 60); a UsageError for a
-    bad TARGET or --torch."""
+    """The request of the command line's values (the scan's budget: SCAN_SECONDS, never more than a sixth of TIMEOUT so
+    that the run still ends within it; None: a sixth of TIMEOUT, at most 60); a UsageError for a bad TARGET or
+    --torch."""
     if torch is not None and minor_of(torch) is None:
         raise UsageError("--torch %s: not a release number such as 2.9 or 2.9.1" % torch)
     return ModelRequest(target=parse_target(target), device=device, python=python, batch=batch, torch=torch,
-                        timeout=timeout, scan_seconds=min(60.0, timeout / 6) if scan_seconds is None else scan_seconds,
+                        timeout=timeout, scan_seconds=min(60.0 if scan_seconds is None else scan_seconds, timeout / 6),
                         on_frame=on_frame)
 
 

@@ -329,10 +329,11 @@ def assemble(findings: Sequence[Finding]) -> Dict[str, Known]:
             continue
         group = [Finding(f.path, stripped_line(f.value, 160), f.line, f.parser) if isinstance(f.value, str) else f for f in group]
         best = min(group, key=lambda f: (rank.get(f.parser, len(rank)), f.line))
-        if path in ("host.system", "packages.torch") and best.parser in PEOPLES and \
+        if path in ("host.system", "host.hw_arm64", "packages.torch") and best.parser in PEOPLES and \
                 len({f.value for f in group if f.parser in PEOPLES}) > 1:
-            # People's own words that disagree ("works on Windows 11, fails on Ubuntu", the value of a torch they had
-            # and the one they have) decide nothing.
+            # People's own words that disagree ("works on Windows 11, fails on Ubuntu", "installs on my M2 MacBook Air,
+            # fails on my 2019 iMac (Intel Core i9)", the value of a torch they had and the one they have) decide
+            # nothing.
             continue
         lines = tuple(sorted({f.line for f in group if f.value == best.value}))
         known[path] = Known(best.value, lines, best.parser)

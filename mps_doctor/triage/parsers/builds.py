@@ -80,25 +80,34 @@ CPU_BUILD_UNINSTALLED = re.compile(r"\buninstall(?:s|ed|ing)?\b[^.\n]{0,30}?\b(?
                                    r"(?:version|build|variant|wheel)s?\b", re.I)
 UNINSTALLED = "before-fix"
 # A torch without CUDA named as people name it: "torch cpu", "CPU torch", "Torch without CUDA", "a non-CUDA version of
-# Torch", conda's `pytorch_cpu` (pyannote-audio#1675, StoryToolkitAI#170, ComfyUI_image2prompt#79).
-NO_CUDA_TORCH = (r"(?:\b(?:py)?torch[-_ ](?:cpu|cpu-only|cpuonly)\b|\bcpu[- ](?:only )?(?:(?:version|build) of )?(?:py)?torch\b|"
+# Torch", conda's `pytorch_cpu` (pyannote-audio#1675, StoryToolkitAI#170, ComfyUI_image2prompt#79); not a file of every
+# torch build (Windows' torch\lib\torch_cpu.dll, libtorch_cpu.so).
+NO_CUDA_TORCH = (r"(?:(?<![\\/])\b(?:py)?torch[-_ ](?:cpu|cpu-only|cpuonly)\b(?!\.(?:dll|so|dylib|lib|pyd)\b)|"
+                 r"\bcpu[- ](?:only )?(?:(?:version|build) of )?(?:py)?torch\b|"
                  r"\b(?:py)?torch (?:version |build )?without (?:the )?cuda\b|"
                  r"\b(?:non|none)[- ]?cuda (?:version |build |variant )?(?:of )?(?:py)?torch\b)")
-# An install that replaced a CUDA torch by one without CUDA: "the torch with cuda is removed and torch cpu is
-# installed", "removes Torch with CUDA ... and replaces it with Torch without CUDA", "forcing a non-CUDA version of
-# Torch to be installed", "Forcing Downgrade to Non-CUDA Torch". The CUDA build it names, or installed first, is the
-# state before it.
-REPLACED_BY_CPU_TOLD = re.compile(r"\b(?:replac|swap|downgrad|forc|overwr|remov|reinstall)\w*\b[^.\n?]{0,80}?" + NO_CUDA_TORCH,
-                                  re.I)
+# An install that replaced a CUDA torch by one without CUDA, the torch without CUDA being what came in: "the torch with
+# cuda is removed and torch cpu is installed", "removes Torch with CUDA ... and replaces it with Torch without CUDA",
+# "forcing a non-CUDA version of Torch to be installed", "Forcing Downgrade to Non-CUDA Torch"; not "I replaced the CPU
+# torch with the CUDA build" nor "swapped the cpu-only torch for the cu118 one". The CUDA build it names, or installed
+# first, is the state before it.
+REPLACED_BY_CPU_TOLD = re.compile(
+    r"\b(?:replac|swapp?|overwr|downgrad)\w*\b[^.\n?]{0,60}?\b(?:with|by|for|to|into) (?:a |an |the )?" + NO_CUDA_TORCH + "|"
+    r"\b(?:forc|reinstall)\w* (?:a |an |the )?(?:downgrade to )?" + NO_CUDA_TORCH + "|"
+    r"\b(?:remov|uninstall)\w*\b[^.\n?]{0,60}?\band (?:then )?(?:" + NO_CUDA_TORCH + r" (?:is|was|gets|got) installed|"
+    r"install\w* (?:a |an |the )?" + NO_CUDA_TORCH + ")", re.I)
+# What a replacement told is not: one the user avoided or prevented ("To avoid pip replacing my CUDA torch with torch
+# cpu I pinned it").
+AVOIDED = re.compile(r"\b(?:avoid|prevent|stop|keep|without)\w*\b[^.\n]{0,30}$", re.I)
 # An install verb before a torch without CUDA: "installs CPU torch", "I installed `pytorch_cpu` rather than
-# `pytorch_cuda`" (GaussianPretrain#4), "I have the cpu version of pytorch".
-INSTALLED_NO_CUDA_TORCH = re.compile(r"\b(?:install(?:s|ed)?|got|gets|resolves|resolved|pulls|pulled|downloads|downloaded|"
-                                     r"I (?:have|had)|we (?:have|had)) "
-                                     r"(?:only )?(?:the |a |an )?`?" + NO_CUDA_TORCH, re.I)
+# `pytorch_cuda`" (GaussianPretrain#4), "I have the cpu version of pytorch"; not what they had ("I had"), another
+# machine's ("we had"), a question without its mark ("How do I know if I have ...") nor "got torch cpu working".
+INSTALLED_NO_CUDA_TORCH = re.compile(r"(?<!\bif )(?<!\bwhether )\b(?:install(?:s|ed)?|resolves|resolved|pulls|pulled|downloads|"
+                                     r"downloaded|I have) (?:only )?(?:the |a |an )?`?" + NO_CUDA_TORCH, re.I)
 # "X rather than Y" denies Y, not X.
 CONTRAST_AFTER = re.compile(r"""[`'"]?\s*,?\s*(?:rather than|instead of)\b""", re.I)
-UNDONE = re.compile(r"\b(?:at first|reinstall\w*|fixed|solved|on purpose|intentional\w*|deliberate\w*|without (?:a |any )?GPU)\b",
-                    re.I)
+UNDONE = re.compile(r"\b(?:at first|earlier|previously|used to|reinstall\w*|fixed|solved|on purpose|intentional\w*|"
+                    r"deliberate\w*|without (?:a |any )?GPU)\b", re.I)
 CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)
 INSTALL_COMMAND = re.compile(r"\b(?:pip3?|uv|uvx|conda|mamba|poetry) (?:pip )?(?:install|add|--with)\b|--(?:extra-)?index-url\b")
 BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch(?:vision|audio)?)\s|download\.pytorch\.org/whl/|\(you have "
@@ -222,6 +231,7 @@ def replaced_by_cpu(text: str) -> bool:
     asks nor denies it."""
     found = REPLACED_BY_CPU_TOLD.search(text)
     return bool(found) and not DENIED_JUST_BEFORE.search(text, max(0, found.start() - 30), found.start()) and \
+        not AVOIDED.search(text, max(0, found.start() - 40), found.start()) and \
         not sentence_at(text, found).endswith("?") and not re.search(r"\b(?:fixed|solved|on purpose)\b", text, re.I)
 
 

@@ -8,6 +8,7 @@ from mps_doctor.nvidia import capability_of, cuda_for_capability, newer_than_mos
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result, sentence_at
 from mps_doctor.triage.parsers.people import NVIDIA_NAME, PEOPLE_LINE, bare_geforce, gpu_name, named_gpu
+from mps_doctor.triage.parsers.results import half_precision_on_gtx16, wrong_results
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label, load_releases, version_tuple
 
@@ -16,11 +17,13 @@ PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
 # (comfyui-rocm#131), a label written
 # apart ("PyTorch 2.8.0 + cu129", ComfyUI#9929); not the old side of Poetry's "Updating torch (2.0.0 -> 2.2.1)".
 PROSE_TORCH = re.compile(r"\b(?:PyTorch|[Tt]orch)\s*(?:[Vv]ersion\s*)?(?::\s*|==|=\s*|is\s+|\(\s*)?(?:stable\s*\()?"
-                         r"v?(\d+\.\d+\.\d+(?:\+\w+|\s?\+\s?(?:cu\d{2,3}|cpu)\b)?)(?!\w|\.\d)(?!\s*->)")
+                         r"v?(\d+\.\d+\.\d+(?:\+\w+|\s?\+\s?cu\d{2,3}\b)?)(?!\w|\.\d)(?!\s*->)")
 
 # A labelled version a sentence about torch says it ended with: "installed torch on a Windows machine ... and got
 # `2.12.1+cpu`" (spiral-fitting, villa#1584); only where the sentence names torch and no companion.
 LABELLED_AFTER_VERB = re.compile(r"\b(?:got|gets|reports?|prints?|shows?|returns?)\s+`?(\d+\.\d+\.\d+\+(?:cpu|cu\d{2,3}))\b")
+# A state the line says is past: "At first I got `2.1.0+cpu` ...; reinstalling from the cu121 index fixed that".
+EARLIER = re.compile(r"\b(?:at first|earlier|previously|used to|before|fixed|solved|reinstall\w*)\b", re.I)
 TORCH_IN_SENTENCE = re.compile(r"^(?!.*\btorch(?:vision|audio|text)\b).*\b(?:py)?torch\b", re.I | re.S)
 
 # A macOS named with "Intel" as the machine beside it ("macOS Sequoia 15.1.1, Intel, AMD", pytorch#141864), not
@@ -36,11 +39,24 @@ MAC_RELEASE_NAMED = re.compile(r"\bmac ?OS(?: X)?\b|\b(?:Sonoma|Sequoia|Ventura|
 MAC_MODEL = re.compile(r"\b(?:i?Mac ?(?:Pro|mini|Studio)?|MacBook ?(?:Pro|Air)?)\b", re.I)
 MAC_MODEL_INTEL = re.compile(r"\b(?:i?Mac ?(?:Pro|mini)?|MacBook ?(?:Pro|Air)?)\s?\(\s?Intel\b", re.I)
 # An Apple chip written in lower case beside the Mac it is in: "im on an m1 macbook pro" (acronymy-assistant#2).
-CHIP_BESIDE_MAC = re.compile(r"\bm[1-5](?: pro| max| ultra)? (?:macbook|mac ?mini|imac|mac studio|mac)\b|"
-                             r"\b(?:macbook(?: pro| air)?|mac ?mini|imac|mac studio) m[1-5]\b", re.I)
+CHIP_BESIDE_MAC = re.compile(r"\b(?:my|i'?m on|i am on|i have|i use|i'?m using|i am using|on) (?:an? |the )?"
+                             r"(?:m[1-5](?: pro| max| ultra)? (?:macbook|mac ?mini|imac|mac studio|mac)\b|"
+                             r"(?:macbook(?: pro| air)?|mac ?mini|imac|mac studio) m[1-5]\b)", re.I)
+# An Intel Mac named as such: "an Intel Mac", "My Mac is an Intel", "iMac (Intel Core i9)", "Intel(R) Core".
+INTEL_MAC_NAMED = re.compile(r"\bIntel[- ](?:based )?Mac|\bMac\w*(?: \w+)? is (?:an )?Intel\b|\bi?Mac\w*(?: \w+)? \((?:\d{4}, )?"
+                             r"Intel\b|\bIntel(?:\(R\))? Core\b", re.I)
+# Another person's machine or a question, in the sentence that names the Mac: "my colleague's m1 macbook pro", "Does it
+# run on ...?" (not "not sure why..? im on an m1 macbook pro", acronymy-assistant#2).
+NOT_THE_USERS = re.compile(r"\b(?:colleague|friend|coworker|co-worker|teammate|brother|sister|wife|husband|son|daughter)'?s?\b|"
+                           r"\?$|\b(?:does|do|can|will|would|should|is|are) (?:it|this|the \w+|torch|pytorch|mps)\b", re.I)
+
+
+def the_users(text: str, found: "Optional[re.Match]") -> bool:
+    """Whether FOUND, a Mac named on the line TEXT, is the user's own: its sentence asks nothing and names nobody else."""
+    return found is not None and not NOT_THE_USERS.search(sentence_at(text, found).strip())
 # The user's own Mac named by its chip family: "I'm on an Apple Silicon Mac", "my M-series MacBook", "running on Apple
 # Silicon" (not "MPS needs Apple Silicon", which states a requirement), and never beside an Intel Mac of theirs.
-APPLE_SILICON_OWNED = re.compile(r"\b(?:my|I(?:'m| am) on|I have|I use|I'm using|I am using|running on|on an?) (?:new )?"
+APPLE_SILICON_OWNED = re.compile(r"\b(?:my|I(?:'m| am) (?:on|using) an?|I (?:have|use) an?) (?:new )?"
                                  r"(?:Apple Silicon|Apple M-?series|M-series|M[- ]chip)\b", re.I)
 INTEL_MAC_OWNED = re.compile(r"\bIntel\b|\bx86_64 Mac\b", re.I)
 # "Intel Mac / Rosetta" names both possibilities (jarvis-mac#19): no chip.
@@ -56,9 +72,12 @@ def parse_prose(lines: Sequence[Line]) -> Result:
         text = line.text
         if re.search(r"\b(?:Apple |MacBook(?: Pro| Air)? |Mac ?mini |iMac |Mac Studio )?M[1-5](?: Pro| Max| Ultra)?\b", text) and \
                 re.search(r"\b(?:Apple|Mac|MacBook|macOS|mac)\b|\bM[1-5] (?:Pro|Max|Ultra)\b", text, re.I) or \
-                CHIP_BESIDE_MAC.search(text):
-            out += [Finding("host.hw_arm64", True, line.number, p), Finding("host.system", "Darwin", line.number, p)]
-        if APPLE_SILICON_OWNED.search(text) and not INTEL_MAC_OWNED.search(text):
+                the_users(text, CHIP_BESIDE_MAC.search(text)):
+            # A line that names an Intel Mac too ("My Mac is an Intel Mac. My colleague's M1 Mac installs it") says
+            # nothing of the chip; the Darwin it names stands.
+            out += [Finding("host.system", "Darwin", line.number, p)] + \
+                ([] if INTEL_MAC_NAMED.search(text) else [Finding("host.hw_arm64", True, line.number, p)])
+        if the_users(text, APPLE_SILICON_OWNED.search(text)) and not INTEL_MAC_OWNED.search(text):
             out += [Finding("host.hw_arm64", True, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if re.search(r"\b(?:mac(?:book)?(?: \w+)? is (?:an )?(?:intel|x86(?:_64)?)|(?:intel|x86(?:_64)?)[- ](?:based )?mac)", text, re.I) \
                 and not APPLE_CHIP.search(text):
@@ -72,11 +91,14 @@ def parse_prose(lines: Sequence[Line]) -> Result:
             out.append(Finding("host.system", "Darwin", line.number, p))
         versions = labelled_once({re.sub(r"\s", "", found.group(1)) for found in PROSE_TORCH.finditer(text)} |
                                  {found.group(1) for found in LABELLED_AFTER_VERB.finditer(text)
-                                  if TORCH_IN_SENTENCE.search(sentence_at(text, found))})
+                                  if TORCH_IN_SENTENCE.search(sentence_at(text, found)) and not EARLIER.search(text)})
         # An install command or an installer's error names the torch it asks for, not the one installed (pip's and
-        # conda's own parsers read those); two versions in one sentence are the one they had and the one they have.
+        # conda's own parsers read those), as a project's need does ("The minimum torch version is 2.5.1"); two
+        # versions in one sentence are the one they had and the one they have.
         if len(versions) == 1 and not re.search(r"\binstall(?:ing)?\b|\brequirement\b|\bdistribution\b|\bERROR\b|"
-                                                r"--(?:extra-)?index-url\b|--with\b|\b(?:uv|poetry|pdm|pixi) add\b", text, re.I):
+                                                r"--(?:extra-)?index-url\b|--with\b|\b(?:uv|poetry|pdm|pixi) add\b|"
+                                                r"\b(?:minimum|minimal|required|requires?|at least|needs?|recommended|"
+                                                r"supported|supports?)\b", text, re.I):
             out.append(Finding("packages.torch", versions.pop(), line.number, p))
     return out + cpu_only_told(lines), (half_precision_on_gtx16(lines) or wrong_results(lines)) + capability_claims(lines) + \
         cuda_told_on_mac(lines) + amd_gpu_for_cuda(lines)
@@ -273,96 +295,6 @@ def line_is_code(line: Line) -> bool:
     return bool(line.prompt) or line.text.lstrip().startswith(("File ", "Traceback", "$", ">>>", "#", "import ", "print("))
 
 
-# How people report silent wrong results: "gives the wrong answer on MPS", "random numbers", "# NOT same!",
-# "is broken on MPS backend" (pytorch#111634, #81567, #118115, #90635); in image generation, an image that is only
-# noise or black, shapes instead of a picture, and "a bug ... with the mps backend" without an error (ComfyUI#4263,
-# #3346, #3076).
-WRONG_RESULTS = re.compile(r"\b(?:wrong|incorrect|bad|garbage|nonsense|different) (?:answer|result|output|value|number|"
-                           r"prediction|key ?point|detection|mask|embedding|logit)s?\b|\bsome random numbers\b|"
-                           r"#\s*NOT same\b|\b(?:is|are) broken on (?:the )?(?:MPS|CUDA)\b|"
-                           r"\bdiffer(?:s|ent)? from (?:the )?CPU\b|"
-                           r"\b(?:image|images|output|picture)s? (?:is|are) (?:just |only |all |pure )?(?:colou?r(?:ed)? |random )?noise\b|"
-                           r"\b(?:bug|problem) with (?:torch (?:with|on) )?(?:the )?mps backend\b|"
-                           # "now I can only render strange shapes", "odd, blob-like images" (ComfyUI#3076)
-                           r"\b(?:strange|odd|weird|garbled|distorted|blob-like) (?:shapes|blobs|images|pictures)\b|"
-                           # "'mps' showed the different losses from those of 'cpu'" (LLMs-from-scratch#791), "it
-                           # starts creating gibberish" (pytorch#95448)
-                           r"\b(?:different|wrong) (?:loss(?:es)?|accuracy|accuracies) (?:\w+ ){0,3}?(?:from|than)\b|"
-                           r"\b(?:creat|generat|produc|output|print|spitt?)\w* (?:only |just )?(?:gibberish|garbage|nonsense)\b|"
-                           # "produces completely corrupted output" (pytorch#187280)
-                           r"\bcorrupt(?:ed)? (?:output|image|result|picture)s?\b|"
-                           # the accelerator's result against the CPU's in one sentence: "the result is noisy point if
-                           # use GPU, it is normal if use CPU" (easydiffusion#1187)
-                           r"\b(?:noisy|noise|black|garbage|garbled|wrong|incorrect|nonsense|gibberish|corrupt\w*)\b[^.\n]{0,40}"
-                           r"\b(?:GPU|MPS|CUDA)\b[^\n]{0,60}?\b(?:normal|correct|fine|right|good)\b[^.\n]{0,30}\bCPU\b|"
-                           r"\bCPU\b[^.\n]{0,40}\b(?:normal|correct|fine|right|good)\b[^\n]{0,60}?\b(?:GPU|MPS|CUDA)\b[^.\n]{0,40}"
-                           r"\b(?:noisy|noise|black|garbage|garbled|wrong|incorrect|nonsense|gibberish|corrupt\w*)\b",
-                           re.I)
-# The Apple GPU is the accelerator of a paste that names macOS without naming a device.
-MAC_NAMED = re.compile(r"\bmac ?os\b|\bsonoma\b|\bsequoia\b|\bventura\b|\bApple M[1-5]\b|"
-                       r"\bMac(?:Book)?(?: Pro| Air| mini| Studio)? M[1-5]\b", re.I)
-
-
-# Wrong results that are past ("the weird images ... are gone since I upgraded to 2.3.0").
-GONE = re.compile(r"\b(?:(?:are|is|were|was) gone|went away|no longer|not anymore|(?:got |been )?(?:fixed|resolved|solved))\b",
-                  re.I)
-
-
-# The GeForce GTX 16 series (Turing without tensor cores: GTX 1650, 1660, 1660 Ti, 1660 Super) gives NaN in half
-# precision under torch's CUDA 11 builds while CUDA 10.2's were right ("FP16 inference with Cuda 11.1 returns NaN on
-# Nvidia GTX 1660", pytorch#58123; 1.10.0+cu113 wrong and +cu102 right on a GTX 1650 and a 1660 Super, #69449): AMP
-# and FP16 inference give NaN losses, no detections or black images (ultralytics/yolov5#5924, #7908).
-GTX_16 = re.compile(r"\bGTX ?16(?:50|60|xx)(?: ?(?:Ti|Super))?\b", re.I)
-HALF_PRECISION_SIGN = re.compile(r"\b(?:are|is|become|becomes|became|gives?|returns?|got|get|all|of) NaNs?\b|\bNaN (?:loss|losses|"
-                                 r"values?|outputs?|tensors?|results?)\b|\(?no detections\)?|\bblack (?:images?|outputs?|"
-                                 r"pictures?)\b", re.I)
-HALF_PRECISION_NAMED = re.compile(r"\b(?:fp16|float16|half(?:[- ]precision)?|amp|autocast|mixed[- ]precision)\b|--half\b", re.I)
-# The GPU against the CPU: "when I use CPU ... everything works fine", "only happens on GTX1660ti devices".
-GPU_ALONE_WRONG = re.compile(r"\bCPU\b[^.\n]{0,80}\b(?:works?|worked|fine|correct|right|no problem)\b|"
-                             r"\bonly (?:happens )?(?:on|with) (?:the |my )?(?:GTX|GPU)", re.I)
-# Not the GPU's half precision: full precision told, the CPU wrong too, the user's own hyperparameters.
-NOT_HALF_PRECISION = re.compile(r"\bFP32\b|\bfloat32\b|\bno AMP\b|\bwithout AMP\b|(?:same|also)[^.\n]{0,30}\bon (?:the )?CPU\b|"
-                                r"\bon the CPU (?:too|as well)\b|\blearning rate\b", re.I)
-PROGRAM_ERROR = re.compile(r"\bTraceback\b|\b\w+(?:Error|Exception):")
-
-
-def half_precision_on_gtx16(lines: Sequence[Line]) -> List[Evidence]:
-    """Evidence against device.parity when a paste names a GTX 16 GPU and NaN, no detections or black images in half
-    precision, or on the GPU alone, or with no error beside them; never where full precision or the CPU is wrong too."""
-    text = joined(lines)
-    gpu = next((line for line in lines if GTX_16.search(line.text)), None)
-    sign = next((line for line in lines if HALF_PRECISION_SIGN.search(line.text) and not GONE.search(line.text)), None)
-    if gpu is None or sign is None or NOT_HALF_PRECISION.search(text):
-        return []
-    if not (HALF_PRECISION_NAMED.search(text) or GPU_ALONE_WRONG.search(text)) and PROGRAM_ERROR.search(text):
-        return []
-    return [Evidence(
-        (), "the %s gives NaN or empty results in half precision: a known fault of the GTX 16 series" %
-        GTX_16.search(gpu.text).group(0),
-        "The GTX 16 series returns NaN in half precision (FP16, AMP) under torch's CUDA 11 builds, so losses become NaN, "
-        "detections disappear or images come out black, while the CPU and other GPUs are right.",
-        "Run the model in full precision (FP32) on this GPU: turn AMP and half precision off in the program (YOLOv5: "
-        "amp=False, no --half; Stable Diffusion web UIs: --precision full --no-half). pytorch#58123 and #69449 report it under "
-        "the CUDA 11 builds (CUDA 10.2's were right).", (), "https://github.com/pytorch/pytorch/issues/58123",
-        sign.number, "prose", devices=("cuda",), kind="wrong-results")]
-
-
-def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
-    """Evidence against device.parity when the paste reports results on an accelerator that are wrong."""
-    text = joined(lines)
-    device = next((d for d, pattern in (("mps", r"\bmps\b"), ("cuda", r"\bcuda\b")) if re.search(pattern, text, re.I)), None)
-    device = device or ("mps" if MAC_NAMED.search(text) else None)
-    claim = next((line for _, line in matching(lines, WRONG_RESULTS) if WRONG_RESULTS.search(line.text) and
-                  not GONE.search(line.text)), None) if device else None
-    if claim is None:
-        return []
-    return [Evidence(
-        (), "the paste reports wrong results on %s: a silent correctness bug" % device,
-        "Results computed on %s differ from what the CPU gives." % device,
-        "Silent correctness bugs of this kind shipped in torch releases (pytorch#109457, #118115) and are fixed in "
-        "later ones: upgrade torch (and macOS), compare with the CPU, and until then compute that operation on the CPU.",
-        intents({"install_torch": {}}, {"check_again": {"device": device}}),
-        "https://docs.pytorch.org/docs/stable/notes/mps.html", claim.number, "prose", devices=(device,), kind="wrong-results")]
 
 
 # People retelling a capability limit they were shown: "nothing under CUDA Compute 7.0 can be used" (vLLM#774),

@@ -460,7 +460,8 @@ def test_a_builtin_whose_torchvision_does_not_import_is_fixed_by_installing_it_w
     assert own.remedy.key == "model-target"
 
 
-@pytest.mark.parametrize("timeout, given, expected", [(900, None, 60.0), (120, None, 20.0), (900, 0, 0), (300, 1.5, 1.5)])
-def test_the_scan_budget_is_a_sixth_of_the_timeout_at_most_a_minute_unless_given(timeout, given, expected):
+@pytest.mark.parametrize("timeout, given, expected", [(900, None, 60.0), (120, None, 20.0), (900, 0, 0), (300, 1.5, 1.5),
+                                                     (900, 100, 100), (25, 1000, 25 / 6)])
+def test_the_scan_budget_is_given_or_a_minute_and_never_more_than_a_sixth_of_the_timeout(timeout, given, expected):
     from mps_doctor.model.command import model_request
     assert model_request("mps-doctor:mnist", "mps", None, None, None, timeout, scan_seconds=given).scan_seconds == expected

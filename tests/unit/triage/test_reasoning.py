@@ -1975,3 +1975,61 @@ def test_round10_a_metal_device_torch_skips_leaves_mps_unavailable(device):
                     "/Users/runner/work/pytorch/pytorch/pytorch/aten/src/ATen/mps/MPSDevice.mm:101.)\n" % device)
     assert report.verdict.known_error == "mps.device-without-metal-2"
     assert layer(report, "torch.mps-available").status == Status.FAIL
+
+
+# A second review of round 10's readings (a read-only helper wrote these pastes against them; each was wrong advice).
+@pytest.mark.parametrize("paste", [
+    "I replaced the CPU torch with the CUDA build from https://download.pytorch.org/whl/cu121 but torch.cuda.is_available() "
+    "still returns False on my RTX 4090 (Ubuntu 22.04).\n",
+    "I removed torch cpu and installed it again:\npip install torch --index-url https://download.pytorch.org/whl/cu121\n"
+    "torch.cuda.is_available() is still False, RTX 3060, Ubuntu\n",
+    "To avoid pip replacing my CUDA torch with torch cpu I pinned it, but torch.cuda.is_available() is False. RTX 4070, "
+    "Windows 11, torch 2.3.1+cu121\n",
+    "Reinstalled everything, still:\nOSError: [WinError 126] The specified module could not be found. Error loading "
+    "\"C:\\Users\\me\\venv\\Lib\\site-packages\\torch\\lib\\torch_cpu.dll\" or one of its dependencies.\n",
+    "Earlier I had the cpu version of pytorch, then I installed the CUDA one from pytorch.org. Now is_available() is "
+    "still False on my RTX 3060.\n",
+    "How do I know if I have the cpu version of pytorch. torch.cuda.is_available() returns False, RTX 3060, Ubuntu\n",
+    "I got torch cpu working, but CUDA fails: torch.cuda.is_available() returns False on my RTX 3070 (Ubuntu)\n",
+    "At first I got `2.1.0+cpu` from torch.__version__; reinstalling from the cu121 index fixed that, but now "
+    "torch.cuda.is_available() returns False. Ubuntu 22.04, RTX 3090\n",
+    "With PyTorch 2.4.0 + cpu offload the model loads, then torch.cuda.OutOfMemoryError: CUDA out of memory. RTX 3060\n",
+])
+def test_review10_no_cpu_build_where_the_paste_tells_none(paste):
+    known = read_paste(paste).known
+    assert not ("torch.cuda_version" in known and known["torch.cuda_version"].value is None)
+    assert "torch.cuda_replaced" not in known
+
+
+@pytest.mark.parametrize("paste", [
+    "torch.cuda.is_available() returns False with my RTX 3060 on Ubuntu. The same code works on my colleague's m1 "
+    "macbook pro.\n",
+    "Does this project run on an Apple Silicon Mac? On my Windows PC with an RTX 3080 it fails.\n",
+])
+def test_review10_another_persons_mac_or_a_question_is_not_the_users_mac(paste):
+    assert triage(paste).options.device == "cuda"
+
+
+@pytest.mark.parametrize("paste", [
+    "macOS 14.4, M2 Pro, torch 2.3.0. The output is wrong on CPU, on MPS it is correct, so the CPU path is the problem.\n",
+    "macOS 14.4, M2, torch 2.3.0. The CPU result looks fine and the MPS result is identical, nothing wrong there; my "
+    "problem is that MPS is 3x slower than CPU.\n",
+    "macOS 14.4, M1, torch 2.2.2. On CPU training is fine, but on MPS it stops with RuntimeError: incorrect number of "
+    "dimensions\n",
+])
+def test_review10_no_wrong_results_where_the_gpu_is_right_or_fails_loudly(paste):
+    assert triage(paste).verdict.root_cause != "device.parity"
+
+
+@pytest.mark.parametrize("machines", [
+    "My Mac is an Intel Mac (i7, 2018). My colleague's M1 Mac installs it fine.",
+    "It installs fine on my M2 MacBook Air. On my 2019 iMac (Intel Core i9) it fails:",
+])
+def test_review10_an_intel_mac_beside_an_apple_chip_keeps_both_possibilities(machines):
+    report = triage(machines + "\npip install torch==2.5.1\nERROR: Could not find a version that satisfies the requirement "
+                    "torch==2.5.1 (from versions: 2.0.0, 2.0.1, 2.1.0, 2.1.1, 2.1.2, 2.2.0, 2.2.1, 2.2.2)\n")
+    assert report.verdict.root_cause == "hardware.apple-silicon"
+
+
+def test_review10_a_projects_minimum_torch_is_not_the_torch_installed():
+    assert "packages.torch" not in read_paste("The minimum torch version is 2.5.1 for this repo.\n").known
