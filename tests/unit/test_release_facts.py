@@ -61,7 +61,7 @@ ALLOWED_IN_CODE = {
     ("mps_doctor/triage/parsers/platform.py", "2.0.0"): "historic: the torch of pytorch#97226 that died on a Raspberry Pi 4",
     ("mps_doctor/triage/parsers/platform.py", "2.4.0"): "historic: the torch of pytorch#132032 that died on a Raspberry Pi 4",
     ("mps_doctor/triage/parsers/platform.py", "2.10.0"): "historic: the torch of pytorch#176993 that died on a Raspberry Pi 4",
-    ("mps_doctor/triage/parsers/prose.py", "10.2"): "historic: the CUDA of the builds that were right on a GTX 16 (pytorch#69449)",
+    ("mps_doctor/triage/parsers/results.py", "10.2"): "historic: the CUDA of the builds that were right on a GTX 16 (pytorch#69449)",
 }
 HISTORIC = "historic: what a past release did, which no newer row changes"
 AWQ_WHEELS = "autoawq's wheels: awq_inference_engine in 0.1.0's to 0.1.8's, none in 0.2.0's (autoawq-kernels has awq_ext)"
