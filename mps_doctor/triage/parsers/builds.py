@@ -122,7 +122,7 @@ def parse_builds(lines: Sequence[Line]) -> Result:
     cuda_label_shown = any(CUDA_LABEL.search(line.text) and not INSTALL_COMMAND.search(line.text) for line in lines)
     on_windows = WINDOWS_SHOWN.search(joined(lines)) is not None
     # A CUDA build that an install then replaced is the state before it, not the torch the paste ends with.
-    replacement_told = any(replaced_by_cpu(line.text) for line in lines)
+    replaced_on = {line.number for line in lines if replaced_by_cpu(line.text)}
     for _, line in matching(lines, BUILD_LINE):
         text = line.text
         row = CONDA_ROW.match(text)
@@ -145,7 +145,7 @@ def parse_builds(lines: Sequence[Line]) -> Result:
                 out.append(Finding("torch.cuda_version", None, line.number, p))
         cpu_told = CPU_BUILD_TOLD.search(text) or INSTALLED_NO_CUDA_TORCH.search(text)
         taken = CUDA_TAKEN_TOLD.search(text)
-        replaced = replaced_by_cpu(text)
+        replaced = line.number in replaced_on
         told = (cpu_told and not denied(text, cpu_told) or
                 taken and not DENIED_JUST_BEFORE.search(text, max(0, taken.start() - 30), taken.start()) or
                 CUDA_LEFT_OUT_TOLD.search(text) and on_windows) and not UNDONE.search(text) or replaced
@@ -164,7 +164,7 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         # torch==2.0.0+cu117 worked), so the index does not tell the build.
         unpinned_extra = "--extra-index-url" in text and not re.search(r"\btorch==", text)
         if index and re.search(r"\binstall\b|^Looking in indexes:", text) and not (told and index.group(1) != "cpu") and \
-                not unpinned_extra and not (replacement_told and index.group(1) != "cpu"):
+                not unpinned_extra and not (replaced_on and index.group(1) != "cpu"):
             out.append(Finding("torch.cuda_version", None if index.group(1) == "cpu" else cuda_of_label(index.group(2)),
                                line.number, p))
             pinned = re.search(r"\btorch==(\d+\.\d+(?:\.\d+)?)(?![\w.+])", text)

@@ -41,3 +41,7 @@ def sentence_at(text: str, found: "re.Match") -> str:
 # Windows shown in a paste: its name, a drive letter path, a Windows wheel tag.
 WINDOWS_SHOWN = re.compile(r"(?i:\bWindows\b)|\b[A-Z]:\\|\bwin_amd64\b")
 LINUX_WORDS = r"\b(?:Linux|Ubuntu|Debian|CentOS|Fedora|RHEL|Rocky Linux|AlmaLinux|openSUSE|Manjaro|WSL2?)"
+# A Mac by its name ("MacBook", "Mac M1 Pro", "macOS", "Apple M2", "M3 Max"): not a bare "MPS" (NVIDIA's Multi-Process
+# Service has that name too) nor a bare "M5" (an AWS instance family).
+MAC_BY_NAME_WORDS = r"\bmac(?:book\w*|os| ?os x| ?mini)?\b|\bApple M[1-5]\b|\bM[1-5] (?:Pro|Max|Ultra)\b|\b(?:sonoma|sequoia|ventura)\b"
+MAC_BY_NAME = re.compile(MAC_BY_NAME_WORDS, re.I)

@@ -131,8 +131,10 @@ def gpu_name(text: str) -> str:
 GEFORCE_SERIES = re.compile(r"\b(RTX|GTX) ?([1-5]0)(?:00)?[- ]?series\b", re.I)
 # A GPU that is not the person's own now: one they had before ("I upgraded from a RTX 3090", "I sold my RTX 5090",
 # "我之前用的是 RTX 5090") or someone else's ("on my friend's RTX 5090").
+# Another person's: "my friend's", "a colleague's".
+SOMEONE_ELSES = r"(?:friend|colleague|coworker|co-worker|teammate|brother|sister|wife|husband|son|daughter)'?s"
 FORMER_GPU = re.compile(r"(?:\b(?:upgrad\w* from|switch\w* from|replac\w*|previous(?:ly)?|old|former|used to have|sold|"
-                        r"(?:friend|colleague|brother|sister|coworker)'?s)\s+(?:an? |my |the |our |his |her )?|"
+                        r"" + SOMEONE_ELSES + r")\s+(?:an? |my |the |our |his |her )?|"
                         r"(?:之前|以前|原来)(?:用的是|的|是)?\s*)$", re.I)
 
 

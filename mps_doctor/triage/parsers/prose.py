@@ -6,16 +6,16 @@ from typing import List, Optional, Sequence, Set
 from mps_doctor.known_errors import intents
 from mps_doctor.nvidia import capability_of, cuda_for_capability, newer_than_most_torch
 from mps_doctor.triage.model import Evidence, Finding
-from mps_doctor.triage.parsers.common import Result, sentence_at
-from mps_doctor.triage.parsers.people import NVIDIA_NAME, PEOPLE_LINE, bare_geforce, gpu_name, named_gpu
+from mps_doctor.triage.parsers.common import MAC_BY_NAME, MAC_BY_NAME_WORDS, Result, sentence_at
+from mps_doctor.triage.parsers.people import NVIDIA_NAME, PEOPLE_LINE, SOMEONE_ELSES, bare_geforce, gpu_name, named_gpu
 from mps_doctor.triage.parsers.results import half_precision_on_gtx16, wrong_results
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label, load_releases, version_tuple
 
 PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
 # "PyTorch 2.5.1", "torch version: 2.0.1", "torch version is 2.0.1+cpu", "torch==1.13.1", "Torch (2.13.0+cpu)"
-# (comfyui-rocm#131), a label written
-# apart ("PyTorch 2.8.0 + cu129", ComfyUI#9929); not the old side of Poetry's "Updating torch (2.0.0 -> 2.2.1)".
+# (comfyui-rocm#131), a CUDA label written apart ("PyTorch 2.8.0 + cu129", ComfyUI#9929); not the old side of Poetry's
+# "Updating torch (2.0.0 -> 2.2.1)".
 PROSE_TORCH = re.compile(r"\b(?:PyTorch|[Tt]orch)\s*(?:[Vv]ersion\s*)?(?::\s*|==|=\s*|is\s+|\(\s*)?(?:stable\s*\()?"
                          r"v?(\d+\.\d+\.\d+(?:\+\w+|\s?\+\s?cu\d{2,3}\b)?)(?!\w|\.\d)(?!\s*->)")
 
@@ -47,20 +47,20 @@ INTEL_MAC_NAMED = re.compile(r"\bIntel[- ](?:based )?Mac|\bMac\w*(?: \w+)? is (?
                              r"Intel\b|\bIntel(?:\(R\))? Core\b", re.I)
 # Another person's machine or a question, in the sentence that names the Mac: "my colleague's m1 macbook pro", "Does it
 # run on ...?" (not "not sure why..? im on an m1 macbook pro", acronymy-assistant#2).
-NOT_THE_USERS = re.compile(r"\b(?:colleague|friend|coworker|co-worker|teammate|brother|sister|wife|husband|son|daughter)'?s?\b|"
+NOT_THE_USERS = re.compile(r"\b" + SOMEONE_ELSES + r"?\b|"
                            r"\?$|\b(?:does|do|can|will|would|should|is|are) (?:it|this|the \w+|torch|pytorch|mps)\b", re.I)
+
+# The user's own Mac named by its chip family: "I'm on an Apple Silicon Mac", "my M-series MacBook" (not "MPS needs
+# Apple Silicon", which states a requirement, nor "On an Apple Silicon Mac it works"), never beside an Intel Mac.
+APPLE_SILICON_OWNED = re.compile(r"\b(?:my|I(?:'m| am) (?:on|using) an?|I (?:have|use) an?) (?:new )?"
+                                 r"(?:Apple Silicon|Apple M-?series|M-series|M[- ]chip)\b", re.I)
+# "Intel Mac / Rosetta" names both possibilities (jarvis-mac#19): no chip.
+APPLE_CHIP = re.compile(r"\bM[1-5]\b|Apple Silicon|\barm64\b|\bRosetta\b", re.I)
 
 
 def the_users(text: str, found: "Optional[re.Match]") -> bool:
     """Whether FOUND, a Mac named on the line TEXT, is the user's own: its sentence asks nothing and names nobody else."""
     return found is not None and not NOT_THE_USERS.search(sentence_at(text, found).strip())
-# The user's own Mac named by its chip family: "I'm on an Apple Silicon Mac", "my M-series MacBook", "running on Apple
-# Silicon" (not "MPS needs Apple Silicon", which states a requirement), and never beside an Intel Mac of theirs.
-APPLE_SILICON_OWNED = re.compile(r"\b(?:my|I(?:'m| am) (?:on|using) an?|I (?:have|use) an?) (?:new )?"
-                                 r"(?:Apple Silicon|Apple M-?series|M-series|M[- ]chip)\b", re.I)
-INTEL_MAC_OWNED = re.compile(r"\bIntel\b|\bx86_64 Mac\b", re.I)
-# "Intel Mac / Rosetta" names both possibilities (jarvis-mac#19): no chip.
-APPLE_CHIP = re.compile(r"\bM[1-5]\b|Apple Silicon|\barm64\b|\bRosetta\b", re.I)
 
 
 def parse_prose(lines: Sequence[Line]) -> Result:
@@ -77,7 +77,7 @@ def parse_prose(lines: Sequence[Line]) -> Result:
             # nothing of the chip; the Darwin it names stands.
             out += [Finding("host.system", "Darwin", line.number, p)] + \
                 ([] if INTEL_MAC_NAMED.search(text) else [Finding("host.hw_arm64", True, line.number, p)])
-        if the_users(text, APPLE_SILICON_OWNED.search(text)) and not INTEL_MAC_OWNED.search(text):
+        if the_users(text, APPLE_SILICON_OWNED.search(text)) and not INTEL_MAC_NAMED.search(text):
             out += [Finding("host.hw_arm64", True, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if re.search(r"\b(?:mac(?:book)?(?: \w+)? is (?:an )?(?:intel|x86(?:_64)?)|(?:intel|x86(?:_64)?)[- ](?:based )?mac)", text, re.I) \
                 and not APPLE_CHIP.search(text):
@@ -151,10 +151,6 @@ def only_gpus_newer_than_most_torch(lines: Sequence[Line], text: str) -> bool:
 
 
 # A Mac or its GPU, named anywhere in the paste: there the CPU run is not CUDA's.
-# A Mac by its name ("MacBook", "macOS", "Apple M2", "M3 Max"): not a bare "MPS" (NVIDIA's Multi-Process Service has
-# that name too) nor a bare "M5" (an AWS instance family).
-MAC_BY_NAME_WORDS = r"\bmac(?:book\w*|os| ?os x| ?mini)?\b|\bApple M[1-5]\b|\bM[1-5] (?:Pro|Max|Ultra)\b|\b(?:sonoma|sequoia|ventura)\b"
-MAC_BY_NAME = re.compile(MAC_BY_NAME_WORDS, re.I)
 # Any sign of a Mac or its GPU, bare "MPS" and "M2" included: there a CPU run or a GPU's name is not CUDA's.
 APPLE_NAMED = re.compile(r"%s|\bmps\b|\bM[1-5]\b" % MAC_BY_NAME_WORDS, re.I)
 # NVIDIA hardware or its driver named: a GPU brand or series, nvidia-smi's table.

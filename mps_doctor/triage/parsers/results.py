@@ -5,6 +5,7 @@ from typing import List, Sequence
 
 from mps_doctor.known_errors import intents
 from mps_doctor.triage.model import Evidence
+from mps_doctor.triage.parsers.common import MAC_BY_NAME
 from mps_doctor.triage.text import Line, joined
 
 # How people report silent wrong results: "gives the wrong answer on MPS", "random numbers", "# NOT same!",
@@ -39,9 +40,6 @@ CPU_GOOD = re.compile(r"\bCPU\b%s%s|%s%s\bCPU\b" % (CLAUSE, GOOD, GOOD, CLAUSE),
 def accelerator_worse_than_cpu(text: str) -> bool:
     """Whether the line TEXT says the accelerator's result is bad where the CPU's is right."""
     return bool(ACCELERATOR_BAD.search(text)) and bool(CPU_GOOD.search(text))
-# The Apple GPU is the accelerator of a paste that names macOS without naming a device.
-MAC_NAMED = re.compile(r"\bmac ?os\b|\bsonoma\b|\bsequoia\b|\bventura\b|\bApple M[1-5]\b|"
-                       r"\bMac(?:Book)?(?: Pro| Air| mini| Studio)? M[1-5]\b", re.I)
 
 
 # Wrong results that are past ("the weird images ... are gone since I upgraded to 2.3.0").
@@ -92,7 +90,8 @@ def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
     """Evidence against device.parity when the paste reports results on an accelerator that are wrong."""
     text = joined(lines)
     device = next((d for d, pattern in (("mps", r"\bmps\b"), ("cuda", r"\bcuda\b")) if re.search(pattern, text, re.I)), None)
-    device = device or ("mps" if MAC_NAMED.search(text) else None)
+    # The Apple GPU is the accelerator of a paste that names a Mac without naming a device.
+    device = device or ("mps" if MAC_BY_NAME.search(text) else None)
     # Wrong results are silent: a line that carries an exception ("RuntimeError: incorrect number of dimensions") is
     # a failure, not one.
     claim = next((line for line in lines if (WRONG_RESULTS.search(line.text) or accelerator_worse_than_cpu(line.text)) and
