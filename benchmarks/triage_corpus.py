@@ -10,7 +10,6 @@ cases are only counted, never listed, so that nobody tunes triage on them. Run f
     python benchmarks/triage_corpus.py
 """
 
-import glob
 import json
 import os
 import sys
@@ -20,12 +19,13 @@ sys.path.insert(0, ROOT)
 
 from mps_doctor.errors import UsageError  # noqa: E402
 from mps_doctor.triage.engine import triage  # noqa: E402
+from tools.precedents import corpus, fold_models, fold_of, model_of  # noqa: E402
 
 
-def named(text, title=None):
-    """(the causes triage names for TEXT under the issue's TITLE, the device it chose)."""
+def named(text, title=None, precedents=None):
+    """(the causes triage names for TEXT under the issue's TITLE, with the memory PRECEDENTS, the device it chose)."""
     try:
-        report = triage(text, title=title)
+        report = triage(text, title=title, precedents=precedents)
     except UsageError:
         return set(), "-"
     return {report.verdict.root_cause, report.verdict.known_error} - {None}, report.options.device
@@ -33,11 +33,16 @@ def named(text, title=None):
 
 def main() -> int:
     tally = {}
-    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "pasted", "*.txt"))):
+    cases = corpus()
+    # A dev case is triaged with the memory of the other threads' groups (tools/precedents.py), a held-out case with
+    # the shipped memory, which learned only dev cases.
+    folds, shipped = fold_models(cases), model_of(cases)
+    for case in cases:
+        path = os.path.join(ROOT, "tests", "pasted", case.slug + ".txt")
         with open(path[:-4] + ".json", encoding="utf-8") as handle:
             meta = json.load(handle)
-        with open(path, encoding="utf-8") as handle:
-            got, device = named(handle.read(), None if "--body-only" in sys.argv else meta["title"])
+        memory = folds[fold_of(case.thread)] if case.split == "dev" else shipped
+        got, device = named(case.text, None if "--body-only" in sys.argv else meta["title"], memory)
         hit = meta["expected_root_cause"] in got
         readers = (meta.get("paste_decides") or {}).get("labels") or ()
         splits = [meta["split"]] + (["%s, decided by the paste" % meta["split"]] if set(readers) - {"open"} else [])

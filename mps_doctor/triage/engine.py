@@ -32,6 +32,7 @@ from mps_doctor.triage.paste import (
     stripped_line,
     value,
 )
+from mps_doctor.triage.precedents import Precedents, issue_words, load, with_precedent
 from mps_doctor.triage.runtime import HOSTED_SOURCE, availability_layers
 from mps_doctor.triage.suspected import suspect, symptom_alone
 from mps_doctor.triage.text import Line, clean
@@ -225,14 +226,38 @@ TITLE_LIMIT = 256
 
 
 def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError, ...]] = None,
-           title: Optional[str] = None) -> Report:
+           title: Optional[str] = None, precedents: Optional[Precedents] = None) -> Report:
     """The report for pasted text RAW; raise UsageError when it holds nothing recognizable. TITLE, the issue's title,
     is read as a maintainer reads it: only when RAW names no cause, or blames an x86_64 Python on a Mac whose chip it
     does not name and the title names it (chip_left_open), a hosted runtime without a GPU that the title denies
     (runtime_left_open), or only the symptom that CUDA is unavailable (symptom_only), as line 1 above RAW (its lines then count from 3;
-    `source.title` says so). Secrets are replaced before anything is read, so that no fact, message or output can hold
+    `source.title` says so). Where neither names a cause, an issue (a TITLE given: someone's report of trouble) gets the
+    cause that confirmed threads worded like it had, as a suspicion (triage/precedents.py; PRECEDENTS: the shipped
+    model by default). Secrets are replaced before anything is read, so that no fact, message or output can hold
     one."""
     heading = " ".join((title or "").split())[:TITLE_LIMIT]
+    try:
+        report = reasoned(raw, device, catalogue, heading)
+    except UsageError:
+        if not heading:
+            raise
+        report = None
+    if not heading or report is not None and (report.verdict.root_cause or (report.source or {}).get("kind") != "pasted"):
+        return report
+    base = report or titled_report(heading, raw, triage_text(heading + "\n\n" + raw, device, catalogue, recognized_only=False))
+    # A layer the pasted facts pass is never suspected against them (issue 20, item 5).
+    cleared = frozenset(r.id for r in base.results if r.status == Status.PASS)
+    precedent = (load() if precedents is None else precedents).likeliest(issue_words(raw, heading), cleared)
+    if precedent is None:
+        if report is None:
+            raise UsageError("nothing recognizable in the pasted text or its title")
+        return report
+    return with_precedent(base, precedent)
+
+
+def reasoned(raw: str, device: str, catalogue: Optional[Tuple[KnownError, ...]], heading: str) -> Optional[Report]:
+    """The report that RAW and the issue's HEADING decide (triage); None when neither is recognizable but HEADING is
+    given, and UsageError when RAW is not and no HEADING is."""
     try:
         report = triage_text(raw, device, catalogue)
     except UsageError:
@@ -257,9 +282,12 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
             chip_open and titled.facts.host.hw_arm64 is None or runtime_open and runtime_left_open(titled) or \
             symptom and (titled.verdict.root_cause, titled.facts.host.system) == (report.verdict.root_cause,
                                                                                  report.facts.host.system)):
-        if report is None:
-            raise UsageError("nothing recognizable in the pasted text or its title")
         return report
+    return titled_report(heading, raw, titled)
+
+
+def titled_report(heading: str, raw: str, titled: Report) -> Report:
+    """TITLED, the report of HEADING above RAW, with the title's line in its source."""
     cleaned = clean(scrub(heading))
     text = stripped_line(scrub(cleaned[0].text)) if len(cleaned) else ""
     return replace(titled, source=dict(titled.source, title={"line": 1, "text": text}))
@@ -297,13 +325,14 @@ def chip_left_open(report: Report) -> bool:
     return report.verdict.root_cause in implicated_by(X86_64_PYTHON_ON_MAC) and report.facts.host.hw_arm64 is None
 
 
-def triage_text(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError, ...]] = None) -> Report:
-    """The report for pasted text RAW alone (triage)."""
+def triage_text(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError, ...]] = None,
+                recognized_only: bool = True) -> Report:
+    """The report for pasted text RAW alone (triage); UsageError when RECOGNIZED_ONLY and nothing in it is."""
     embedded = embedded_report(raw)
     if embedded is not None:
         return replayed_report(embedded)
     paste = read_paste(scrub(raw), catalogue)
-    if not paste.recognized:
+    if recognized_only and not paste.recognized:
         raise UsageError("nothing recognizable in the pasted text (no collect_env, environment dump, install log, "
                          "platform string or known error message)")
     choice = device_choice(paste) if device == "auto" else None

@@ -29,10 +29,10 @@ def passed(report, check_id):
     return result is not None and result.status == Status.PASS
 
 
-def contradictions(text):
-    """What the verdict or the reply of TEXT says against a fact TEXT states."""
+def contradictions(text, title=None):
+    """What the verdict or the reply of TEXT (under the issue's TITLE) says against a fact TEXT states."""
     paste = read_paste(text)
-    report = triage(text)
+    report = triage(text, title=title)
     reply = render_triage(report, "markdown")
     summaries = " | ".join(r.summary for r in report.results) + " | " + report.verdict.summary
     found = []
@@ -65,16 +65,17 @@ def contradictions(text):
     return found
 
 
-DEV = [(name, text) for name, text, meta in CORPUS if meta["split"] == "dev"]
+DEV = [(name, text, meta["title"]) for name, text, meta in CORPUS if meta["split"] == "dev"]
 
 
 @pytest.mark.per_case
-@pytest.mark.parametrize("name,text", DEV, ids=[name for name, _ in DEV])
-def test_no_dev_reply_contradicts_its_paste(name, text):
-    try:
-        assert contradictions(text) == []
-    except UsageError:
-        pass
+@pytest.mark.parametrize("name,text,title", DEV, ids=[name for name, _, _ in DEV])
+def test_no_dev_reply_contradicts_its_paste(name, text, title):
+    for heading in (None, title):
+        try:
+            assert contradictions(text, heading) == []
+        except UsageError:
+            pass
 
 
 def test_no_held_out_reply_contradicts_its_paste():
@@ -83,10 +84,11 @@ def test_no_held_out_reply_contradicts_its_paste():
     for _, text, meta in CORPUS:
         if meta["split"] != "held-out":
             continue
-        try:
-            count += bool(contradictions(text))
-        except UsageError:
-            pass
+        for heading in (None, meta["title"]):
+            try:
+                count += bool(contradictions(text, heading))
+            except UsageError:
+                pass
     assert count == 0, "%d held-out replies contradict their paste" % count
 
 

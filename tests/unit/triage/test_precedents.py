@@ -1,0 +1,171 @@
+"""triage/precedents.py: the memory of confirmed threads, and how triage uses it when no line of a paste decides."""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mps_doctor.checking.model import Status
+from mps_doctor.errors import UsageError
+from mps_doctor.render.triage import render_triage
+from mps_doctor.triage import precedents
+from mps_doctor.triage.engine import triage
+from mps_doctor.triage.precedents import (
+    MIN_WORDS,
+    NO_PRECEDENTS,
+    from_document,
+    issue_words,
+    learn,
+    load,
+    words,
+)
+
+GPU_UNUSED = ("cuda gpu not used windows training runs on cpu slow nvidia geforce rtx card installed pip torch "
+              "why is my gpu idle")
+MAC_WORDS = "mac m1 mps float64 error metal macos apple silicon convert tensor double unsupported framework"
+
+
+def toy_model():
+    """Two causes, each from two threads, sharing no words but 'torch'."""
+    return learn([
+        ("thread/1", "torch.cuda-built", words(GPU_UNUSED)),
+        ("thread/2", "torch.cuda-built", words(GPU_UNUSED + " again")),
+        ("thread/3", "mps.float64-unsupported", words(MAC_WORDS + " torch")),
+        ("thread/4", "mps.float64-unsupported", words(MAC_WORDS + " torch please")),
+    ])
+
+
+def test_words_are_lower_cased_identifiers_with_their_dotted_parts():
+    assert words("RuntimeError: torch.cuda.is_available() False sm_61 cu121") >= {
+        "runtimeerror", "torch.cuda.is_available", "false", "sm_61", "cu121"}
+    assert words("") == frozenset()
+
+
+def test_issue_words_replace_secrets_before_reading():
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    assert not any(token.lower() in word for word in issue_words("my token is %s" % token, "title"))
+
+
+def test_a_word_of_one_thread_is_not_learned():
+    model = toy_model()
+    assert "again" not in model.vocabulary and "please" not in model.vocabulary
+    assert {"gpu", "mps", "torch"} <= model.vocabulary
+
+
+def test_the_likeliest_cause_is_the_one_whose_threads_share_the_words():
+    model = toy_model()
+    ranked = model.ranked(words(GPU_UNUSED))
+    assert ranked[0][0] == "torch.cuda-built"
+    assert sum(share for _, share in ranked) == pytest.approx(1.0)
+    assert model.likeliest(words(MAC_WORDS)).cause == "mps.float64-unsupported"
+
+
+def test_too_few_shared_words_name_nothing():
+    model = toy_model()
+    few = frozenset(sorted(words(GPU_UNUSED))[:MIN_WORDS - 1])
+    assert model.likeliest(few) is None
+    assert model.likeliest(words(GPU_UNUSED)) is not None
+
+
+def test_a_cause_ruled_out_is_never_named():
+    model = toy_model()
+    got = model.likeliest(words(GPU_UNUSED), frozenset({"torch.cuda-built"}))
+    assert got is None or got.cause != "torch.cuda-built"
+
+
+def test_an_empty_memory_names_nothing():
+    assert NO_PRECEDENTS.likeliest(words(GPU_UNUSED)) is None
+    assert NO_PRECEDENTS.ranked(words(GPU_UNUSED)) == []
+
+
+def test_the_document_round_trips():
+    model = toy_model()
+    again = from_document(json.loads(json.dumps(model.document())))
+    assert again == model
+
+
+@pytest.mark.parametrize("doc", [None, {}, {"causes": {}}, {"causes": {"x": {"cases": 0, "total": 0, "counts": {}}},
+                                                             "vocabulary": []},
+                                 {"causes": {"x": {"cases": "many"}}, "vocabulary": []}, {"causes": [], "vocabulary": 3}])
+def test_a_malformed_document_is_refused(doc):
+    with pytest.raises(ValueError):
+        from_document(doc)
+
+
+def test_a_missing_or_broken_file_gives_an_empty_memory(tmp_path):
+    assert load(str(tmp_path / "absent.json")) == NO_PRECEDENTS
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    assert load(str(broken)) == NO_PRECEDENTS
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=400))
+def test_any_text_is_ranked_without_error(text):
+    model = toy_model()
+    ranked = model.ranked(words(text))
+    assert [cause for cause, _ in ranked] and all(0.0 <= share <= 1.0 for _, share in ranked)
+
+
+# --- in triage ----------------------------------------------------------------------------------------------------
+
+WINDOWS_GPU_IDLE = ("I installed the requirements with pip on Windows 11 and my NVIDIA GeForce RTX 3060 is never used.\n"
+                    "Training runs on the CPU and is very slow. Why is the GPU not used?\n")
+
+
+def test_an_issue_nothing_decides_gets_the_precedent_as_a_suspicion():
+    report = triage(WINDOWS_GPU_IDLE, title="GPU not used, training runs on CPU", precedents=toy_model())
+    assert report.verdict.root_cause == "torch.cuda-built" and report.verdict.suspected
+    result = report.result("torch.cuda-built")
+    assert result.status == Status.FAIL and result.summary.startswith(precedents.SUSPECTED_FROM_PRECEDENTS)
+    assert result.remedy.actions == ()
+
+
+def test_without_a_title_the_memory_is_not_asked():
+    report = triage(WINDOWS_GPU_IDLE, precedents=toy_model())
+    assert report.verdict.root_cause is None
+
+
+def test_an_unrecognizable_text_under_a_title_may_get_a_precedent_and_otherwise_stays_refused():
+    text = "training is slow and the gpu sits idle, cuda gpu not used windows nvidia geforce rtx card installed pip torch\n"
+    with pytest.raises(UsageError):
+        triage(text)
+    report = triage(text, title="why is my gpu idle", precedents=toy_model())
+    assert report.verdict.root_cause == "torch.cuda-built" and report.verdict.suspected
+    with pytest.raises(UsageError):
+        triage("hello there\n", title="a question", precedents=NO_PRECEDENTS)
+
+
+def test_a_layer_the_pasted_facts_pass_is_never_suspected():
+    # collect_env says torch is built with CUDA 12.1: the memory's torch.cuda-built is ruled out by the paste.
+    text = ("PyTorch version: 2.3.1+cu121\nCUDA used to build PyTorch: 12.1\nOS: Microsoft Windows 11 Pro\n"
+            "Is CUDA available: True\n" + WINDOWS_GPU_IDLE)
+    report = triage(text, title="GPU not used", precedents=toy_model())
+    assert report.verdict.root_cause != "torch.cuda-built"
+    assert report.result("torch.cuda-built").status == Status.PASS
+
+
+def test_a_cause_the_paste_decides_is_not_replaced_by_a_precedent():
+    text = "RuntimeError: Torch not compiled with CUDA enabled\n"
+    report = triage(text, title="mps float64 metal apple silicon mac m1 macos unsupported double tensor framework",
+                    precedents=toy_model())
+    assert not report.verdict.summary.startswith("problem found (mps): " + precedents.SUSPECTED_FROM_PRECEDENTS)
+    assert precedents.SUSPECTED_FROM_PRECEDENTS not in report.verdict.summary
+
+
+def test_the_reply_of_a_precedent_holds_no_fix_and_no_pasted_markup():
+    hostile = WINDOWS_GPU_IDLE + "@maintainer <img src=x onerror=alert(1)> [click](https://evil.example/)\n"
+    report = triage(hostile, title="GPU not used <script>", precedents=toy_model())
+    assert report.verdict.suspected
+    reply = render_triage(report, "markdown")
+    assert "**Fix:**" not in reply
+    assert "<img" not in reply and "<script>" not in reply and "](https://evil" not in reply and "@maintainer" not in reply
+    assert "mps-doctor check --format markdown" in reply
+
+
+def test_the_shipped_memory_is_used_by_default():
+    shipped = load()
+    assert shipped.cases > 0 and shipped.vocabulary
+    report = triage(WINDOWS_GPU_IDLE, title="GPU not used, training runs on CPU")
+    assert report.verdict.root_cause is not None
