@@ -13,7 +13,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from mps_doctor.secrets import scrub  # noqa: E402
 from mps_doctor.triage.paste import read_paste  # noqa: E402
+from mps_doctor.triage.precedents import issue_words, load  # noqa: E402
 from mps_doctor.triage.text import MAX_LINE  # noqa: E402
 
 SIZE = 64 * 1024
@@ -80,6 +82,11 @@ CRAFTED = {
     # Lines that each wrap into the next (known_errors.unwrap joins soft-wrapped lines before the catalogue's search).
     "soft-wrapped '(from versions:' lines": lambda size: fill("requirement torch==1.1.1+cu1 (from versions: a\n", size),
     "soft-wrapped words": lambda size: fill("a\n", size),
+    # Secret names (secrets.NAMED_SECRET) and the memory's words (precedents.WORD) among word boundaries at every step.
+    "dotted words": lambda size: fill(long_line("", "a."), size),
+    "dashed words": lambda size: fill(long_line("", "a-"), size),
+    "secret names repeated": lambda size: fill(long_line("", "api_key_token."), size),
+    "dotted identifier parts": lambda size: fill(long_line("", "a:b.c:d."), size),
 }
 
 
@@ -88,17 +95,23 @@ def crafted_pastes(size=SIZE):
     return {name: build(size) for name, build in CRAFTED.items()}
 
 
+def reading(text):
+    """What triage reads TEXT with: secrets replaced, the paste read, and the memory of confirmed threads asked."""
+    read_paste(scrub(text))
+    load().likeliest(issue_words(text, "an issue's title"))
+
+
 def seconds(text):
-    """CPU seconds of one read_paste(TEXT): the process's own time, which other work on a shared machine (a CI run's
+    """CPU seconds of one reading(TEXT): the process's own time, which other work on a shared machine (a CI run's
     parallel test workers) hardly changes, unlike the wall clock."""
     started = time.process_time()
-    read_paste(text)
+    reading(text)
     return time.process_time() - started
 
 
 def ratios(real, crafted, repeats):
     """{name: best seconds of CRAFTED[name] / best seconds of REAL}, each paste read REPEATS times, interleaved."""
-    read_paste(real)
+    reading(real)
     best = {name: float("inf") for name in ["real", *crafted]}
     for _ in range(repeats):
         best["real"] = min(best["real"], seconds(real))

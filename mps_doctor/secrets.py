@@ -30,8 +30,10 @@ TOKEN_SHAPES = re.compile("|".join((
     r"\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}",  # JSON Web Tokens (RFC 7519, base64url)
 )))
 # NAME=value, NAME: value and "NAME": "value" where NAME ends in a word that says secret (export lines, .env files,
-# YAML, JSON, env dumps); `==` is a version pin (tokenizers==0.15), not an assignment.
-NAMED_SECRET = re.compile(r"""(?i)(["']?\b[\w.-]{0,64}(?:token|passwd|password|secret|api[_-]?key|access[_-]?key|private[_-]?key"""
+# YAML, JSON, env dumps); `==` is a version pin (tokenizers==0.15), not an assignment. The match starts at that word:
+# what comes before it in NAME is kept either way, and a pattern that scanned back over NAME from every word boundary
+# cost 64 steps a character on text like "a.a.a." (benchmarks/paste_cost.py, "dotted words").
+NAMED_SECRET = re.compile(r"""(?i)((?:token|passwd|password|secret|api[_-]?key|access[_-]?key|private[_-]?key"""
                           r"""|secret[_-]?key|credentials?|session[_-]?id|cookie)["']?[ \t]{0,8}(?:=(?!=)|:)[ \t]{0,8})(["']?)"""
                           r"""([^\s"',;&`\\]+)""")
 # Command-line options that take a credential: --password X, --token=X, -p X of some tools is too ambiguous to take.

@@ -17,7 +17,7 @@ REPEATS = 5
 @pytest.fixture(scope="module")
 def real_text():
     text = paste_cost.real_paste()
-    paste_cost.read_paste(text)
+    paste_cost.reading(text)
     return text
 
 
