@@ -6,8 +6,10 @@ it). Prints the dev cases one per line (ok or MISS, expected, got, device) and, 
 how the misses split between naming another cause (advice that is wrong in public) and naming none; then the same
 shares over the cases whose text decides or suggests the cause by at least one of the two readers who rated every case
 without seeing triage (`paste_decides`; issue 20 counts the cases "whose environment or error decides it"). Held-out
-cases are only counted, never listed, so that nobody tunes triage on them. Run from the checkout:
-    python benchmarks/triage_corpus.py
+cases are only counted, never listed, so that nobody tunes triage on them. A dev case is triaged with a memory of
+confirmed threads that never saw its own (tools/precedents.py), a held-out case with the shipped memory (`--no-memory`:
+without one). Run from the checkout:
+    python benchmarks/triage_corpus.py [--body-only] [--no-memory]
 """
 
 import json
@@ -19,6 +21,7 @@ sys.path.insert(0, ROOT)
 
 from mps_doctor.errors import UsageError  # noqa: E402
 from mps_doctor.triage.engine import triage  # noqa: E402
+from mps_doctor.triage.precedents import NO_PRECEDENTS  # noqa: E402
 from tools.precedents import corpus, fold_models, fold_of, model_of  # noqa: E402
 
 
@@ -41,7 +44,7 @@ def main() -> int:
         path = os.path.join(ROOT, "tests", "pasted", case.slug + ".txt")
         with open(path[:-4] + ".json", encoding="utf-8") as handle:
             meta = json.load(handle)
-        memory = folds[fold_of(case.thread)] if case.split == "dev" else shipped
+        memory = NO_PRECEDENTS if "--no-memory" in sys.argv else folds[fold_of(case.thread)] if case.split == "dev" else shipped
         got, device = named(case.text, None if "--body-only" in sys.argv else meta["title"], memory)
         hit = meta["expected_root_cause"] in got
         readers = (meta.get("paste_decides") or {}).get("labels") or ()
