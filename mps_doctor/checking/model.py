@@ -205,6 +205,10 @@ NEEDS_EARLIER_LAYER = "needs-earlier-layer"
 PROBE_DEVICE = "probe-device"
 UNJUDGED = (NEEDS_EARLIER_LAYER, PROBE_DEVICE)
 
+# The remedy key of a cause suspected without a fact that decides it (triage's memory of earlier threads): nothing is
+# fixed before the full check on the machine decides it.
+CHECK_FIRST = "check-first"
+
 # The reason that diagnosis gives the ids of --skip, which join the policy's own skips.
 COMMAND_LINE_SKIP = "--skip on the command line"
 

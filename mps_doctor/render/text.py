@@ -5,7 +5,7 @@ from typing import List, Optional, Tuple
 
 import click
 
-from mps_doctor.checking.model import COMMAND_LINE_SKIP, CheckResult, Remedy, Status
+from mps_doctor.checking.model import CHECK_FIRST, COMMAND_LINE_SKIP, CheckResult, Remedy, Status
 from mps_doctor.checking.registry import all_checks
 from mps_doctor.env_summary import environment_summary
 from mps_doctor.render.commands import remedy_commands
@@ -74,7 +74,9 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
         lines += ["  %-*s  %s" % (label_width, label, value) for label, value in rows]
     if not report.verdict.ready and report.verdict.root_cause:
         lines.append("")
-        lines.append(escaped_line(run_hint("To print the commands that fix this", fix)))
+        lines.append(escaped_line(run_hint("To decide it, run the full check on that machine", "mps-doctor check")
+                                  if root is not None and root.remedy is not None and root.remedy.key == CHECK_FIRST else
+                                  run_hint("To print the commands that fix this", fix)))
     lines.append("")
     summary = report.verdict.summary
     if color:

@@ -32,7 +32,7 @@ from mps_doctor.triage.paste import (
     stripped_line,
     value,
 )
-from mps_doctor.triage.precedents import Precedents, issue_words, load, with_precedent
+from mps_doctor.triage.precedents import MIN_CUES, Precedents, issue_words, load, ruled_out, tells_trouble, with_precedent
 from mps_doctor.triage.runtime import HOSTED_SOURCE, availability_layers
 from mps_doctor.triage.suspected import suspect, symptom_alone
 from mps_doctor.triage.text import Line, clean
@@ -223,6 +223,9 @@ def known_error_result(match: Match, is_root: bool, number: int, paste: Paste) -
 
 # GitHub caps an issue's title at 256 characters.
 TITLE_LIMIT = 256
+# How much of a text that nothing recognizes is read again for its device, under a title the memory answers: the
+# corpus's unrecognized pastes are all shorter.
+UNREAD_HEAD = 16 * 1024
 
 
 def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError, ...]] = None,
@@ -244,10 +247,15 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         report = None
     if not heading or report is not None and (report.verdict.root_cause or (report.source or {}).get("kind") != "pasted"):
         return report
-    base = report or titled_report(heading, raw, triage_text(heading + "\n\n" + raw, device, catalogue, recognized_only=False))
-    # A layer the pasted facts pass is never suspected against them (issue 20, item 5).
-    cleared = frozenset(r.id for r in base.results if r.status == Status.PASS)
-    precedent = (load() if precedents is None else precedents).likeliest(issue_words(raw, heading), cleared)
+    memory = load() if precedents is None else precedents
+    text_words = issue_words(raw, heading)
+    precedent = None
+    if memory.cues(text_words) >= MIN_CUES and tells_trouble(raw, heading):
+        # A text that nothing recognizes gives no fact, but its words still say which device it is about: its head is
+        # read once more with the title for that (UNREAD_HEAD), and all its lines are counted below the title's.
+        base = report or unread_text_report(heading, raw, triage_text(heading + "\n\n" + raw[:UNREAD_HEAD], device, catalogue,
+                                                                      recognized_only=False))
+        precedent = memory.likeliest(text_words, ruled_out(base, memory.causes))
     if precedent is None:
         if report is None:
             raise UsageError("nothing recognizable in the pasted text or its title")
@@ -284,6 +292,12 @@ def reasoned(raw: str, device: str, catalogue: Optional[Tuple[KnownError, ...]],
                                                                                  report.facts.host.system)):
         return report
     return titled_report(heading, raw, titled)
+
+
+def unread_text_report(heading: str, raw: str, titled: Report) -> Report:
+    """TITLED, the report of HEADING alone, standing for HEADING above RAW, a text nothing recognizes."""
+    report = titled_report(heading, raw, titled)
+    return replace(report, source=dict(report.source, lines=2 + len(raw.splitlines())))
 
 
 def titled_report(heading: str, raw: str, titled: Report) -> Report:

@@ -15,27 +15,42 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
-from mps_doctor.checking.model import CheckResult, Remedy, Status
+from mps_doctor.checking.model import CHECK_FIRST, CheckResult, Remedy, Status
 from mps_doctor.checking.registry import all_checks
 from mps_doctor.known_errors import by_id
 from mps_doctor.report import Report
-from mps_doctor.secrets import scrub
-from mps_doctor.triage.paste import first_sentence
+from mps_doctor.secrets import home_user_names, scrub
+from mps_doctor.triage.paste import FIX_LINE, first_sentence
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "precedents.json"
 
 # A word: an identifier with its dotted or colon-joined parts ("torch.cuda.is_available", "sm_61", "cu121"), bounded so
 # that reading stays linear in the text's length.
-WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,60}(?:[.:][A-Za-z0-9_]{1,60}){0,8}")
+# A word right after "@" is a mention (a person), and one inside a longer run of word characters is not a word.
+WORD = re.compile(r"(?<![\w@])[A-Za-z_][A-Za-z0-9_]{0,60}(?:[.:][A-Za-z0-9_]{1,60}){0,8}")
 # A word is learned only when the texts of this many threads hold it: what threads share, not one reporter's names.
 MIN_THREADS = 2
 # Naive Bayes' additive smoothing of word counts, chosen by leave-threads-out validation on the dev share
 # (docs/measurements.md, round 11).
 SMOOTHING = 0.2
-# The least share of the model's belief that its likeliest cause must hold to be said, and the least number of learned
-# words the text must share with the model: below either, the precedent is too thin to name.
+# A word that this share of the learned cases or more holds ("the", "is", "torch") tells causes apart too little to
+# count as a cue.
+COMMON_SHARE = 0.1
+# The least share of the model's belief that its likeliest cause must hold to be said, and the least number of cues
+# (learned words, not common ones) the text must hold: below either, the precedent is too thin to name.
 MIN_SHARE = 0.5
-MIN_WORDS = 8
+MIN_CUES = 8
+
+
+# Words that say something goes wrong: an issue the memory answers must say so in its title or text, so that a
+# question, a request or thanks is never given a cause (every case it learned from is a report of trouble).
+TROUBLE = re.compile(r"(?i)(?:error|exception)s?\b|\b(?:fail(?:s|ed|ing|ure)?|not|no|cannot|can't|unable|wrong|slow|"
+                     r"crash(?:es|ed|ing)?|broken|missing|unavailable|unsupported|(?:does|do|is|was|are|won|did|could)n'?t|"
+                     r"problems?|bugs?|stuck|only|issues?|instead)\b")
+
+
+# A macOS volume's name (/Volumes/SSD2TB/...): the reporter's own, like a home folder's.
+VOLUME = re.compile(r"/Volumes/([^/\s'\"]{1,64})")
 
 
 def words(text: str) -> FrozenSet[str]:
@@ -43,9 +58,18 @@ def words(text: str) -> FrozenSet[str]:
     return frozenset(word.lower() for word in WORD.findall(text))
 
 
+def tells_trouble(text: str, title: Optional[str] = None) -> bool:
+    """Whether the issue's TITLE or TEXT says that something goes wrong (TROUBLE), and its TEXT does not tell that it
+    was fixed ("it works now after a restart": paste.FIX_LINE)."""
+    return (TROUBLE.search(title or "") is not None or TROUBLE.search(text) is not None) and FIX_LINE.search(text) is None
+
+
 def issue_words(text: str, title: Optional[str] = None) -> FrozenSet[str]:
-    """The words of an issue: its TITLE and TEXT, with secrets replaced first (as triage reads a paste)."""
-    return words(scrub((title or "") + "\n\n" + text))
+    """The words of an issue: its TITLE and TEXT, with secrets replaced first (as triage reads a paste) and the names of
+    the home folders and volumes it shows left out."""
+    whole = scrub((title or "") + "\n\n" + text)
+    personal = home_user_names(whole) + VOLUME.findall(whole)
+    return words(whole) - {word for name in personal for word in words(name)}
 
 
 @dataclass(frozen=True)
@@ -66,7 +90,7 @@ class Precedent:
     share: float
     cases: int
     learned_cases: int
-    shared_words: int
+    cues: int
 
 
 @dataclass(frozen=True)
@@ -79,6 +103,15 @@ class Precedents:
     @property
     def cases(self) -> int:
         return sum(cause.cases for cause in self.causes.values())
+
+    @functools.cached_property
+    def common(self) -> FrozenSet[str]:
+        """The learned words that COMMON_SHARE of the learned cases or more hold."""
+        holders: Dict[str, int] = {}
+        for cause in self.causes.values():
+            for word, count in cause.counts.items():
+                holders[word] = holders.get(word, 0) + count
+        return frozenset(word for word, count in holders.items() if count >= COMMON_SHARE * self.cases)
 
     def ranked(self, text_words: Iterable[str]) -> List[Tuple[str, float]]:
         """Every cause with its share of the belief (they sum to 1) given TEXT_WORDS, likeliest first."""
@@ -99,16 +132,19 @@ class Precedents:
         whole = sum(weight for weight, _ in weights)
         return sorted(((cause_id, weight / whole) for weight, cause_id in weights), key=lambda item: (-item[1], item[0]))
 
+    def cues(self, text_words: FrozenSet[str]) -> int:
+        """How many of TEXT_WORDS are learned words that tell causes apart (not common ones)."""
+        return len((text_words & self.vocabulary) - self.common)
+
     def likeliest(self, text_words: FrozenSet[str], ruled_out: FrozenSet[str] = frozenset()) -> Optional[Precedent]:
         """The cause to suspect for a text of TEXT_WORDS, the likeliest not RULED_OUT (what the text's own facts clear),
-        or None when the text shares too few learned words or that cause holds too little of the belief (MIN_WORDS,
-        MIN_SHARE)."""
-        shared = len(text_words & self.vocabulary)
-        ranked = [item for item in self.ranked(text_words) if item[0] not in ruled_out] if shared >= MIN_WORDS else []
+        or None when the text holds too few cues or that cause holds too little of the belief (MIN_CUES, MIN_SHARE)."""
+        cues = self.cues(text_words)
+        ranked = [item for item in self.ranked(text_words) if item[0] not in ruled_out] if cues >= MIN_CUES else []
         if not ranked or ranked[0][1] < MIN_SHARE:
             return None
         cause_id, share = ranked[0]
-        return Precedent(cause_id, share, self.causes[cause_id].cases, self.cases, shared)
+        return Precedent(cause_id, share, self.causes[cause_id].cases, self.cases, cues)
 
     def document(self) -> Dict[str, Any]:
         """The model as data/precedents.json holds it."""
@@ -138,16 +174,19 @@ def learn(cases: Iterable[Tuple[str, str, FrozenSet[str]]]) -> Precedents:
 
 
 def from_document(doc: Any) -> Precedents:
-    """The model that DOC (Precedents.document) holds; ValueError when it is malformed."""
+    """The model that DOC (Precedents.document) holds; ValueError when it is malformed or inconsistent (a count below 1
+    or above its cause's cases, a total that is not the sum of its counts, a counted word outside the vocabulary)."""
     try:
+        vocabulary = frozenset(str(word) for word in doc["vocabulary"])
         causes = {str(cause_id): Cause(int(entry["cases"]), {str(w): int(n) for w, n in entry["counts"].items()},
                                        int(entry["total"]))
                   for cause_id, entry in doc["causes"].items()}
-        vocabulary = frozenset(str(word) for word in doc["vocabulary"])
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise ValueError("malformed precedents: %s" % error) from None
-    if any(cause.cases < 1 or cause.total < 0 for cause in causes.values()):
-        raise ValueError("malformed precedents: a cause without cases")
+    for cause_id, cause in causes.items():
+        if cause.cases < 1 or cause.total != sum(cause.counts.values()) or \
+                any(not 1 <= count <= cause.cases for count in cause.counts.values()) or not cause.counts.keys() <= vocabulary:
+            raise ValueError("malformed precedents: cause %s is inconsistent" % cause_id)
     return Precedents(causes, vocabulary)
 
 
@@ -164,6 +203,37 @@ def load(path: str = str(DATA_FILE)) -> Precedents:
 NO_PRECEDENTS = Precedents({}, frozenset())
 
 SUSPECTED_FROM_PRECEDENTS = "suspected from earlier threads"
+# The facts that say whether torch sees its device: a layer that reads one and passes shows that the layers before it
+# in the chain (the system, the driver, the Python, torch's import and build) work.
+AVAILABILITY = ("torch.cuda_available", "torch.mps_available")
+
+
+def ruled_out(report: Report, causes: Iterable[str]) -> FrozenSet[str]:
+    """The CAUSES that REPORT's paste rules out (issue 20, item 5: a stated fact is never contradicted): a layer outside
+    the chain of the report's device; one that passes, or whose every fact the paste states (the engine judged it on
+    them); one before a layer that shows torch seeing its device; a catalogue cause of other devices."""
+    stated = {fact["fact"] for fact in (report.source or {}).get("facts", ()) if fact.get("parser") != "derived"}
+    specs = {spec.id: spec for spec in all_checks()}
+    chain = [r for r in report.results if r.layer is not None]
+    seen = max((r.layer for r in chain if r.status == Status.PASS and set(specs[r.id].facts) & set(AVAILABILITY)),
+               default=0)
+    cleared = {r.id for r in chain if r.status == Status.PASS or r.layer < seen}
+    out = set()
+    for cause in causes:
+        spec = specs.get(cause)
+        if spec is not None:
+            if cause in cleared or cause not in {r.id for r in chain} or spec.facts and all(
+                    any(path in stated for path in requirement.split("|")) for requirement in spec.facts):
+                out.add(cause)
+            continue
+        try:
+            devices = by_id(cause).devices
+        except KeyError:
+            out.add(cause)
+            continue
+        if devices and report.options.device not in devices:
+            out.add(cause)
+    return frozenset(out)
 
 
 def what_it_is(cause_id: str) -> str:
@@ -178,23 +248,21 @@ def what_it_is(cause_id: str) -> str:
 
 
 def with_precedent(report: Report, precedent: Precedent) -> Report:
-    """REPORT, which names no cause, with PRECEDENT's cause failing as a suspicion: its layer's result when REPORT has
-    one, else a result of its own; the only advice is the full check on the machine (the reply's closing lines)."""
+    """REPORT, which names no cause, with PRECEDENT's cause failing as a suspicion: its layer's result, or a result of
+    its own for a catalogue cause; the only advice is the full check on the machine (CHECK_FIRST)."""
     cause = precedent.cause
     summary = "%s: %s; no line of the paste decides it" % (SUSPECTED_FROM_PRECEDENTS, what_it_is(cause))
-    why = ("Of the %d confirmed threads mps-doctor has learned from, the likeliest cause of those worded like this one "
-           "(%d learned words in common) is this one, which %d of them had. It is a suspicion, not a finding: run the full "
-           "check on that machine before changing anything." % (precedent.learned_cases, precedent.shared_words,
-                                                                 precedent.cases))
-    remedy = Remedy("No line of the paste decides the cause.", why, (), None, key="precedent",
+    why = ("Of the %d confirmed threads mps-doctor has learned from, %d had this cause, and it is the likeliest for a text "
+           "with this one's words (%d of them tell causes apart). It is a suspicion, not a finding: run the full check "
+           "on that machine before changing anything." % (precedent.learned_cases, precedent.cases, precedent.cues))
+    remedy = Remedy("No line of the paste decides the cause.", why, (), None, key=CHECK_FIRST,
                     title="Run the full check on that machine")
     existing = next((r for r in report.results if r.id == cause), None)
-    catalogued = cause not in {spec.id for spec in all_checks()}
     result = CheckResult(cause, existing.title if existing else what_it_is(cause), existing.layer if existing else None,
                          Status.FAIL, summary, ("the likeliest cause of confirmed threads worded like this paste",), remedy)
     results = tuple(result if r.id == cause else r for r in report.results) if existing else report.results + (result,)
     counts = dict(report.verdict.counts, **{s.value: sum(1 for r in results if r.status == s) for s in Status})
     verdict = replace(report.verdict, state="problem-found", root_cause=cause, suspected=True,
-                      known_error=cause if catalogued else None, counts=counts,
+                      known_error=None if existing is not None and existing.layer is not None else cause, counts=counts,
                       summary="problem found (%s): %s" % (report.options.device, summary))
     return replace(report, results=results, verdict=verdict)

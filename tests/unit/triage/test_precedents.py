@@ -12,18 +12,25 @@ from mps_doctor.render.triage import render_triage
 from mps_doctor.triage import precedents
 from mps_doctor.triage.engine import triage
 from mps_doctor.triage.precedents import (
-    MIN_WORDS,
+    MIN_CUES,
     NO_PRECEDENTS,
     from_document,
     issue_words,
     learn,
     load,
+    tells_trouble,
     words,
 )
 
 GPU_UNUSED = ("cuda gpu not used windows training runs on cpu slow nvidia geforce rtx card installed pip torch "
               "why is my gpu idle")
 MAC_WORDS = "mac m1 mps float64 error metal macos apple silicon convert tensor double unsupported framework"
+
+
+@pytest.fixture(autouse=True)
+def nothing_common(monkeypatch):
+    """In a memory of four cases every word is held by a tenth of them: here no word is common, so each is a cue."""
+    monkeypatch.setattr(precedents, "COMMON_SHARE", 1.01)
 
 
 def toy_model():
@@ -40,6 +47,30 @@ def test_words_are_lower_cased_identifiers_with_their_dotted_parts():
     assert words("RuntimeError: torch.cuda.is_available() False sm_61 cu121") >= {
         "runtimeerror", "torch.cuda.is_available", "false", "sm_61", "cu121"}
     assert words("") == frozenset()
+
+
+def test_common_words_are_no_cues(monkeypatch):
+    monkeypatch.setattr(precedents, "COMMON_SHARE", 0.6)
+    model = toy_model()
+    assert "torch" in model.common and "gpu" not in model.common
+    assert model.cues(words("torch torch gpu")) == 1
+
+
+def test_mentions_home_folders_and_volumes_are_not_words():
+    got = issue_words("cc @someonesname see /Users/jdoe/x and /Volumes/MyDisk2/y and C:\\Users\\kim\\z", "t")
+    assert not {"someonesname", "jdoe", "mydisk2", "kim"} & got
+    assert {"see", "x", "y", "z"} <= got
+
+
+@pytest.mark.parametrize("title,text,trouble", [
+    ("Thank you for this great project", "", False),
+    ("Feature request: add a dark theme", "Thanks!", False),
+    ("GPU not used", "", True),
+    ("question", "RuntimeError: something", True),
+    ("MPS not available", "Never mind, it works now after a restart. Thanks for the help!", False),
+])
+def test_only_an_issue_that_tells_trouble_is_answered(title, text, trouble):
+    assert tells_trouble(text, title) is trouble
 
 
 def test_issue_words_replace_secrets_before_reading():
@@ -61,9 +92,9 @@ def test_the_likeliest_cause_is_the_one_whose_threads_share_the_words():
     assert model.likeliest(words(MAC_WORDS)).cause == "mps.float64-unsupported"
 
 
-def test_too_few_shared_words_name_nothing():
+def test_too_few_cues_name_nothing():
     model = toy_model()
-    few = frozenset(sorted(words(GPU_UNUSED))[:MIN_WORDS - 1])
+    few = frozenset(sorted(words(GPU_UNUSED))[:MIN_CUES - 1])
     assert model.likeliest(few) is None
     assert model.likeliest(words(GPU_UNUSED)) is not None
 
@@ -85,9 +116,15 @@ def test_the_document_round_trips():
     assert again == model
 
 
-@pytest.mark.parametrize("doc", [None, {}, {"causes": {}}, {"causes": {"x": {"cases": 0, "total": 0, "counts": {}}},
-                                                             "vocabulary": []},
-                                 {"causes": {"x": {"cases": "many"}}, "vocabulary": []}, {"causes": [], "vocabulary": 3}])
+@pytest.mark.parametrize("doc", [
+    None, {}, {"causes": {}}, {"causes": {"x": {"cases": 0, "total": 0, "counts": {}}}, "vocabulary": []},
+    {"causes": {"x": {"cases": "many"}}, "vocabulary": []}, {"causes": [], "vocabulary": 3},
+    # Counts that would reach log() below zero, or overflow: a negative count, one above its cases, a wrong total.
+    {"causes": {"x": {"cases": 2, "total": -1, "counts": {"a": -1}}}, "vocabulary": ["a"]},
+    {"causes": {"x": {"cases": 2, "total": 9, "counts": {"a": 9}}}, "vocabulary": ["a"]},
+    {"causes": {"x": {"cases": 2, "total": 5, "counts": {"a": 1}}}, "vocabulary": ["a"]},
+    {"causes": {"x": {"cases": 2, "total": 1, "counts": {"b": 1}}}, "vocabulary": ["a"]},
+])
 def test_a_malformed_document_is_refused(doc):
     with pytest.raises(ValueError):
         from_document(doc)
@@ -162,6 +199,38 @@ def test_the_reply_of_a_precedent_holds_no_fix_and_no_pasted_markup():
     assert "**Fix:**" not in reply
     assert "<img" not in reply and "<script>" not in reply and "](https://evil" not in reply and "@maintainer" not in reply
     assert "mps-doctor check --format markdown" in reply
+
+
+def test_an_issue_without_trouble_words_is_refused_as_before():
+    for title in ("Thank you for this great project, it is very useful and I love it",
+                  "Feature request: add support for exporting the model to a new format"):
+        for body in ("", "Thanks!"):
+            with pytest.raises(UsageError):
+                triage(body, title=title)
+
+
+HEALTHY_LINUX = ("PyTorch version: 2.3.1+cu121\nCUDA used to build PyTorch: 12.1\nOS: Ubuntu 22.04.4 LTS (x86_64)\n"
+                 "Python version: 3.11.7 (main) [GCC 11.4.0] (64-bit runtime)\nIs CUDA available: True\n"
+                 "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 4090\nNvidia driver version: 550.54.14\n")
+APPLE_M2 = "Apple M2 Pro MacBook Pro, macOS 14.4 (arm64). Python 3.11.7 arm64, torch 2.5.1\n"
+
+
+@pytest.mark.parametrize("text,title,never", [
+    # review11: a suspicion of another device's chain, or of a layer the stated facts decide.
+    (HEALTHY_LINUX, "'mps' NotImplementedError -FYI", {"os.macos", "python.rosetta", "macos.version", "cuda.driver",
+                                                        "cuda.available", "torch.import", "torch.cuda-built"}),
+    (HEALTHY_LINUX, "Apple silicon (m1 Mac) compatibility is broken", {"os.macos", "hardware.apple-silicon", "os.linux"}),
+    (APPLE_M2, "Server execution error", {"os.linux", "python.rosetta", "hardware.apple-silicon", "os.macos"}),
+    (APPLE_M2, "Torch not compiled with CUDA enabled on my Mac?", {"python.rosetta", "hardware.apple-silicon"}),
+])
+def test_the_shipped_memory_never_suspects_what_the_paste_rules_out(text, title, never):
+    report = triage(text, title=title)
+    assert report.verdict.root_cause not in never, report.verdict.summary
+
+
+def test_a_catalogue_cause_of_another_device_is_ruled_out():
+    report = triage(HEALTHY_LINUX, title="float64 is not supported on MPS, TypeError when I convert to double")
+    assert report.verdict.root_cause is None or not report.verdict.root_cause.startswith("mps.")
 
 
 def test_the_shipped_memory_is_used_by_default():
