@@ -74,7 +74,7 @@ def render_text(report: Report, verbose: bool = False, color: bool = False, unic
         lines += ["  %-*s  %s" % (label_width, label, value) for label, value in rows]
     if not report.verdict.ready and report.verdict.root_cause:
         lines.append("")
-        lines.append(escaped_line(run_hint("To decide it, run the full check on that machine", "mps-doctor check")
+        lines.append(escaped_line(run_hint("To decide it, check that machine itself", "mps-doctor check")
                                   if root is not None and root.remedy is not None and root.remedy.key == CHECK_FIRST else
                                   run_hint("To print the commands that fix this", fix)))
     lines.append("")

@@ -234,17 +234,12 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
     is read as a maintainer reads it: only when RAW names no cause, or blames an x86_64 Python on a Mac whose chip it
     does not name and the title names it (chip_left_open), a hosted runtime without a GPU that the title denies
     (runtime_left_open), or only the symptom that CUDA is unavailable (symptom_only), as line 1 above RAW (its lines then count from 3;
-    `source.title` says so). Where neither names a cause, an issue (a TITLE given: someone's report of trouble) gets the
-    cause that confirmed threads worded like it had, as a suspicion (triage/precedents.py; PRECEDENTS: the shipped
-    model by default). Secrets are replaced before anything is read, so that no fact, message or output can hold
+    `source.title` says so). Where neither names a cause, an issue (a TITLE given) that tells trouble gets the cause that
+    confirmed threads worded like it had, as a suspicion no stated fact rules out (triage/precedents.py; PRECEDENTS: the
+    shipped model by default). Secrets are replaced before anything is read, so that no fact, message or output can hold
     one."""
     heading = " ".join((title or "").split())[:TITLE_LIMIT]
-    try:
-        report = reasoned(raw, device, catalogue, heading)
-    except UsageError:
-        if not heading:
-            raise
-        report = None
+    report = reasoned(raw, device, catalogue, heading)
     if not heading or report is not None and (report.verdict.root_cause or (report.source or {}).get("kind") != "pasted"):
         return report
     memory = load() if precedents is None else precedents
@@ -291,17 +286,17 @@ def reasoned(raw: str, device: str, catalogue: Optional[Tuple[KnownError, ...]],
             symptom and (titled.verdict.root_cause, titled.facts.host.system) == (report.verdict.root_cause,
                                                                                  report.facts.host.system)):
         return report
-    return titled_report(heading, raw, titled)
+    return titled_report(heading, titled)
 
 
 def unread_text_report(heading: str, raw: str, titled: Report) -> Report:
     """TITLED, the report of HEADING alone, standing for HEADING above RAW, a text nothing recognizes."""
-    report = titled_report(heading, raw, titled)
+    report = titled_report(heading, titled)
     return replace(report, source=dict(report.source, lines=2 + len(raw.splitlines())))
 
 
-def titled_report(heading: str, raw: str, titled: Report) -> Report:
-    """TITLED, the report of HEADING above RAW, with the title's line in its source."""
+def titled_report(heading: str, titled: Report) -> Report:
+    """TITLED, the report of HEADING above a text, with the title's line in its source."""
     cleaned = clean(scrub(heading))
     text = stripped_line(scrub(cleaned[0].text)) if len(cleaned) else ""
     return replace(titled, source=dict(titled.source, title={"line": 1, "text": text}))

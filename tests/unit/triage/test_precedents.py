@@ -199,6 +199,8 @@ def test_the_reply_of_a_precedent_holds_no_fix_and_no_pasted_markup():
     assert "**Fix:**" not in reply
     assert "<img" not in reply and "<script>" not in reply and "](https://evil" not in reply and "@maintainer" not in reply
     assert "mps-doctor check --format markdown" in reply
+    text = render_triage(report, "text")
+    assert "To decide it, check that machine itself, run: mps-doctor check" in text and "mps-doctor fix" not in text
 
 
 def test_an_issue_without_trouble_words_is_refused_as_before():
