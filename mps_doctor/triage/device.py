@@ -54,6 +54,11 @@ class Choice:
         return "; ".join(said) if said else "nothing in the paste names a device"
 
 
+def by_default(choice: Choice) -> bool:
+    """Whether CHOICE is the CPU for want of other votes: nothing names an accelerator, nor says there is none."""
+    return choice.device == "cpu" and all(v.weight <= DEFAULT for v in choice.votes if v.device == "cpu")
+
+
 # What the user ran or configured, per device (a command line, code, a setting).
 RAN_PATTERNS = (
     ("cuda", re.compile(r"--device[= ]+[\"']?cuda|device\s*=\s*[\"']cuda|\.cuda\(\)|\.to\([\"']cuda|"

@@ -4,7 +4,6 @@ One-way, like `check`: text -> lines -> findings and evidence -> Facts -> the sa
 says "not in the pasted text" where the paste cannot decide a layer) -> a Report whose source is "pasted".
 """
 
-import re
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -19,9 +18,11 @@ from mps_doctor.inputs import embedded_report, read_input
 from mps_doctor.known_errors import CUDA_UNAVAILABLE_REPORTED, Intent, KnownError, Match, by_id
 from mps_doctor.report import Report, Verdict, check_results, created_now, guarded
 from mps_doctor.secrets import home_user_names, scrub
+from mps_doctor.triage.device import by_default
 from mps_doctor.triage.model import Evidence
 from mps_doctor.triage.parsers.install import X86_64_PYTHON_ON_MAC
 from mps_doctor.triage.paste import (
+    LOADING_FAILURE,
     UNKNOWN_SYSTEM,
     Paste,
     build_facts,
@@ -30,9 +31,10 @@ from mps_doctor.triage.paste import (
     python_of,
     read_paste,
     stripped_line,
+    unexplained_error,
     value,
 )
-from mps_doctor.triage.precedents import MIN_CUES, Precedents, issue_words, load, ruled_out, tells_trouble, with_precedent
+from mps_doctor.triage.precedents import MIN_CUES, Precedents, issue_words, load, suspicion, tells_trouble
 from mps_doctor.triage.runtime import HOSTED_SOURCE, availability_layers
 from mps_doctor.triage.suspected import suspect, symptom_alone
 from mps_doctor.triage.text import Line, clean
@@ -244,18 +246,27 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         return report
     memory = load() if precedents is None else precedents
     text_words = issue_words(raw, heading)
-    precedent = None
+    suspected = None
     if memory.cues(text_words) >= MIN_CUES and tells_trouble(raw, heading):
         # A text that nothing recognizes gives no fact, but its words still say which device it is about: its head is
         # read once more with the title for that (UNREAD_HEAD), and all its lines are counted below the title's.
         base = report or unread_text_report(heading, raw, triage_text(heading + "\n\n" + raw[:UNREAD_HEAD], device, catalogue,
                                                                       recognized_only=False))
-        precedent = memory.likeliest(text_words, ruled_out(base, memory.causes))
-    if precedent is None:
+        suspected = suspicion(memory, text_words, base, lambda other: accelerator_report(heading, raw, other, catalogue))
+    if suspected is None:
         if report is None:
             raise UsageError("nothing recognizable in the pasted text or its title")
         return report
-    return with_precedent(base, precedent)
+    return suspected
+
+
+def accelerator_report(heading: str, raw: str, device: str, catalogue: Optional[Tuple[KnownError, ...]]) -> Optional[Report]:
+    """The report of HEADING above RAW (its head: UNREAD_HEAD) read on DEVICE; None when something in RAW chose the
+    CPU (device.by_default: a title that speaks of a GPU leaves the paste's device open)."""
+    if not by_default(device_choice(read_paste(scrub(raw[:UNREAD_HEAD]), catalogue))):
+        return None
+    return unread_text_report(heading, raw, triage_text(heading + "\n\n" + raw[:UNREAD_HEAD], device, catalogue,
+                                                        recognized_only=False))
 
 
 def reasoned(raw: str, device: str, catalogue: Optional[Tuple[KnownError, ...]], heading: str) -> Optional[Report]:
@@ -370,24 +381,6 @@ def triage_text(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownE
                                                if error is not None else {}))
     return Report(facts, options, tuple(results), verdict, created=created_now(),
                   source=source)
-
-
-# A line that reports an error: a Python exception ("RuntimeError: ...", "torch.cuda.OutOfMemoryError: ..."), pip's
-# and uv's "ERROR:" and "error:" lines, and a traceback's head.
-# Names are bounded so that the match stays linear in the line's length.
-EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w.]{0,100}\.)?[A-Z]\w{0,60}(?:Error|Exception)(?:: |$)")
-ERROR_LINES = (EXCEPTION_LINE, re.compile(r"^(?:ERROR|error): "), re.compile(r"^Traceback \(most recent call last\):"))
-
-
-# An error in loading code: an import that fails, a library's symbol or operator that is missing, or a message that
-# names torch's companions (what mismatched torchvision or torchaudio builds raise).
-LOADING_FAILURE = re.compile(r"^(?:ImportError|ModuleNotFoundError|OSError)\b|undefined symbol|\boperator \S{1,100} does not "
-                             r"exist\b|\btorch(?:vision|audio)\b")
-
-
-def unexplained_error(paste: Paste) -> Optional[Line]:
-    """The line of the paste that reports an error (an exception first), when nothing explains it; else None."""
-    return next((line for pattern in ERROR_LINES for line in paste.lines if pattern.match(line.text)), None)
 
 
 def replayed_report(data: bytes) -> Report:

@@ -396,3 +396,21 @@ def python_of(paste: Paste) -> str:
     """How a command for the pasted machine starts its Python: `python` on Windows (python.org's installer and
     conda put no python3 there), else PASTED_PYTHON."""
     return "python" if value(paste, "host.system") == "Windows" else PASTED_PYTHON
+
+
+# A line that reports an error: a Python exception ("RuntimeError: ...", "torch.cuda.OutOfMemoryError: ..."), pip's
+# and uv's "ERROR:" and "error:" lines, and a traceback's head.
+# Names are bounded so that the match stays linear in the line's length.
+EXCEPTION_LINE = re.compile(r"^(?:[A-Za-z_][\w.]{0,100}\.)?[A-Z]\w{0,60}(?:Error|Exception)(?:: |$)")
+ERROR_LINES = (EXCEPTION_LINE, re.compile(r"^(?:ERROR|error): "), re.compile(r"^Traceback \(most recent call last\):"))
+
+
+# An error in loading code: an import that fails, a library's symbol or operator that is missing, or a message that
+# names torch's companions (what mismatched torchvision or torchaudio builds raise).
+LOADING_FAILURE = re.compile(r"^(?:ImportError|ModuleNotFoundError|OSError)\b|undefined symbol|\boperator \S{1,100} does not "
+                             r"exist\b|\btorch(?:vision|audio)\b")
+
+
+def unexplained_error(paste: Paste) -> Optional[Line]:
+    """The line of the paste that reports an error (an exception first), when nothing explains it; else None."""
+    return next((line for pattern in ERROR_LINES for line in paste.lines if pattern.match(line.text)), None)

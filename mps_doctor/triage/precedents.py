@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from mps_doctor.checking.model import CHECK_FIRST, CheckResult, Remedy, Status
 from mps_doctor.checking.registry import all_checks
@@ -208,10 +208,16 @@ SUSPECTED_FROM_PRECEDENTS = "suspected from earlier threads"
 AVAILABILITY = ("torch.cuda_available", "torch.mps_available")
 
 
-def ruled_out(report: Report, causes: Iterable[str]) -> FrozenSet[str]:
+# The devices a paste read as the CPU by default (device.by_default) may have been about, in this order.
+ACCELERATORS = ("cuda", "mps")
+
+
+def ruled_out(report: Report, causes: Iterable[str], elsewhere: bool = False) -> FrozenSet[str]:
     """The CAUSES that REPORT's paste rules out (issue 20, item 5: a stated fact is never contradicted): a layer outside
     the chain of the report's device; one that passes, or whose every fact the paste states (the engine judged it on
-    them); one before a layer that shows torch seeing its device; a catalogue cause of other devices."""
+    them); one before a layer that shows torch seeing its device; a catalogue cause of other devices. ELSEWHERE: REPORT
+    reads on an accelerator a paste that names none; a layer its stated facts fail there is not ruled out, and every
+    catalogue cause is (the paste names no error)."""
     stated = {fact["fact"] for fact in (report.source or {}).get("facts", ()) if fact.get("parser") != "derived"}
     specs = {spec.id: spec for spec in all_checks()}
     chain = [r for r in report.results if r.layer is not None]
@@ -222,7 +228,8 @@ def ruled_out(report: Report, causes: Iterable[str]) -> FrozenSet[str]:
     for cause in causes:
         spec = specs.get(cause)
         if spec is not None:
-            if cause in cleared or cause not in {r.id for r in chain} or spec.facts and all(
+            failing = elsewhere and any(r.id == cause and r.status == Status.FAIL for r in chain)
+            if cause in cleared or cause not in {r.id for r in chain} or not failing and spec.facts and all(
                     any(path in stated for path in requirement.split("|")) for requirement in spec.facts):
                 out.add(cause)
             continue
@@ -231,7 +238,7 @@ def ruled_out(report: Report, causes: Iterable[str]) -> FrozenSet[str]:
         except KeyError:
             out.add(cause)
             continue
-        if devices and report.options.device not in devices:
+        if elsewhere or devices and report.options.device not in devices:
             out.add(cause)
     return frozenset(out)
 
@@ -247,11 +254,31 @@ def what_it_is(cause_id: str) -> str:
         return cause_id
 
 
-def with_precedent(report: Report, precedent: Precedent) -> Report:
+def suspicion(memory: Precedents, text_words: FrozenSet[str], base: Report,
+              elsewhere: Callable[[str], Optional[Report]]) -> Optional[Report]:
+    """BASE, a report that names no cause, with the cause MEMORY suspects for a text of TEXT_WORDS; None when it
+    suspects none. Where BASE reads the CPU only by default, the paste as ELSEWHERE(device) reads it on each accelerator
+    (None: not by default) may hold the likelier suspicion (comfyui-rocm#131: a "+cpu" torch under "GPU not used")."""
+    candidates = [(memory.likeliest(text_words, ruled_out(base, memory.causes)), base, False)]
+    for device in ACCELERATORS if base.options.device == "cpu" else ():
+        other = elsewhere(device)
+        if other is not None:
+            candidates.append((memory.likeliest(text_words, ruled_out(other, memory.causes, elsewhere=True)), other, True))
+    named = [candidate for candidate in candidates if candidate[0] is not None]
+    if not named:
+        return None
+    precedent, report, moved = max(named, key=lambda candidate: candidate[0].share)
+    return with_precedent(report, precedent, base if moved else None)
+
+
+def with_precedent(report: Report, precedent: Precedent, read_as: Optional[Report] = None) -> Report:
     """REPORT, which names no cause, with PRECEDENT's cause failing as a suspicion: its layer's result, or a result of
-    its own for a catalogue cause; the only advice is the full check on the machine (CHECK_FIRST)."""
+    its own for a catalogue cause; the only advice is the full check on the machine (CHECK_FIRST). READ_AS: the report
+    of the same paste on the CPU, which it named no accelerator for; REPORT's device is then the memory's."""
     cause = precedent.cause
-    summary = "%s: %s; no line of the paste decides it" % (SUSPECTED_FROM_PRECEDENTS, what_it_is(cause))
+    device = report.options.device.upper()
+    summary = "%s: %s; no line of the paste decides it" % (SUSPECTED_FROM_PRECEDENTS, what_it_is(cause)) if read_as is None \
+        else "%s: %s; the paste does not say that %s was wanted" % (SUSPECTED_FROM_PRECEDENTS, what_it_is(cause), device)
     why = ("Of the %d confirmed threads mps-doctor has learned from, %d had this cause, and it is the likeliest for a text "
            "with this one's words (%d of them tell causes apart). It is a suspicion, not a finding: run the full check "
            "on that machine before changing anything." % (precedent.learned_cases, precedent.cases, precedent.cues))
@@ -265,4 +292,7 @@ def with_precedent(report: Report, precedent: Precedent) -> Report:
     verdict = replace(report.verdict, state="problem-found", root_cause=cause, suspected=True,
                       known_error=None if existing is not None and existing.layer is not None else cause, counts=counts,
                       summary="problem found (%s): %s" % (report.options.device, summary))
-    return replace(report, results=results, verdict=verdict)
+    source = report.source if read_as is None else dict(report.source, device_from=(
+        "earlier threads worded like this one were about %s; the paste alone names no accelerator (%s)" % (
+            device, (read_as.source or {}).get("device_from", "nothing in the paste names a device"))))
+    return replace(report, results=results, verdict=verdict, source=source)

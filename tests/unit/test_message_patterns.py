@@ -22,7 +22,7 @@ FORMAT = "a format that a tool prints (a label or a header), not a message that 
 OWN = "mps-doctor's own words, which it matches in its own output"
 # (file, the phrase's start) -> why it may stay in code.
 ALLOWED = {
-    ("mps_doctor/triage/engine.py", "^Traceback"): "Python's traceback header: " + FORMAT,
+    ("mps_doctor/triage/paste.py", "^Traceback"): "Python's traceback header: " + FORMAT,
     ("mps_doctor/triage/parsers/platform.py", "Darwin Kernel Version"): "uname -a's form on macOS: " + FORMAT,
     ("mps_doctor/probe/host.py", "No such file"): "sysctl's stderr for a key that does not exist, read by the probe",
     ("mps_doctor/fleet/collect.py", "the input is larger than"): OWN,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mps_doctor.checking.model import Status
+from mps_doctor.checking.model import CHECK_FIRST, Status
 from mps_doctor.errors import UsageError
 from mps_doctor.render.triage import render_triage
 from mps_doctor.triage import precedents
@@ -233,6 +233,44 @@ def test_the_shipped_memory_never_suspects_what_the_paste_rules_out(text, title,
 def test_a_catalogue_cause_of_another_device_is_ruled_out():
     report = triage(HEALTHY_LINUX, title="float64 is not supported on MPS, TypeError when I convert to double")
     assert report.verdict.root_cause is None or not report.verdict.root_cause.startswith("mps.")
+
+
+# A Windows paste that shows a CPU build of torch and names no accelerator: read alone it is about the CPU by default.
+WINDOWS_CPU_BUILD = ("PS C:\\work\\project> python -c \"import torch; print(torch.__version__)\"\n2.3.1+cpu\n"
+                     "Training runs but is very slow.\n")
+# Its title speaks of no accelerator either (a title that does is read with the paste first, as a maintainer reads it).
+GPU_IDLE_TITLE = "training not used on windows: runs on cpu, slow, why is my card idle"
+
+
+def test_a_paste_read_as_the_cpu_by_default_may_be_suspected_on_the_accelerator_its_words_point_at():
+    alone = triage(WINDOWS_CPU_BUILD, title="a question", precedents=NO_PRECEDENTS)
+    assert alone.options.device == "cpu" and alone.verdict.root_cause is None
+    report = triage(WINDOWS_CPU_BUILD, title=GPU_IDLE_TITLE, precedents=toy_model())
+    assert report.options.device == "cuda" and report.verdict.root_cause == "torch.cuda-built" and report.verdict.suspected
+    result = report.result("torch.cuda-built")
+    assert result.summary == ("suspected from earlier threads: not met: torch was built with CUDA; the paste does not "
+                              "say that CUDA was wanted")
+    assert result.remedy.actions == () and result.remedy.key == CHECK_FIRST
+    assert report.source["device_from"].startswith("earlier threads worded like this one were about CUDA; the paste "
+                                                   "alone names no accelerator (")
+    assert "torch.cuda_version" in {fact["fact"] for fact in report.source["facts"]}
+
+
+def test_a_paste_that_answers_that_it_has_no_gpu_stays_on_the_cpu():
+    text = WINDOWS_CPU_BUILD + "- GPU (e.g., RTX 3090): none\n"
+    report = triage(text, title=GPU_IDLE_TITLE, precedents=toy_model())
+    assert report.options.device == "cpu" and report.verdict.root_cause is None
+
+
+def test_on_another_device_a_layer_the_stated_facts_pass_or_a_catalogue_cause_is_still_ruled_out():
+    cuda_built = triage("PyTorch version: 2.3.1+cu121\nCUDA used to build PyTorch: 12.1\nOS: Microsoft Windows 11 Pro\n",
+                        device="cuda")
+    assert cuda_built.result("torch.cuda-built").status == Status.PASS
+    assert "torch.cuda-built" in precedents.ruled_out(cuda_built, ["torch.cuda-built"], elsewhere=True)
+    cpu_built = triage(WINDOWS_CPU_BUILD, device="cuda")
+    assert cpu_built.result("torch.cuda-built").status == Status.FAIL
+    assert precedents.ruled_out(cpu_built, ["torch.cuda-built"], elsewhere=True) == frozenset()
+    assert precedents.ruled_out(cpu_built, ["cuda.out-of-memory"], elsewhere=True) == {"cuda.out-of-memory"}
 
 
 def test_the_shipped_memory_is_used_by_default():

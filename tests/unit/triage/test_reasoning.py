@@ -702,6 +702,17 @@ def test_a_companion_message_names_the_companions_advisory_as_the_cause():
     assert layer(report, "torch.companions").status == Status.SKIP
 
 
+def test_a_linux_undefined_symbol_belongs_to_the_library_that_its_line_names_not_to_a_package_listed_after_it():
+    # detectron2#3710: detectron2's _C needs a symbol of another torch; torchvision is only in the package list below.
+    verdict = triage(dev_paste("detectron2-3710-undefined-symbol-prebuilt-mismatch")).verdict
+    assert verdict.known_error == "torch.extension-abi-mismatch"
+    # A symbol that names torchvision is still torchvision's, and macOS's dyld names the library after the symbol.
+    assert triage("ImportError: undefined symbol: _ZN11torchvision3ops4nms\n").verdict.known_error == \
+        "torch.companion-abi-mismatch"
+    dyld = "Symbol not found: __ZN3c105ErrorC1E\n  Referenced from: /opt/venv/lib/python3.11/site-packages/torchvision/_C.so\n"
+    assert triage(dyld).verdict.known_error == "torch.companion-abi-mismatch"
+
+
 def test_rvcs_line_that_it_uses_mps_is_no_cuda_problem():
     # tts-webui-89: "没有发现支持的N卡, 使用MPS进行推理" on an M2, then a dtype mismatch between MPS input and CPU weights.
     report = triage(dev_paste("tts-webui-89-rvc-mps-input-cpu-weight-half"))
