@@ -44,8 +44,8 @@ MIN_CUES = 8
 
 # Words that say something goes wrong: an issue the memory answers must say so in its title or text, so that a
 # question, a request or thanks is never given a cause (every case it learned from is a report of trouble).
-TROUBLE = re.compile(r"(?i)(?:error|exception)s?\b|\b(?:fail(?:s|ed|ing|ure)?|not|no|cannot|can't|unable|wrong|slow|"
-                     r"crash(?:es|ed|ing)?|broken|missing|unavailable|unsupported|(?:does|do|is|was|are|won|did|could)n'?t|"
+TROUBLE = re.compile(r"(?i)(?:error|exception)s?\b|\b(?:fail(?:s|ed|ing|ure)?|not|no|cannot|can['’]t|unable|wrong|slow|"
+                     r"crash(?:es|ed|ing)?|broken|missing|unavailable|unsupported|(?:does|do|is|was|are|wo|did|could)n['’]?t|"
                      r"problems?|bugs?|stuck|only|issues?|instead)\b")
 
 

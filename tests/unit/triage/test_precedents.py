@@ -68,6 +68,11 @@ def test_mentions_home_folders_and_volumes_are_not_words():
     ("GPU not used", "", True),
     ("question", "RuntimeError: something", True),
     ("MPS not available", "Never mind, it works now after a restart. Thanks for the help!", False),
+    # rvc#414: "won't", with a straight or a typographic apostrophe, and "doesn’t".
+    ("Training won't complete", "", True),
+    ("Training won’t complete", "", True),
+    ("The GPU doesn’t show up", "", True),
+    ("A wonton recipe", "", False),
 ])
 def test_only_an_issue_that_tells_trouble_is_answered(title, text, trouble):
     assert tells_trouble(text, title) is trouble
