@@ -83,7 +83,7 @@ FACTS: Tuple[Fact, ...] = (
     Fact("interpreter.mac_ver", "text", "the macOS version the Python sees", "target.interpreter.mac_ver",
          (PROBE, "platform", "session") + COLLECT_ENV),
     Fact("interpreter.pointer_bits", "number", "the Python's pointer size", "target.interpreter.pointer_bits",
-         (PROBE, "collect_env", "prose", "conda-info", "conda-plan")),
+         (PROBE, "collect_env", "prose", "path", "conda-info", "conda-plan")),
     Fact("interpreter.conda_subdir", "text", "the conda platform", "target.interpreter.conda_subdir",
          (PROBE, "conda-info", "conda-plan", "derived")),
     Fact("interpreter.free_threaded", "flag", "whether the Python is a free-threaded build", "target.interpreter.free_threaded",

@@ -23,6 +23,10 @@ PATH_LINE = re.compile(r"/Users/|/Library/|/opt/homebrew/|/home/|/usr/lib/|/usr/
 # for macOS Intel, /home/linuxbrew/.linuxbrew for Linux): a Python from its Cellar is an x86_64 build, native on an
 # Intel Mac and under Rosetta on Apple Silicon (transcribe-anything#52).
 INTEL_HOMEBREW_PYTHON = re.compile(r"(?:^|[\s\"'(=])/usr/local/(?:Cellar|opt)/python(?:@3\.\d+)?/")
+# A 32-bit Python on Windows: python.org's installer names its folder PythonXY-32 ("c:\program files
+# (x86)\python38-32\python.exe", pytorch#37379), and a 64-bit Windows keeps 32-bit programs in "Program Files (x86)"
+# (Microsoft's ProgramFilesFolder and ProgramFiles64Folder). torch publishes no 32-bit wheel (pytorch#27815).
+WINDOWS_32_BIT_PYTHON = re.compile(r"\\Python3\d{1,2}-32\\|\\Program Files \(x86\)\\Python3\d{0,2}(?:-32)?\\", re.I)
 
 
 # macOS's loader (dyld) refusing a file for another architecture names the process's own as the one it needs
@@ -48,8 +52,8 @@ def loader_facts(lines: Sequence[Line]) -> Result:
 
 
 def parse_paths(lines: Sequence[Line]) -> Result:
-    """The system of the first path of each kind; Homebrew's /opt/homebrew also says Apple Silicon, and a Python from
-    its Intel prefix (/usr/local/Cellar) an x86_64 Python on a Mac."""
+    """The system of the first path of each kind; Homebrew's /opt/homebrew also says Apple Silicon, a Python from its
+    Intel prefix (/usr/local/Cellar) an x86_64 Python on a Mac, and a Windows Python's folder a 32-bit one."""
     out: List[Finding] = []
     evidence: List[Evidence] = []
     seen = set()
@@ -61,6 +65,8 @@ def parse_paths(lines: Sequence[Line]) -> Result:
                 out.append(Finding("host.system", system, line.number, "path"))
                 if "/opt/homebrew/" in found.group(0):
                     out.append(Finding("host.hw_arm64", True, line.number, "path"))
+        if "interpreter.pointer_bits" not in {finding.path for finding in out} and WINDOWS_32_BIT_PYTHON.search(line.text):
+            out.append(Finding("interpreter.pointer_bits", 32, line.number, "path"))
         if not evidence and INTEL_HOMEBREW_PYTHON.search(line.text):
             out += [Finding("host.system", "Darwin", line.number, "path"),
                     Finding("interpreter.machine", "x86_64", line.number, "path")]

@@ -1445,6 +1445,18 @@ def test_a_python_from_intel_homebrews_prefix_is_an_x86_64_python_on_a_mac():
     assert not apple.evidence and apple.known["host.hw_arm64"].value is True
 
 
+def test_a_windows_pythons_folder_says_it_is_32_bit_and_the_placeholders_setup_line_is_its_message():
+    # pytorch#37379: pip ran "c:\\program files (x86)\\python38-32\\python.exe" and built torch 0.1.2.post2's source.
+    report = triage(dev_paste("pytorch-37379-32bit-python-torch-placeholder-build"))
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("python.version", "pip.torch-source-placeholder")
+    for path in ("C:\\Users\\kim\\AppData\\Local\\Programs\\Python\\Python311-32\\python.exe -m pip install torch",
+                 "  File \"C:\\Program Files (x86)\\Python310\\lib\\site-packages\\x.py\", line 1"):
+        assert read_paste(path + "\n").known["interpreter.pointer_bits"].value == 32, path
+    for path in ("C:\\Users\\kim\\AppData\\Local\\Programs\\Python\\Python311\\python.exe -m pip install torch",
+                 "C:\\Program Files\\Python311\\python.exe", "C:\\Program Files (x86)\\Steam\\python32\\x.py"):
+        assert "interpreter.pointer_bits" not in read_paste(path + "\n").known, path
+
+
 def test_a_paging_file_too_small_outranks_the_visual_cpp_advice_for_torchs_dll():
     # kair-127: "[WinError 1455] The paging file is too small ... Error loading ...\torch\lib\shm.dll".
     report = triage(dev_paste("kair-127-windows-paging-file-dataloader-workers"))
