@@ -11,8 +11,10 @@ from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label
 
 # `conda list` rows: Anaconda's `_pytorch_select 0.1 cpu_0` (or gpu_0) picks the variant; pytorch's own build string
-# names it ("cpu_py37h...", "py3.7_cpu_0", "py3.10_cuda11.8_cudnn8.7.0_0", conda-forge's "cuda118_py310h...").
-CONDA_ROW = re.compile(r"^(_pytorch_select|pytorch|torch|torchvision|torchaudio)\s+(\d[\w.]*)\s+(\S+)")
+# names it ("cpu_py37h...", "py3.7_cpu_0", "py3.10_cuda11.8_cudnn8.7.0_0", conda-forge's "cuda118_py310h..."). collect_env
+# prints the same rows after "[conda] " (get_conda_packages: "[conda] pytorch 1.10.2 py3.7_cuda10.2_cudnn7.6.5_0 pytorch",
+# pytorch#72957).
+CONDA_ROW = re.compile(r"^(?:\[conda\]\s+)?(_pytorch_select|pytorch|torch|torchvision|torchaudio)\s+(\d[\w.]*)\s+(\S+)")
 CONDA_CUDA = re.compile(r"cuda(\d{2})\.?(\d)")
 # PyTorch's indexes, one per build: https://download.pytorch.org/whl/cpu, .../whl/cu121 (pytorch.org/get-started).
 INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/)?(cpu|cu(\d{2,3}))\b")
@@ -110,7 +112,7 @@ UNDONE = re.compile(r"\b(?:at first|earlier|previously|used to|reinstall\w*|fixe
                     r"deliberate\w*|without (?:a |any )?GPU)\b", re.I)
 CUDA_LABEL = re.compile(r"\+cu\d{2,3}\b|\bcu\d{3}\b", re.I)
 INSTALL_COMMAND = re.compile(r"\b(?:pip3?|uv|uvx|conda|mamba|poetry) (?:pip )?(?:install|add|--with)\b|--(?:extra-)?index-url\b")
-BUILD_LINE = re.compile(r"^(?:_pytorch_select|pytorch|torch(?:vision|audio)?)\s|download\.pytorch\.org/whl/|\(you have "
+BUILD_LINE = re.compile(r"^(?:\[conda\]\s+)?(?:_pytorch_select|pytorch|torch(?:vision|audio)?)\s|download\.pytorch\.org/whl/|\(you have "
                         r"| Python-3\.\d+\.\d+ torch-|YOLOv5|"
                         r"::(?:pytorch|cpu)|(?:^|\s)pytorch(?:-nightly|-mutex)?-\d|cpu|without (?:the )?cuda|\bcuda\b", re.M | re.I)
 
@@ -128,11 +130,12 @@ def parse_builds(lines: Sequence[Line]) -> Result:
         row = CONDA_ROW.match(text)
         # Anaconda's `_pytorch_select` row names the variant (its own version, 0.1 or 0.2, is not torch's); a pytorch
         # row names both; a torchvision or torchaudio row names its own version only.
-        if row and not line.prompt and row.group(1).startswith("torch") and row.group(1) != "torch":
-            # Only a row whose third field is a build string ("py_3", "py39_cu113", "pypi_0"), not a sentence that
-            # begins with the name ("torchvision 0.15.2 came from requirements.txt").
-            out += package_finding(row.group(1), row.group(2), line.number, p) if re.search(r"[\d_]", row.group(3)) else []
-        elif row and not line.prompt:
+        # Only a row whose third field is a build string ("py_3", "py39_cu113", "pypi_0"), not a sentence that begins
+        # with the name ("torchvision 0.15.2 came from requirements.txt", "torch 2.0 introduced compile").
+        row = row if row and not line.prompt and re.search(r"[\d_]", row.group(3)) else None
+        if row and row.group(1).startswith("torch") and row.group(1) != "torch":
+            out += package_finding(row.group(1), row.group(2), line.number, p)
+        elif row:
             out += package_finding("torch", row.group(2), line.number, p) if row.group(1) != "_pytorch_select" else []
             cuda = CONDA_CUDA.search(row.group(3))
             if cuda:

@@ -1457,6 +1457,29 @@ def test_a_windows_pythons_folder_says_it_is_32_bit_and_the_placeholders_setup_l
         assert "interpreter.pointer_bits" not in read_paste(path + "\n").known, path
 
 
+def test_collect_envs_conda_rows_name_the_build_and_a_title_may_shorten_cudas_no_kernel_message():
+    # pytorch#72957: only the "[conda]" rows of collect_env, "pytorch 1.10.2 py3.7_cuda10.2_cudnn7.6.5_0", under the
+    # title "no kernel image is available".
+    known = read_paste("[conda] pytorch                   1.10.2          py3.7_cuda10.2_cudnn7.6.5_0    pytorch\n").known
+    assert (known["packages.torch"].value, known["torch.cuda_version"].value) == ("1.10.2", "10.2")
+    report = triage(dev_paste("pytorch-72957-no-kernel-image-cu102-conda-build"), title="no kernel image is available")
+    assert (report.options.device, report.verdict.root_cause, report.verdict.known_error) == (
+        "cuda", "cuda.capability", "cuda.no-kernel-image")
+    # A sentence that begins with a package's name is no row of `conda list`.
+    assert "packages.torch" not in read_paste("torch 2.0 introduced compile\n").known
+
+
+def test_a_torch_release_without_its_patch_is_read_where_it_is_labelled():
+    # GraphMAE#9: "cuda = 11.1 / python = 3.6 / pytorch = 1.9" under DGL's "Please install the cuda version of dgl".
+    assert read_paste("pytorch = 1.9\n").known["packages.torch"].value == "1.9"
+    assert read_paste("Pytorch: 1.13\n").known["packages.torch"].value == "1.13"
+    assert "packages.torch" not in read_paste("I read the pytorch 1.13 release notes\n").known
+    title = "dgl._ffi.base.DGLError: Device API gpu is not enabled. Please install the cuda version of dgl."
+    report = triage(dev_paste("graphmae-9-dgl-cpu-build-device-api-gpu"), title=title)
+    assert report.verdict.root_cause == "dgl.cpu-build"
+    assert report.result("python.version").status == Status.PASS
+
+
 def test_a_paging_file_too_small_outranks_the_visual_cpp_advice_for_torchs_dll():
     # kair-127: "[WinError 1455] The paging file is too small ... Error loading ...\torch\lib\shm.dll".
     report = triage(dev_paste("kair-127-windows-paging-file-dataloader-workers"))
