@@ -1480,6 +1480,17 @@ def test_a_torch_release_without_its_patch_is_read_where_it_is_labelled():
     assert report.result("python.version").status == Status.PASS
 
 
+def test_cudas_unknown_error_is_read_as_the_warning_and_as_the_runtime_error_torch_raises():
+    # c10/cuda/CUDAFunctions.cpp: torch warns "CUDA initialization: " + the message, and _cuda_init() raises it bare
+    # (StableSwarmUI#153, behind a "ComfyUI error: " prefix after the laptop slept).
+    raised = "ComfyUI error: RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g."
+    warned = "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment"
+    for text in (raised, warned):
+        assert triage(text + "\n").verdict.known_error == "cuda.init-unknown-error", text
+    report = triage(dev_paste("stableswarmui-153-docker-cuda-unknown-error-after-suspend"))
+    assert report.verdict.root_cause == "cuda.available"
+
+
 def test_a_paging_file_too_small_outranks_the_visual_cpp_advice_for_torchs_dll():
     # kair-127: "[WinError 1455] The paging file is too small ... Error loading ...\torch\lib\shm.dll".
     report = triage(dev_paste("kair-127-windows-paging-file-dataloader-workers"))
