@@ -59,20 +59,13 @@ def by_default(choice: Choice) -> bool:
     return choice.device == "cpu" and all(v.weight <= DEFAULT for v in choice.votes if v.device == "cpu")
 
 
-# What the user ran on a device, per device: a program's --device, code that puts tensors there (torch is installed
-# where these ran).
-RAN_CODE = (
-    ("cuda", re.compile(r"--device[= ]+[\"']?cuda|device\s*=\s*[\"']cuda|\.cuda\(\)|\.to\([\"']cuda|torch\.device\([\"']cuda",
-                        re.I)),
+# What the user ran or configured, per device (a command line, code, a setting).
+RAN_PATTERNS = (
+    ("cuda", re.compile(r"--device[= ]+[\"']?cuda|device\s*=\s*[\"']cuda|\.cuda\(\)|\.to\([\"']cuda|"
+                        r"torch\.device\([\"']cuda|--gpus\b|\bgpus\s*=\s*\d|download\.pytorch\.org/whl/cu\d", re.I)),
     ("mps", re.compile(r"--device[= ]+[\"']?mps|device\s*=\s*[\"']mps|\.to\([\"']mps|torch\.device\([\"']mps|"
-                       r"torch\.backends\.mps", re.I)),
+                       r"torch\.backends\.mps|\bPYTORCH_(?:ENABLE_MPS_FALLBACK|MPS_\w+)=", re.I)),
 )
-# What the user configured for a device: Docker's GPUs, CUDA's wheel index, MPS's environment variables.
-RAN_SETUP = (
-    ("cuda", re.compile(r"--gpus\b|\bgpus\s*=\s*\d|download\.pytorch\.org/whl/cu\d", re.I)),
-    ("mps", re.compile(r"\bPYTORCH_(?:ENABLE_MPS_FALLBACK|MPS_\w+)=", re.I)),
-)
-RAN_PATTERNS = RAN_CODE + RAN_SETUP
 WORDS = (("cuda", re.compile(r"(?<![A-Za-z_])CUDA(?![A-Za-z_])", re.I)),
          ("mps", re.compile(r"(?<![A-Za-z_])MPS(?![A-Za-z_])", re.I)))
 GPU_WORD = re.compile(r"(?<![A-Za-z_])(?:GPU|NVIDIA)(?![A-Za-z_])", re.I)

@@ -22,7 +22,6 @@ from mps_doctor.known_errors import (
 from mps_doctor.secrets import scrub
 from mps_doctor.triage.derived import capability_evidence, derive_cuda, devices_from
 from mps_doctor.triage.device import (
-    RAN_CODE,
     Choice,
     asked_votes,
     choose,
@@ -375,10 +374,8 @@ def build_facts(paste: Paste, device: str) -> Facts:
                                      conda_meta=bool(get("interpreter.conda_subdir"))))
     packages = placed["target.torch"].get("packages", {})
     torch = None
-    # torch's own messages (a driver too old, no kernel image) are facts about torch too: TorchInfo.warnings. Code the
-    # user ran on a device shows some torch too, so its version is not the newest one's (yolov5#8459: `--device mps`).
-    if packages or "message" in paste.known or any(k.startswith("torch.") for k in paste.known) or \
-            any(pattern.search(line.text) for line in paste.lines for _, pattern in RAN_CODE):
+    # torch's own messages (a driver too old, no kernel image) are facts about torch too: TorchInfo.warnings.
+    if packages or "message" in paste.known or any(k.startswith("torch.") for k in paste.known):
         failed_import = bool(get("torch.import_failed") and not get("torch.installed") and packages.get("torch"))
         torch = TorchInfo(**dict(
             placed["target.torch"],

@@ -10,7 +10,7 @@ from mps_doctor.checking.model import Status
 from mps_doctor.errors import UsageError
 from mps_doctor.render.triage import render_triage
 from mps_doctor.triage.engine import NOT_IN_PASTE, triage
-from mps_doctor.triage.paste import build_facts, read_paste
+from mps_doctor.triage.paste import read_paste
 from mps_doctor.triage.text import clean
 from tests.paths import TESTS_DIR
 
@@ -711,21 +711,6 @@ def test_a_linux_undefined_symbol_belongs_to_the_library_that_its_line_names_not
         "torch.companion-abi-mismatch"
     dyld = "Symbol not found: __ZN3c105ErrorC1E\n  Referenced from: /opt/venv/lib/python3.11/site-packages/torchvision/_C.so\n"
     assert triage(dyld).verdict.known_error == "torch.companion-abi-mismatch"
-
-
-def test_code_run_on_a_device_shows_some_torch_so_the_newest_releases_minimums_do_not_judge_it():
-    # yolov5#8459: `detect.py --device mps` ran (with wrong boxes) on macOS 12.4: some torch is installed there, its
-    # version unknown, so macOS 12.4 is not "too old for torch 2.15 (not installed yet)".
-    ran = triage("- OS: macOS 12.4\n- Python: 3.9\n\n`python detect.py --source data/images/zidane.jpg --device mps`\n")
-    assert layer(ran, "macos.version").status == Status.SKIP
-    assert "installed torch's version" in layer(ran, "macos.version").summary
-    # A Mac and a Python alone are judged against the release the user would install.
-    alone = triage("- OS: macOS 12.4\n- Python: 3.9\n")
-    assert layer(alone, "macos.version").status == Status.FAIL and "not installed yet" in layer(alone, "macos.version").summary
-    for code in ("x = x.to('cuda')", "model.cuda()", "device = torch.device(\"mps\")", "torch.backends.mps.is_available()"):
-        assert read_paste("OS: Ubuntu 22.04\n" + code + "\n").known.get("torch.version") is None, code
-        assert build_facts(read_paste(code + "\n"), "cpu").target.torch is not None, code
-    assert build_facts(read_paste("docker run --gpus all image\n"), "cuda").target.torch is None
 
 
 def test_rvcs_line_that_it_uses_mps_is_no_cuda_problem():
