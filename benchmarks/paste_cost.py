@@ -87,6 +87,13 @@ CRAFTED = {
     "dashed words": lambda size: fill(long_line("", "a-"), size),
     "secret names repeated": lambda size: fill(long_line("", "api_key_token."), size),
     "dotted identifier parts": lambda size: fill(long_line("", "a:b.c:d."), size),
+    # Round 12's readings (review12 L3): conda rows in collect_env, a torch release without its patch, Windows Python
+    # folders, a torchvision name before an undefined symbol, a program's --device.
+    "collect_env '[conda] pytorch' rows": lambda size: fill("[conda] pytorch 1.10.2 py3.7_cuda10.2_cudnn7.6.5_0 pytorch\n", size),
+    "'pytorch = 1.' then digits": lambda size: fill(long_line("pytorch = 1.", "1"), size),
+    "Windows Python folders repeated": lambda size: fill(long_line("C:", "\\Program Files (x86)\\Python38-32"), size),
+    "torchvision then spaces": lambda size: fill(long_line("torchvision", " ", "undefined symbol"), size),
+    "'--device cpu ' repeated": lambda size: fill(long_line("", "--device cpu "), size),
 }
 
 

@@ -54,6 +54,10 @@ class Choice:
         return "; ".join(said) if said else "nothing in the paste names a device"
 
 
+# The user's own choice of the CPU: a program's `--device cpu`, `device="cpu"` in code, accelerate's `use_cpu: True`.
+CPU_CHOSEN = re.compile(r"--device[= ]+[\"']?cpu\b|\bdevice\s*=\s*[\"']cpu[\"']|\buse_cpu:\s*True\b", re.I)
+
+
 def by_default(choice: Choice) -> bool:
     """Whether CHOICE is the CPU for want of other votes: nothing names an accelerator, nor says there is none."""
     return choice.device == "cpu" and all(v.weight <= DEFAULT for v in choice.votes if v.device == "cpu")

@@ -18,7 +18,7 @@ from mps_doctor.inputs import embedded_report, read_input
 from mps_doctor.known_errors import CUDA_UNAVAILABLE_REPORTED, Intent, KnownError, Match, by_id
 from mps_doctor.report import Report, Verdict, check_results, created_now, guarded
 from mps_doctor.secrets import home_user_names, scrub
-from mps_doctor.triage.device import by_default
+from mps_doctor.triage.device import CPU_CHOSEN, by_default
 from mps_doctor.triage.model import Evidence
 from mps_doctor.triage.parsers.install import X86_64_PYTHON_ON_MAC
 from mps_doctor.triage.paste import (
@@ -252,7 +252,11 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
         # read once more with the title for that (UNREAD_HEAD), and all its lines are counted below the title's.
         base = report or unread_text_report(heading, raw, triage_text(heading + "\n\n" + raw[:UNREAD_HEAD], device, catalogue,
                                                                       recognized_only=False))
-        suspected = suspicion(memory, text_words, base, lambda other: accelerator_report(heading, raw, other, catalogue))
+        # Another device's reading is for a recognized paste short enough to be read whole again, that tells trouble in
+        # its own words, with the device left to triage (review12 H3, M1, M2).
+        movable = report is not None and device == "auto" and len(raw) <= UNREAD_HEAD and tells_trouble(raw)
+        suspected = suspicion(memory, text_words, base,
+                              lambda other: accelerator_report(heading, raw, other, catalogue) if movable else None)
     if suspected is None:
         if report is None:
             raise UsageError("nothing recognizable in the pasted text or its title")
@@ -261,12 +265,16 @@ def triage(raw: str, device: str = "auto", catalogue: Optional[Tuple[KnownError,
 
 
 def accelerator_report(heading: str, raw: str, device: str, catalogue: Optional[Tuple[KnownError, ...]]) -> Optional[Report]:
-    """The report of HEADING above RAW (its head: UNREAD_HEAD) read on DEVICE; None when something in RAW chose the
-    CPU (device.by_default: a title that speaks of a GPU leaves the paste's device open)."""
-    if not by_default(device_choice(read_paste(scrub(raw[:UNREAD_HEAD]), catalogue))):
+    """The report of HEADING above RAW read on DEVICE, an accelerator; None unless the two leave the device open
+    (device.by_default) or point at DEVICE, or when they choose the CPU (device.CPU_CHOSEN) or state a system DEVICE
+    does not run on (review12 H2, M1)."""
+    text = heading + "\n\n" + raw
+    paste = read_paste(scrub(text), catalogue)
+    choice, system = device_choice(paste), value(paste, "host.system")
+    if CPU_CHOSEN.search(text) or not (by_default(choice) or choice.device == device) or \
+            system is not None and (device == "mps") != (system == "Darwin"):
         return None
-    return unread_text_report(heading, raw, triage_text(heading + "\n\n" + raw[:UNREAD_HEAD], device, catalogue,
-                                                        recognized_only=False))
+    return titled_report(heading, triage_text(text, device, catalogue, recognized_only=False))
 
 
 def reasoned(raw: str, device: str, catalogue: Optional[Tuple[KnownError, ...]], heading: str) -> Optional[Report]:

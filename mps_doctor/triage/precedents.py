@@ -215,7 +215,8 @@ ACCELERATORS = ("cuda", "mps")
 def ruled_out(report: Report, causes: Iterable[str], elsewhere: bool = False) -> FrozenSet[str]:
     """The CAUSES that REPORT's paste rules out (issue 20, item 5: a stated fact is never contradicted): a layer outside
     the chain of the report's device; one that passes, or whose every fact the paste states (the engine judged it on
-    them); one before a layer that shows torch seeing its device; a catalogue cause of other devices. ELSEWHERE: REPORT
+    them); one before a layer that shows torch seeing its device, or after one that fails; a catalogue cause of other
+    devices. ELSEWHERE: REPORT
     reads on an accelerator a paste that names none; a layer its stated facts fail there is not ruled out, and every
     catalogue cause is (the paste names no error)."""
     stated = {fact["fact"] for fact in (report.source or {}).get("facts", ()) if fact.get("parser") != "derived"}
@@ -223,7 +224,9 @@ def ruled_out(report: Report, causes: Iterable[str], elsewhere: bool = False) ->
     chain = [r for r in report.results if r.layer is not None]
     seen = max((r.layer for r in chain if r.status == Status.PASS and set(specs[r.id].facts) & set(AVAILABILITY)),
                default=0)
-    cleared = {r.id for r in chain if r.status == Status.PASS or r.layer < seen}
+    # A layer after one that fails was never judged ("skipped: ... failed"): the failing layer is what stands there.
+    failed = min((r.layer for r in chain if r.status == Status.FAIL), default=None)
+    cleared = {r.id for r in chain if r.status == Status.PASS or r.layer < seen or failed is not None and r.layer > failed}
     out = set()
     for cause in causes:
         spec = specs.get(cause)

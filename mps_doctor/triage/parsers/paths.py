@@ -23,10 +23,12 @@ PATH_LINE = re.compile(r"/Users/|/Library/|/opt/homebrew/|/home/|/usr/lib/|/usr/
 # for macOS Intel, /home/linuxbrew/.linuxbrew for Linux): a Python from its Cellar is an x86_64 build, native on an
 # Intel Mac and under Rosetta on Apple Silicon (transcribe-anything#52).
 INTEL_HOMEBREW_PYTHON = re.compile(r"(?:^|[\s\"'(=])/usr/local/(?:Cellar|opt)/python(?:@3\.\d+)?/")
-# A 32-bit Python on Windows: python.org's installer names its folder PythonXY-32 ("c:\program files
-# (x86)\python38-32\python.exe", pytorch#37379), and a 64-bit Windows keeps 32-bit programs in "Program Files (x86)"
-# (Microsoft's ProgramFilesFolder and ProgramFiles64Folder). torch publishes no 32-bit wheel (pytorch#27815).
-WINDOWS_32_BIT_PYTHON = re.compile(r"\\Python3\d{1,2}-32\\|\\Program Files \(x86\)\\Python3\d{0,2}(?:-32)?\\", re.I)
+# A Windows Python's folder, and whether it is a 32-bit one: python.org's installer names its folder PythonXY-32
+# ("c:\program files (x86)\python38-32\python.exe", pytorch#37379), and a 64-bit Windows keeps 32-bit programs in
+# "Program Files (x86)" (Microsoft's ProgramFilesFolder and ProgramFiles64Folder). torch publishes no 32-bit wheel
+# (pytorch#27815). Only a paste with one Python folder, and no 64-bit build stated, says which Python ran (review12 M6).
+WINDOWS_PYTHON_FOLDER = re.compile(r"(\\Program Files \(x86\))?\\(Python3\d{0,2}(-32)?)\\", re.I)
+SIXTY_FOUR_BIT_STATED = re.compile(r"\b64 bit \(AMD64\)|\b64-bit runtime\b", re.I)
 
 
 # macOS's loader (dyld) refusing a file for another architecture names the process's own as the one it needs
@@ -53,7 +55,7 @@ def loader_facts(lines: Sequence[Line]) -> Result:
 
 def parse_paths(lines: Sequence[Line]) -> Result:
     """The system of the first path of each kind; Homebrew's /opt/homebrew also says Apple Silicon, a Python from its
-    Intel prefix (/usr/local/Cellar) an x86_64 Python on a Mac, and a Windows Python's folder a 32-bit one."""
+    Intel prefix (/usr/local/Cellar) an x86_64 Python on a Mac, and the only Windows Python folder a 32-bit one."""
     out: List[Finding] = []
     evidence: List[Evidence] = []
     seen = set()
@@ -65,12 +67,22 @@ def parse_paths(lines: Sequence[Line]) -> Result:
                 out.append(Finding("host.system", system, line.number, "path"))
                 if "/opt/homebrew/" in found.group(0):
                     out.append(Finding("host.hw_arm64", True, line.number, "path"))
-        if "interpreter.pointer_bits" not in {finding.path for finding in out} and WINDOWS_32_BIT_PYTHON.search(line.text):
-            out.append(Finding("interpreter.pointer_bits", 32, line.number, "path"))
         if not evidence and INTEL_HOMEBREW_PYTHON.search(line.text):
             out += [Finding("host.system", "Darwin", line.number, "path"),
                     Finding("interpreter.machine", "x86_64", line.number, "path")]
             evidence.append(x86_64_python_on_mac(line.number, "path", "The Python runs from Intel Homebrew's prefix "
                                                                           "(/usr/local/Cellar)."))
     loaded, needs = loader_facts(lines)
-    return out + loaded, evidence or needs
+    return out + loaded + windows_python_bits(lines), evidence or needs
+
+
+def windows_python_bits(lines: Sequence[Line]) -> List[Finding]:
+    """A 32-bit Python, where the paste's only Windows Python folder is a 32-bit one and no 64-bit build is stated."""
+    folders = {}
+    for _, line in matching(lines, WINDOWS_PYTHON_FOLDER):
+        for found in WINDOWS_PYTHON_FOLDER.finditer(line.text):
+            folders.setdefault(found.group(2).lower(), (bool(found.group(1) or found.group(3)), line.number))
+    if len(folders) != 1 or any(SIXTY_FOUR_BIT_STATED.search(line.text) for line in lines):
+        return []
+    thirty_two, number = next(iter(folders.values()))
+    return [Finding("interpreter.pointer_bits", 32, number, "path")] if thirty_two else []

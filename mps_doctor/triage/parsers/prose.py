@@ -16,10 +16,11 @@ PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
 # "PyTorch 2.5.1", "torch version: 2.0.1", "torch version is 2.0.1+cpu", "torch==1.13.1", "Torch (2.13.0+cpu)"
 # (comfyui-rocm#131), a CUDA label written apart ("PyTorch 2.8.0 + cu129", ComfyUI#9929); not the old side of Poetry's
 # "Updating torch (2.0.0 -> 2.2.1)".
-PROSE_TORCH = re.compile(r"\b(?:[Pp]y[Tt]orch|[Tt]orch)\s*(?:[Vv]ersion\s*)?(?:(?::\s*|==|=\s*|is\s+|\(\s*)?(?:stable\s*\()?"
-                         r"v?(\d+\.\d+\.\d+(?:\+\w+|\s?\+\s?cu\d{2,3}\b)?)(?!\w|\.\d)(?!\s*->)|"
-                         # A release without its patch only where it is labelled: "pytorch = 1.9" (GraphMAE#9).
-                         r"(?:[:：]|==?)\s*(\d+\.\d+)(?![\w.]))")
+PROSE_TORCH = re.compile(r"\b(?:[Pp]y[Tt]orch|[Tt]orch)\s*(?:[Vv]ersion\s*)?(?::\s*|==|=\s*|is\s+|\(\s*)?(?:stable\s*\()?"
+                         r"v?(\d+\.\d+\.\d+(?:\+\w+|\s?\+\s?cu\d{2,3}\b)?)(?!\w|\.\d)(?!\s*->)")
+# A release without its patch only as a line of one's own setup, "key: value" or "key = value" ("pytorch = 1.9" under
+# "python = 3.6", GraphMAE#9): not a pin ("torch==2.1"), nor a line quoting a README or a requirement (review12 L1).
+PROSE_TORCH_RELEASE = re.compile(r"(?:[-*] )?(?:[Pp]y[Tt]orch|[Tt]orch)(?: [Vv]ersion)? ?(?:[:：]|=(?!=)) ?v?(\d+\.\d+)")
 
 # A labelled version a sentence about torch says it ended with: "installed torch on a Windows machine ... and got
 # `2.12.1+cpu`" (spiral-fitting, villa#1584); only where the sentence names torch and no companion.
@@ -91,7 +92,9 @@ def parse_prose(lines: Sequence[Line]) -> Result:
             out.append(Finding("interpreter.machine", "x86_64", line.number, p))
         if re.search(r"\bOS\W{0,4}:\W{0,4}mac ?OS\b", text, re.I):
             out.append(Finding("host.system", "Darwin", line.number, p))
-        versions = labelled_once({re.sub(r"\s", "", found.group(1) or found.group(2)) for found in PROSE_TORCH.finditer(text)} |
+        release = PROSE_TORCH_RELEASE.fullmatch(text)
+        versions = labelled_once({re.sub(r"\s", "", found.group(1)) for found in PROSE_TORCH.finditer(text)} |
+                                 ({release.group(1)} if release else set()) |
                                  {found.group(1) for found in LABELLED_AFTER_VERB.finditer(text)
                                   if TORCH_IN_SENTENCE.search(sentence_at(text, found)) and not EARLIER.search(text)})
         # An install command or an installer's error names the torch it asks for, not the one installed (pip's and

@@ -278,6 +278,76 @@ def test_on_another_device_a_layer_the_stated_facts_pass_or_a_catalogue_cause_is
     assert precedents.ruled_out(cpu_built, ["cuda.out-of-memory"], elsewhere=True) == {"cuda.out-of-memory"}
 
 
+def test_review12_another_devices_reading_never_suspects_a_layer_after_one_that_fails():
+    # H1: Windows, a "+cpu" build, no graphics card: on CUDA, torch.cuda-built fails, and nothing after it was judged.
+    text = ("PS C:\\work> python -c \"import torch; print(torch.__version__)\"\n2.3.1+cpu\n"
+            "This laptop has no graphics card at all, integrated only. Training runs but is very slow.\n")
+    report = triage(text, title=GPU_IDLE_TITLE, precedents=toy_model())
+    assert report.verdict.root_cause in (None, "torch.cuda-built")
+    cpu_built = triage(WINDOWS_CPU_BUILD, device="cuda")
+    after = [r.id for r in cpu_built.results if r.layer is not None and r.layer > cpu_built.result("torch.cuda-built").layer]
+    assert after and set(after) <= precedents.ruled_out(cpu_built, after, elsewhere=True)
+
+
+def test_review12_a_title_that_names_a_mac_keeps_cuda_out_and_a_linux_paste_keeps_mps_out():
+    mac = triage(WINDOWS_CPU_BUILD.replace("PS C:\\work> ", "% "), title="training on my MacBook Pro M2 not used: runs on "
+                 "cpu, slow, why is my card idle", precedents=toy_model())
+    assert mac.options.device != "cuda" and mac.verdict.root_cause is None
+    linux = triage("OS: Ubuntu 22.04.3 LTS (x86_64)\nPython version: 3.11.4\nPyTorch version: 2.3.1\n"
+                   "Training runs but is very slow.\n", title="Apple silicon not detected, metal not used, slow",
+                   precedents=learn([("t/1", "python.rosetta", words(MAC_WORDS + " slow metal silicon detected")),
+                                     ("t/2", "python.rosetta", words(MAC_WORDS + " slow metal silicon detected used"))]))
+    assert linux.verdict.root_cause != "python.rosetta" and linux.options.device != "mps"
+    # Nor is a Linux paste told that it is not macOS: MPS is never read for a system that states it runs elsewhere.
+    not_a_mac = learn([("t/1", "os.macos", words(MAC_WORDS + " slow metal silicon detected")),
+                       ("t/2", "os.macos", words(MAC_WORDS + " slow metal silicon detected used"))])
+    assert triage("OS: Ubuntu 22.04.3 LTS (x86_64)\nPyTorch version: 2.3.1\nTraining runs but is very slow.\n",
+                  title="float64 error metal convert tensor double unsupported framework detected slow",
+                  precedents=not_a_mac).verdict.root_cause is None
+
+
+@pytest.mark.parametrize("body,title", [
+    ("Thank you for this great project!\n", "Question: how do I use my card instead of the cpu for training? slow"),
+    ("Just a question, thanks!\n", "Feature request: an option to train on the card instead of cpu, slow"),
+    ("Thanks for the great project! Training works on windows with pip install torch, just a question.\n",
+     "Question: how to use the card instead of cpu for training on windows, slow"),
+])
+def test_review12_thanks_or_a_question_under_a_question_title_is_never_moved_to_a_device(body, title):
+    try:
+        report = triage(body, title=title, precedents=toy_model())
+    except UsageError:
+        return
+    assert report.verdict.root_cause is None
+
+
+def test_review12_a_cpu_chosen_by_the_user_or_a_long_paste_is_not_moved():
+    assert triage(WINDOWS_CPU_BUILD, device="cpu", title=GPU_IDLE_TITLE, precedents=toy_model()).options.device == "cpu"
+    for chosen in ("$ python train.py --device cpu --epochs 10\n", "- use_cpu: True\n", "device = 'cpu'\n"):
+        report = triage(WINDOWS_CPU_BUILD + chosen, title=GPU_IDLE_TITLE, precedents=toy_model())
+        assert report.options.device == "cpu" and report.verdict.root_cause is None, chosen
+    long = WINDOWS_CPU_BUILD + "".join("step %d loss 0.5\n" % i for i in range(2000))
+    assert triage(long, title=GPU_IDLE_TITLE, precedents=toy_model()).verdict.root_cause is None
+
+
+def test_review12_only_a_paste_read_as_the_cpu_by_default_is_read_on_another_device():
+    asked = []
+    cuda = triage(WINDOWS_GPU_IDLE, title="a question", precedents=NO_PRECEDENTS)
+    assert cuda.options.device == "cuda"
+    precedents.suspicion(toy_model(), issue_words(WINDOWS_GPU_IDLE, GPU_IDLE_TITLE), cuda, lambda d: asked.append(d))
+    assert asked == []
+    cpu = triage(WINDOWS_CPU_BUILD, title="a question", precedents=NO_PRECEDENTS)
+    precedents.suspicion(toy_model(), issue_words(WINDOWS_CPU_BUILD, GPU_IDLE_TITLE), cpu, lambda d: asked.append(d))
+    assert asked == ["cuda", "mps"]
+
+
+def test_review12_on_another_device_a_layer_its_stated_facts_fail_is_kept_and_on_its_own_it_is_ruled_out():
+    stated = triage("PyTorch version: 2.3.1\nCUDA used to build PyTorch: None\nOS: Microsoft Windows 11 Pro\n", device="cuda")
+    assert stated.result("torch.cuda-built").status == Status.FAIL
+    assert {f["parser"] for f in stated.source["facts"] if f["fact"] == "torch.cuda_version"} == {"collect_env"}
+    assert precedents.ruled_out(stated, ["torch.cuda-built"], elsewhere=True) == frozenset()
+    assert precedents.ruled_out(stated, ["torch.cuda-built"]) == {"torch.cuda-built"}
+
+
 def test_the_shipped_memory_is_used_by_default():
     shipped = load()
     assert shipped.cases > 0 and shipped.vocabulary

@@ -706,6 +706,10 @@ def test_a_linux_undefined_symbol_belongs_to_the_library_that_its_line_names_not
     # detectron2#3710: detectron2's _C needs a symbol of another torch; torchvision is only in the package list below.
     verdict = triage(dev_paste("detectron2-3710-undefined-symbol-prebuilt-mismatch")).verdict
     assert verdict.known_error == "torch.extension-abi-mismatch"
+    # review12 M5: nor a package list above it, as issue templates put the environment first.
+    error = ("ImportError: /home/u/detectron2/detectron2/_C.cpython-38-x86_64-linux-gnu.so: undefined symbol: "
+             "_ZN2at4_ops5zeros4callEN3c108ArrayRefIlEE\n")
+    assert triage("torch 1.10.0\ntorchvision 0.11.1\n\n" + error).verdict.known_error == "torch.extension-abi-mismatch"
     # A symbol that names torchvision is still torchvision's, and macOS's dyld names the library after the symbol.
     assert triage("ImportError: undefined symbol: _ZN11torchvision3ops4nms\n").verdict.known_error == \
         "torch.companion-abi-mismatch"
@@ -1437,6 +1441,13 @@ def test_a_windows_pythons_folder_says_it_is_32_bit_and_the_placeholders_setup_l
     for path in ("C:\\Users\\kim\\AppData\\Local\\Programs\\Python\\Python311-32\\python.exe -m pip install torch",
                  "  File \"C:\\Program Files (x86)\\Python310\\lib\\site-packages\\x.py\", line 1"):
         assert read_paste(path + "\n").known["interpreter.pointer_bits"].value == 32, path
+    # review12 M6: only where one Python folder shows, and no 64-bit build is stated.
+    two = ("C:\\Users\\k\\AppData\\Local\\Programs\\Python\\Python313\\python.exe\n"
+           "C:\\Users\\k\\AppData\\Local\\Programs\\Python\\Python38-32\\python.exe\n")
+    stated = ("  File \"C:\\Program Files (x86)\\Python310\\lib\\x.py\", line 1\nPython version: 3.10.4 (tags/v3.10.4) "
+              "[MSC v.1929 64 bit (AMD64)] (64-bit runtime)\n")
+    for text in (two, stated):
+        assert "interpreter.pointer_bits" not in read_paste(text).known, text
     for path in ("C:\\Users\\kim\\AppData\\Local\\Programs\\Python\\Python311\\python.exe -m pip install torch",
                  "C:\\Program Files\\Python311\\python.exe", "C:\\Program Files (x86)\\Steam\\python32\\x.py"):
         assert "interpreter.pointer_bits" not in read_paste(path + "\n").known, path
@@ -1458,7 +1469,10 @@ def test_a_torch_release_without_its_patch_is_read_where_it_is_labelled():
     # GraphMAE#9: "cuda = 11.1 / python = 3.6 / pytorch = 1.9" under DGL's "Please install the cuda version of dgl".
     assert read_paste("pytorch = 1.9\n").known["packages.torch"].value == "1.9"
     assert read_paste("Pytorch: 1.13\n").known["packages.torch"].value == "1.13"
-    assert "packages.torch" not in read_paste("I read the pytorch 1.13 release notes\n").known
+    # review12 L1: only as a line of one's own setup, not a pin, a quoted README or an earlier state.
+    for text in ("I read the pytorch 1.13 release notes", "torch==2.1", "- The project's README says: pytorch: 1.13",
+                 "Previously I had pytorch = 1.9, now it works", "install_requires=['torch==1.9']"):
+        assert "packages.torch" not in read_paste(text + "\n").known, text
     title = "dgl._ffi.base.DGLError: Device API gpu is not enabled. Please install the cuda version of dgl."
     report = triage(dev_paste("graphmae-9-dgl-cpu-build-device-api-gpu"), title=title)
     assert report.verdict.root_cause == "dgl.cpu-build"
