@@ -274,7 +274,8 @@ def accelerator_report(heading: str, raw: str, device: str, catalogue: Optional[
     if CPU_CHOSEN.search(text) or not (by_default(choice) or choice.device == device) or \
             system is not None and (device == "mps") != (system == "Darwin"):
         return None
-    return titled_report(heading, triage_text(text, device, catalogue, recognized_only=False))
+    other = titled_report(heading, triage_text(text, device, catalogue, recognized_only=False))
+    return replace(other, source=dict(other.source, device_from=choice.reason))
 
 
 def reasoned(raw: str, device: str, catalogue: Optional[Tuple[KnownError, ...]], heading: str) -> Optional[Report]:

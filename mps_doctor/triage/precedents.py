@@ -271,16 +271,16 @@ def suspicion(memory: Precedents, text_words: FrozenSet[str], base: Report,
     if not named:
         return None
     precedent, report, moved = max(named, key=lambda candidate: candidate[0].share)
-    return with_precedent(report, precedent, base if moved else None)
+    return with_precedent(report, precedent, moved)
 
 
-def with_precedent(report: Report, precedent: Precedent, read_as: Optional[Report] = None) -> Report:
+def with_precedent(report: Report, precedent: Precedent, moved: bool = False) -> Report:
     """REPORT, which names no cause, with PRECEDENT's cause failing as a suspicion: its layer's result, or a result of
-    its own for a catalogue cause; the only advice is the full check on the machine (CHECK_FIRST). READ_AS: the report
-    of the same paste on the CPU, which it named no accelerator for; REPORT's device is then the memory's."""
+    its own for a catalogue cause; the only advice is the full check on the machine (CHECK_FIRST). MOVED: REPORT reads
+    on the memory's device a paste triage reads as the CPU; its `device_from` is what the title and text alone chose."""
     cause = precedent.cause
     device = report.options.device.upper()
-    summary = "%s: %s; no line of the paste decides it" % (SUSPECTED_FROM_PRECEDENTS, what_it_is(cause)) if read_as is None \
+    summary = "%s: %s; no line of the paste decides it" % (SUSPECTED_FROM_PRECEDENTS, what_it_is(cause)) if not moved \
         else "%s: %s; the paste does not say that %s was wanted" % (SUSPECTED_FROM_PRECEDENTS, what_it_is(cause), device)
     why = ("Of the %d confirmed threads mps-doctor has learned from, %d had this cause, and it is the likeliest for a text "
            "with this one's words (%d of them tell causes apart). It is a suspicion, not a finding: run the full check "
@@ -295,7 +295,7 @@ def with_precedent(report: Report, precedent: Precedent, read_as: Optional[Repor
     verdict = replace(report.verdict, state="problem-found", root_cause=cause, suspected=True,
                       known_error=None if existing is not None and existing.layer is not None else cause, counts=counts,
                       summary="problem found (%s): %s" % (report.options.device, summary))
-    source = report.source if read_as is None else dict(report.source, device_from=(
-        "earlier threads worded like this one were about %s; the paste alone names no accelerator (%s)" % (
-            device, (read_as.source or {}).get("device_from", "nothing in the paste names a device"))))
+    source = report.source if not moved else dict(report.source, device_from=(
+        "earlier threads worded like this one were about %s (the title and text alone: %s)" % (
+            device, (report.source or {}).get("device_from", "nothing in the paste names a device"))))
     return replace(report, results=results, verdict=verdict, source=source)

@@ -256,8 +256,10 @@ def test_a_paste_read_as_the_cpu_by_default_may_be_suspected_on_the_accelerator_
     assert result.summary == ("suspected from earlier threads: not met: torch was built with CUDA; the paste does not "
                               "say that CUDA was wanted")
     assert result.remedy.actions == () and result.remedy.key == CHECK_FIRST
-    assert report.source["device_from"].startswith("earlier threads worded like this one were about CUDA; the paste "
-                                                   "alone names no accelerator (")
+    # The device's reason counts lines as the reply does, the title's line first: the title names Windows.
+    assert report.source["device_from"] == ("earlier threads worded like this one were about CUDA (the title and text "
+                                            "alone: Windows without an accelerator named (line 1))")
+    assert [fact["lines"] for fact in report.source["facts"] if fact["fact"] == "host.system"] == [[1]]
     assert "torch.cuda_version" in {fact["fact"] for fact in report.source["facts"]}
 
 
