@@ -216,9 +216,8 @@ def ruled_out(report: Report, causes: Iterable[str], elsewhere: bool = False) ->
     """The CAUSES that REPORT's paste rules out (issue 20, item 5: a stated fact is never contradicted): a layer outside
     the chain of the report's device; one that passes, or whose every fact the paste states (the engine judged it on
     them); one before a layer that shows torch seeing its device, or after one that fails; a catalogue cause of other
-    devices. ELSEWHERE: REPORT
-    reads on an accelerator a paste that names none; a layer its stated facts fail there is not ruled out, and every
-    catalogue cause is (the paste names no error)."""
+    devices. ELSEWHERE: REPORT reads on an accelerator a paste that names none; a layer its stated facts fail there is
+    not ruled out, and every catalogue cause is (the paste names no error)."""
     stated = {fact["fact"] for fact in (report.source or {}).get("facts", ()) if fact.get("parser") != "derived"}
     specs = {spec.id: spec for spec in all_checks()}
     chain = [r for r in report.results if r.layer is not None]
