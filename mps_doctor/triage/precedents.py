@@ -43,10 +43,15 @@ MIN_CUES = 8
 
 
 # Words that say something goes wrong: an issue the memory answers must say so in its title or text, so that a
-# question, a request or thanks is never given a cause (every case it learned from is a report of trouble).
-TROUBLE = re.compile(r"(?i)(?:error|exception)s?\b|\b(?:fail(?:s|ed|ing|ure)?|not|no|cannot|can['’]t|unable|wrong|slow|"
-                     r"crash(?:es|ed|ing)?|broken|missing|unavailable|unsupported|(?:does|do|is|was|are|wo|did|could)n['’]?t|"
-                     r"problems?|bugs?|stuck|only|issues?|instead)\b")
+# question, a request or thanks is never given a cause (every case it learned from is a report of trouble). English words
+# are bounded by ASCII word characters only, not by \b: a Chinese or Japanese title writes them against its own characters
+# ("MacOS Apple M1无法训练won't complete", RVC-WebUI#414), which \w counts as word characters. The Chinese, Japanese and
+# Korean words are those languages' plain words for error, failure, "cannot", problem, exception, crash and "stops".
+TROUBLE = re.compile(r"(?i)(?:error|exception)s?(?![a-z0-9_])|(?<![a-z0-9_])(?:fail(?:s|ed|ing|ure)?|not|no|cannot|can['’]?t|unable|"
+                     r"wrong|slow|crash(?:es|ed|ing)?|broken|missing|unavailable|unsupported|"
+                     r"(?:does|do|is|was|are|wo|did|could)n['’]?t|problems?|bugs?|stuck|only|issues?|instead)(?![a-z0-9_])|"
+                     r"错误|錯誤|報錯|报错|出错|失败|失敗|无法|無法|不能|问题|問題|异常|異常|崩溃|エラー|できない|止ま[っる]|動かない|"
+                     r"오류|에러|실패|문제")
 
 
 # A macOS volume's name (/Volumes/SSD2TB/...): the reporter's own, like a home folder's.

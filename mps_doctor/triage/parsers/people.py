@@ -97,8 +97,9 @@ CUDA_BUILD = re.compile(r"\b(?:torch|pytorch)[ =]=?v?(\d+\.\d+(?:\.\d+)?\+cu\d{2
 # An NVIDIA GPU as people name it ("RTX 4090", "GeForce GTX 1060", "RTX 3080 Ti", "A100"); kept only when NVIDIA's
 # table knows it (data/nvidia.json), so "RTX" alone or a model number that is not a GPU is no fact.
 # Bounded by what is not a Latin letter or digit, so that a name beside CJK text ("8张A100") is read.
-# Not a series ("RTX 5000 series" is the GeForce 50 series, not the RTX 5000 workstation card).
-NVIDIA_NAME = re.compile(r"(?<![A-Za-z0-9])(?:(?:NVIDIA )?(?:GeForce )?(?:RTX|GTX) ?\d{3,4}(?: Ti| SUPER)?|GeForce \d{3,4}(?:M| ?T[iI])?|"
+# Not a series ("RTX 5000 series" is the GeForce 50 series, not the RTX 5000 workstation card). People write the prefix
+# in lower case too ("I have mobile rtx 3060 (6gb)", Retrieval-based-Voice-Conversion-WebUI#618).
+NVIDIA_NAME = re.compile(r"(?<![A-Za-z0-9])(?:(?:NVIDIA )?(?:GeForce )?(?:RTX|GTX|rtx|gtx) ?\d{3,4}(?: Ti| SUPER)?|GeForce \d{3,4}(?:M| ?T[iI])?|"
                          r"(?:Tesla |NVIDIA )?[AHLTV]\d{2,3})(?![A-Za-z0-9])(?![- ]?[Ss](?:eries|ERIES)\b)")
 # A GeForce named by its number alone beside a word for a GPU or its memory, or as what someone has ("有4080显卡", "my
 # 3060 card", "My gpu in this setup is a 1060 6gb", "I have a 3060 and a core i9"): NVIDIA sells the 10 and 16 series
@@ -116,14 +117,14 @@ PEOPLE_LINE = re.compile(r"rtx|gtx|geforce|nvidia|tesla|gpu|card|显卡|\ban? [1
 
 
 def gpu_name(text: str) -> str:
-    """A GPU's name as NVIDIA writes it: "RTX3080", as people often write it, is "RTX 3080", and a GeForce of the 10
+    """A GPU's name as NVIDIA writes it: "RTX3080" or "rtx 3080", as people often write it, is "RTX 3080", and a GeForce of the 10
     series on named without its prefix ("GeForce 4070TI") is its GTX or RTX ("RTX 4070 Ti")."""
     series = re.fullmatch(r"GeForce " + GEFORCE_NUMBER, text, re.I)
     if series:
         number, suffix = series.group(1), (series.group(2) or "").strip()
         return "%s %s%s" % ("GTX" if number[:2] in ("10", "16") else "RTX", number, " Ti" if suffix.lower() == "ti" else
                             " SUPER" if suffix else "")
-    return re.sub(r"\b(RTX|GTX)(?=\d)", r"\1 ", text)
+    return re.sub(r"\b(RTX|GTX|rtx|gtx) ?(?=\d)", lambda prefix: prefix.group(1).upper() + " ", text)
 
 
 # A GeForce series as people name it: "all RTX 50 Series card have same issues" (ultimatevocalremovergui#1752), "SM_120

@@ -257,9 +257,10 @@ def cuda_told_on_mac(lines: Sequence[Line]) -> List[Evidence]:
 # An AMD GPU as people name it ("RX 6800", "Radeon RX 7900 XTX", "AMD Radeon"): CUDA builds of torch run only on NVIDIA
 # GPUs (AMD's run on ROCm builds, on Linux), and stable-diffusion-webui's collaborators send AMD users on Windows to a
 # DirectML fork (stable-diffusion-webui#16861).
-# People name it by the brand too: "a fooocus user on amd", "I have an AMD GPU" (RuinedFooocus#121), not an AMD CPU.
+# People name it by the brand too: "a fooocus user on amd", "I have an AMD GPU" (RuinedFooocus#121), "Radeon GPU and Cuda
+# incompatibility" (comic-translate#210), not an AMD CPU nor its integrated "Radeon Graphics" (a Ryzen's CPU model name).
 AMD_GPU = re.compile(r"\bRadeon RX\b|\bRX ?(?:4[5-8]0|5[5-9]0|5[5-7]00|6[4-9][05]0|7[6-9]00|90[67]0)(?: ?XTX?| GRE)?\b|"
-                     r"\bAMD (?:GPU|graphics(?: card)?|video card|card|Radeon)s?\b|"
+                     r"\bAMD (?:GPU|graphics(?: card)?|video card|card|Radeon)s?\b|\bRadeon (?:GPU|video card|card)s?\b|"
                      r"\b(?:user|users|I'?m|I am|running|run) on (?:an? )?AMD\b(?! ?(?:Ryzen|CPU|processor|EPYC|Threadripper|"
                      r"Athlon|\d))|"
                      r"\b(?:have|has|with|using) an? AMD\b(?! ?(?:Ryzen|CPU|processor|EPYC|Threadripper|Athlon|\d))", re.I)

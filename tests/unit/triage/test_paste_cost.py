@@ -15,21 +15,26 @@ REPEATS = 5
 
 
 @pytest.fixture(scope="module")
-def real_text():
+def real_paste():
+    """The real paste, and the best of three reads of it: the bar each crafted paste is first held to."""
     text = paste_cost.real_paste()
     paste_cost.reading(text)
-    return text
+    return text, min(paste_cost.seconds(text) for _ in range(3))
 
 
 @pytest.mark.parametrize("name", list(paste_cost.CRAFTED))
-def test_a_crafted_paste_costs_at_most_three_real_ones(name, real_text):
-    """Best of up to REPEATS reads of each, the real paste read just before the crafted one each time so that both
-    meet the same load on a shared machine; reading stops once the ratio is under the limit."""
+def test_a_crafted_paste_costs_at_most_three_real_ones(name, real_paste):
+    """One read of the crafted paste against the module's best read of the real one; over the limit (a slow read, or a
+    shared machine's load), best of up to REPEATS reads of each, the real paste read just before the crafted one each
+    time so that both meet the same load, stopping once the ratio is under the limit."""
+    real_text, real = real_paste
     text = paste_cost.CRAFTED[name](paste_cost.SIZE)
-    real = crafted = float("inf")
-    for _ in range(REPEATS):
-        real = min(real, paste_cost.seconds(real_text))
-        crafted = min(crafted, paste_cost.seconds(text))
-        if crafted <= paste_cost.LIMIT * real:
-            break
+    crafted = paste_cost.seconds(text)
+    if crafted > paste_cost.LIMIT * real:
+        real = crafted = float("inf")
+        for _ in range(REPEATS):
+            real = min(real, paste_cost.seconds(real_text))
+            crafted = min(crafted, paste_cost.seconds(text))
+            if crafted <= paste_cost.LIMIT * real:
+                break
     assert crafted / real <= paste_cost.LIMIT, "%s costs %.1f x the real paste" % (name, crafted / real)

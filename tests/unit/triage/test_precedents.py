@@ -73,6 +73,18 @@ def test_mentions_home_folders_and_volumes_are_not_words():
     ("Training won’t complete", "", True),
     ("The GPU doesn’t show up", "", True),
     ("A wonton recipe", "", False),
+    # rvc#414's title: an English word written against Chinese characters, and the Chinese word for "cannot".
+    ("MacOS Apple M1无法训练won't complete the the training process", "", True),
+    ("MacOS Apple M1无法训练", "", True),
+    ("学習率０で止まってしまう問題。", "", True),
+    ("GPU 오류", "", True),
+    ("still cant load the gpu", "", True),
+    ("谢谢你的项目", "", False),
+    ("Canton and notary", "", False),
+    # Inside a word or an identifier ("notebook", "cannot_be_here") a word tells nothing, as with \b before.
+    ("notebook for the knowledge base", "", False),
+    ("cannot_be_here_only_name", "", False),
+    ("A wonton recipe", "see readonly_cpu_notes", False),
 ])
 def test_only_an_issue_that_tells_trouble_is_answered(title, text, trouble):
     assert tells_trouble(text, title) is trouble

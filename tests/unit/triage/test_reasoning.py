@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from mps_doctor import known_errors
 from mps_doctor.checking.model import Status
 from mps_doctor.errors import UsageError
 from mps_doctor.render.triage import render_triage
@@ -370,6 +371,13 @@ def test_a_torch_dll_windows_cannot_load_is_read_when_the_message_breaks_its_lin
     # quality-classifier-deberta-2: "Error loading" ends one line, the quoted fbgemm.dll path starts another.
     report = triage(dev_paste("quality-classifier-deberta-2-fbgemm-dll-windows-store-python"))
     assert report.verdict.root_cause == "torch.import" and "fbgemm.dll" in report.verdict.summary
+
+
+def test_a_torch_dll_windows_cannot_load_is_read_when_the_paste_cuts_the_message_after_the_path():
+    # ai-toolkit-133: `Error loading "D:\\...\\torch\\lib\\fbgemm.dll` ends the line, without its closing quote.
+    report = triage(dev_paste("ai-toolkit-133-fbgemm-dll-libomp"))
+    assert report.verdict.root_cause == "torch.import" and "fbgemm.dll" in report.verdict.summary
+    assert not known_errors.search(known_errors.TORCH_DLL_NOT_FOUND, 'copy "C:\\torch\\lib\\c10.dll" here')
 
 
 def test_a_layer_failed_by_a_parsers_reading_still_names_its_catalogue_message():
@@ -739,6 +747,10 @@ def test_an_amd_gpu_named_in_a_cuda_paste_fails_the_driver_layer():
     assert report.verdict.root_cause == "cuda.driver"
     assert not read_paste("my Radeon RX 6800 with CUDA and an RTX 3090").evidence  # an NVIDIA GPU is named too
     assert not read_paste("Radeon Pro 5500M on my MacBook, cuda").evidence  # a Mac's AMD GPU
+    # comic-translate-210's title names the GPU by its series alone; a Ryzen's integrated "Radeon Graphics" is a CPU's name.
+    assert [e.kind for e in read_paste("Radeon GPU and Cuda incompatibility\ntorch.cuda.is_available(): False\n").evidence] \
+        == ["amd-gpu-for-cuda"]
+    assert not read_paste("CPU: AMD Ryzen 7 5800H with Radeon Graphics\ntorch.cuda.is_available(): False\n").evidence
 
 
 def test_a_gpu_a_person_names_does_not_show_that_the_driver_loads():
