@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterator, List, Optional, Tuple
 
 from mps_doctor.devices import DEVICES
+from mps_doctor.literals import Haystack, required
 from mps_doctor.versions import load_releases, with_table_facts
 from mps_doctor.words import shorten
 
@@ -284,6 +285,9 @@ def action_problems(doc: Any) -> List[str]:
     return out
 
 
+needles = functools.lru_cache(maxsize=2048)(required)
+
+
 @functools.lru_cache(maxsize=4)
 def load_catalogue(path: str = str(DATA_FILE)) -> Tuple[KnownError, ...]:
     """The catalogue's entries; none when the file is missing or unreadable."""
@@ -297,10 +301,11 @@ def load_catalogue(path: str = str(DATA_FILE)) -> Tuple[KnownError, ...]:
 def find_all(text: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> Iterator[Match]:
     """Every entry that occurs in TEXT, each once, at its first occurrence, in catalogue order; general entries are
     left to the checks that ask for their kind, and an entry that another occurring one is more specific than is left
-    out."""
-    unwrapped = unwrap(text)
+    out. An entry whose pattern's required text (literals.required) TEXT lacks is not searched for."""
+    unwrapped, haystack = unwrap(text), Haystack(text)
     found = [(error, error.pattern.search(text) or (error.pattern.search(unwrapped) if unwrapped != text else None))
-             for error in (load_catalogue() if catalogue is None else catalogue) if not error.general]
+             for error in (load_catalogue() if catalogue is None else catalogue)
+             if not error.general and haystack.may_hold(needles(error.pattern))]
     found = [(error, match) for error, match in found if match]
     for error, match in found:
         # A broader entry is left out where a narrower one that names it matches the same text (its line or span);

@@ -62,7 +62,7 @@ def shadowed(ctx: Context, shadow) -> Outcome:
 
 @check("torch.import", "torch imports",
        layer=60, devices=("mps", "cuda", "cpu"), facts=("torch.installed|torch.import_failed",),
-       evidence=("torch-dll-not-loaded", "cpu-lacks-armv8-1"), pasted=torch_seen_at_work)
+       evidence=("torch-dll-not-loaded", "cpu-lacks-armv8-1", "torch-import-crashed"), pasted=torch_seen_at_work)
 def torch_import(ctx: Context) -> Outcome:
     """`import torch` in the child; first, a `torch/` package, `torch.py` or `torch.*.so` in the working directory or
     on PYTHONPATH with no torch distribution metadata beside it is a shadow: the check names its path (a PYTHONPATH

@@ -99,8 +99,8 @@ CUDA_BUILD = re.compile(r"\b(?:torch|pytorch)[ =]=?v?(\d+\.\d+(?:\.\d+)?\+cu\d{2
 # Bounded by what is not a Latin letter or digit, so that a name beside CJK text ("8张A100") is read.
 # Not a series ("RTX 5000 series" is the GeForce 50 series, not the RTX 5000 workstation card). People write the prefix
 # in lower case too ("I have mobile rtx 3060 (6gb)", Retrieval-based-Voice-Conversion-WebUI#618).
-NVIDIA_NAME = re.compile(r"(?<![A-Za-z0-9])(?:(?:NVIDIA )?(?:GeForce )?(?:RTX|GTX|rtx|gtx) ?\d{3,4}(?: Ti| SUPER)?|GeForce \d{3,4}(?:M| ?T[iI])?|"
-                         r"(?:Tesla |NVIDIA )?[AHLTV]\d{2,3})(?![A-Za-z0-9])(?![- ]?[Ss](?:eries|ERIES)\b)")
+NVIDIA_NAME = re.compile(r"(?<![A-Za-z0-9])(?:(?:NVIDIA )?(?:GeForce )?(?:RTX|GTX|rtx|gtx) ?\d{3,4}(?: Ti| SUPER)?|"
+                         r"GeForce \d{3,4}(?:M| ?T[iI])?|(?:Tesla |NVIDIA )?[AHLTV]\d{2,3})(?![A-Za-z0-9])(?![- ]?[Ss](?:eries|ERIES)\b)")
 # A GeForce named by its number alone beside a word for a GPU or its memory, or as what someone has ("有4080显卡", "my
 # 3060 card", "My gpu in this setup is a 1060 6gb", "I have a 3060 and a core i9"): NVIDIA sells the 10 and 16 series
 # as GTX and the 20 series on as RTX.

@@ -3,7 +3,7 @@
 import re
 from typing import List, Optional, Sequence, Tuple
 
-from mps_doctor.triage.model import Finding
+from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result, boolean, python_version
 from mps_doctor.triage.text import Line, matching
 
@@ -40,13 +40,50 @@ SESSION_CALLS = (
 
 
 SESSION_LINE = re.compile(r"^Python 3\.|mps|CUDA_VISIBLE_DEVICES|torch\.|platform\.|^python3?(?:\.\d+)? (?:--version|-V)$|"
-                          r"^uname -m$|^arch$", re.I | re.M)
+                          r"^uname -m$|^arch$|^(?:import|from) torch\b|-c [\"']?(?:import|from) torch\b", re.I | re.M)
 # sys.version of a free-threaded build puts "experimental free-threading build" (3.13) or "free-threading build"
 # (3.14 on) before the build info (CPython's Python/getversion.c).
 FREE_THREADING = r"(?:experimental )?free-threading build"
 BANNER = re.compile(r"Python (3\.\d+\.\d+)\S* (%s )?\([^)]*\d{4}, [\d:]+\)(.*)$" % FREE_THREADING)
 # Printed checks: "Is MPS (Metal Performance Shader) built? True", "mps_available False" (read without trailing space).
 PRINTED = re.compile(r"\bMPS\b[^?:=]{0,40}?\b(built|available)\b\W{0,3}(True|False)$", re.I)
+
+
+# `import torch` at a REPL prompt, or as the start of `python -c "..."` in a shell: the statement whose crash kills the
+# interpreter before anything else runs.
+IMPORT_TORCH = re.compile(r"^(?:import|from) torch\b")
+IMPORT_TORCH_COMMAND = re.compile(r"\bpython[\d.]*(?:\.exe)? -c [\"']?(?:import|from) torch\b")
+# What a shell prints for a child that a fatal signal killed: bash's strsignal texts ("Illegal instruction (core
+# dumped)", "Segmentation fault", "Bus error", "Aborted", macOS's "Abort trap: 6"), after "bash: line 1: PID " for a
+# script, and zsh's lower-case names after "zsh: " or a job's "[1]  PID " ("zsh: illegal hardware instruction  python").
+FATAL_SIGNAL = re.compile(r"^(?:zsh: |\S+: line \d+: +\d+ +|\[\d+\] +\d+ +)?(illegal (?:hardware )?instruction|"
+                          r"segmentation fault|bus error|abort(?:ed| trap)?)\b", re.I)
+SIGNALS = {"illegal": "an illegal instruction (SIGILL)", "segmentation": "a segmentation fault (SIGSEGV)",
+           "bus": "a bus error (SIGBUS)", "abort": "an abort (SIGABRT)"}
+IMPORT_CRASHED_KIND = "torch-import-crashed"
+
+
+def import_crashed(lines: Sequence[Line], index: int) -> List[Evidence]:
+    """Evidence against torch's import when the line after `import torch` at INDEX says a fatal signal killed the
+    interpreter (jetson-nano-ubuntu-20-image#13: `>>> import torch`, then "Illegal instruction (core dumped)")."""
+    line = lines[index]
+    if not (line.prompt == "python" and IMPORT_TORCH.match(line.text) or IMPORT_TORCH_COMMAND.search(line.text)):
+        return []
+    reply = next_output(lines, index)
+    crash = FATAL_SIGNAL.match(reply.text) if reply is not None else None
+    if crash is None:
+        return []
+    signal = SIGNALS[crash.group(1).split()[0].lower()]
+    return [Evidence(
+        (), "`import torch` killed the interpreter with %s" % signal,
+        "The Python process died with %s while it ran `import torch`." % signal,
+        "A crash in the import leaves torch unusable. An illegal instruction means a library the import loads uses a CPU "
+        "instruction this processor lacks: a build for a newer CPU, or NumPy's OpenBLAS on some ARM boards (the Jetson "
+        "Nano's, where OPENBLAS_CORETYPE=ARMV8 is the workaround). A segmentation fault, bus error or abort means a "
+        "library it loads is broken or built against another one. `python -X faulthandler -c \"import torch\"` prints "
+        "the module the crash is in; reinstall that package for this machine, in a fresh virtual environment.",
+        (), "https://docs.python.org/3/library/faulthandler.html", reply.number, "session",
+        devices=("mps", "cuda", "cpu"), kind=IMPORT_CRASHED_KIND)]
 
 
 # Shell commands whose output is a fact: the Python on PATH (`python3 --version` prints "Python 3.12.4") and the
@@ -82,9 +119,11 @@ ENV_SETTING = re.compile(
 
 def parse_session(lines: Sequence[Line]) -> Result:
     """A Python session or script run: an expression (after >>> or in print(...)) and its output on the next line,
-    the interpreter banner ('Python 3.8.10 (default, ...)'), and `import torch` failing."""
+    the interpreter banner ('Python 3.8.10 (default, ...)'), and `import torch` failing or killing the interpreter."""
     out: List[Finding] = []
+    evidence: List[Evidence] = []
     for index, line in matching(lines, SESSION_LINE):
+        evidence += import_crashed(lines, index)
         banner = BANNER.match(line.text)
         if banner:
             # The REPL banner: 'Python 3.11.9 (main, Apr  4 2024, 05:10:52) [Clang 14.0.3 ] on darwin'.
@@ -117,7 +156,7 @@ def parse_session(lines: Sequence[Line]) -> Result:
                 out.append(Finding(path, value, reply.number, "session"))
                 if path in ("torch.mps_available", "torch.mps_built", "torch.cuda_available", "torch.version"):
                     out.append(Finding("torch.installed", True, reply.number, "session"))
-    return out, []
+    return out, evidence
 
 
 def labelled_outputs(line: Line) -> List[Finding]:

@@ -1771,6 +1771,22 @@ def test_an_illegal_instruction_on_an_armv8_0_board_is_torchs_import():
                                       ).evidence if "ARMv8.0" in e.summary]
 
 
+def test_a_fatal_signal_right_after_import_torch_fails_torchs_import():
+    # jetson-nano-ubuntu-20-image-13: `>>> import torch`, then bash's "Illegal instruction (core dumped)".
+    report = triage(dev_paste("jetson-nano-ubuntu-20-image-13-import-torch-illegal-instruction-numpy"))
+    assert report.verdict.root_cause == "torch.import" and "SIGILL" in report.verdict.summary
+    for crashed, signal in (("$ python3 -c 'import torch'\nzsh: illegal hardware instruction  python3 -c 'import torch'\n",
+                             "SIGILL"),
+                            (">>> import torch\nSegmentation fault: 11\n", "SIGSEGV"),
+                            ("% python -c \"from torch import nn\"\nzsh: bus error  python\n", "SIGBUS"),
+                            (">>> import torch\nAbort trap: 6\n", "SIGABRT")):
+        assert [signal in e.summary for e in read_paste(crashed).evidence if e.kind == "torch-import-crashed"] == [True]
+    # Not the import's: the session goes on to another prompt, another module crashes, or the import is only named.
+    for alive in (">>> import torch\n>>> x = 1\nSegmentation fault\n", "$ python3 -c 'import cv2'\nIllegal instruction\n",
+                  "import torch gives Illegal instruction\n", "import torch\nprint(torch.__version__)\nSegmentation fault\n"):
+        assert not [e for e in read_paste(alive).evidence if e.kind == "torch-import-crashed"], alive
+
+
 def test_a_geforce_series_named_by_its_thousands_is_the_series_not_the_workstation_card():
     # Applio#969: the title "SM_120 error on RTX 5000 series", the body only "not able to start the application".
     report = triage(dev_paste("applio-969-rtx-5000-sm120-bundled-torch"), title="SM_120 error on RTX 5000 series")
