@@ -104,9 +104,21 @@ def all_checks() -> List[CheckSpec]:
     """Every check: the layers in rank order, then the advisories in rank order, then the policy checks (by module
     name and line), whatever the order the modules were imported in."""
     _load()
-    specs = sorted(REGISTRY.values(), key=lambda s: (s.fn.__module__, s.fn.__code__.co_firstlineno))
-    ranked = sorted((s for s in specs if s.position is not None), key=lambda s: s.position)
-    return [s for s in ranked if s.kind == "layer"] + [s for s in ranked if s.advisory] + [s for s in specs if s.policy]
+    registered = tuple(REGISTRY.values())
+    # Sorted once for each state of the registry (triage asks per layer); the cached order holds its specs, so that
+    # no id in a key can be another object's.
+    key = tuple(map(id, registered))
+    if key not in _ORDERED:
+        specs = sorted(registered, key=lambda s: (s.fn.__module__, s.fn.__code__.co_firstlineno))
+        ranked = sorted((s for s in specs if s.position is not None), key=lambda s: s.position)
+        if len(_ORDERED) > 8:
+            _ORDERED.clear()
+        _ORDERED[key] = [s for s in ranked if s.kind == "layer"] + [s for s in ranked if s.advisory] + \
+            [s for s in specs if s.policy]
+    return list(_ORDERED[key])
+
+
+_ORDERED: Dict[Tuple[int, ...], List[CheckSpec]] = {}
 
 
 def layers_for(device: str, system: str) -> Tuple[str, ...]:
