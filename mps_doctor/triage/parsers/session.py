@@ -3,6 +3,7 @@
 import re
 from typing import List, Optional, Sequence, Tuple
 
+from mps_doctor.known_errors import intents
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result, boolean, python_version
 from mps_doctor.triage.text import Line, matching
@@ -82,7 +83,8 @@ def import_crashed(lines: Sequence[Line], index: int) -> List[Evidence]:
         "Nano's, where OPENBLAS_CORETYPE=ARMV8 is the workaround). A segmentation fault, bus error or abort means a "
         "library it loads is broken or built against another one. `python -X faulthandler -c \"import torch\"` prints "
         "the module the crash is in; reinstall that package for this machine, in a fresh virtual environment.",
-        (), "https://docs.python.org/3/library/faulthandler.html", reply.number, "session",
+        intents({"run": ["python", "-X", "faulthandler", "-c", "import torch"]}),
+        "https://docs.python.org/3/library/faulthandler.html", reply.number, "session",
         devices=("mps", "cuda", "cpu"), kind=IMPORT_CRASHED_KIND)]
 
 

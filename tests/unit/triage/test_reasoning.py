@@ -1775,6 +1775,7 @@ def test_a_fatal_signal_right_after_import_torch_fails_torchs_import():
     # jetson-nano-ubuntu-20-image-13: `>>> import torch`, then bash's "Illegal instruction (core dumped)".
     report = triage(dev_paste("jetson-nano-ubuntu-20-image-13-import-torch-illegal-instruction-numpy"))
     assert report.verdict.root_cause == "torch.import" and "SIGILL" in report.verdict.summary
+    assert "python3 -X faulthandler -c 'import torch'" in render_triage(report, "markdown")
     for crashed, signal in (("$ python3 -c 'import torch'\nzsh: illegal hardware instruction  python3 -c 'import torch'\n",
                              "SIGILL"),
                             (">>> import torch\nSegmentation fault: 11\n", "SIGSEGV"),
