@@ -94,6 +94,13 @@ CRAFTED = {
     "Windows Python folders repeated": lambda size: fill(long_line("C:", "\\Program Files (x86)\\Python38-32"), size),
     "torchvision then spaces": lambda size: fill(long_line("torchvision", " ", "undefined symbol"), size),
     "'--device cpu ' repeated": lambda size: fill(long_line("", "--device cpu "), size),
+    # Round 13's readings: a crash right after `import torch`, `python -c` commands, Debian's dist-packages, the Radeon
+    # and lower-case GeForce names, and the catalogue's required text (literals.py) in a paste of its needles.
+    "'>>> import torch' then a crash": lambda size: fill(">>> import torch\nzsh: illegal hardware instruction  python\n", size),
+    "'python -c import torch ' repeated": lambda size: fill(long_line("", "python -c 'import torch "), size),
+    "dist-packages paths repeated": lambda size: fill(long_line("", " /usr/local/lib/python3.1/dist-packages"), size),
+    "'rtx 3060 Radeon GPU ' repeated": lambda size: fill(long_line("", "rtx 3060 Radeon GPU "), size),
+    "catalogue needles repeated": lambda size: fill(long_line("", "module .dll libcu backend .so. "), size),
 }
 
 
