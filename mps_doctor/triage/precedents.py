@@ -43,15 +43,22 @@ MIN_CUES = 8
 
 
 # Words that say something goes wrong: an issue the memory answers must say so in its title or text, so that a
-# question, a request or thanks is never given a cause (every case it learned from is a report of trouble). English words
-# are bounded by ASCII word characters only, not by \b: a Chinese or Japanese title writes them against its own characters
-# ("MacOS Apple M1无法训练won't complete", RVC-WebUI#414), which \w counts as word characters. The Chinese, Japanese and
-# Korean words are those languages' plain words for error, failure, "cannot", problem, exception, crash and "stops".
-TROUBLE = re.compile(r"(?i)(?:error|exception)s?(?![a-z0-9_])|(?<![a-z0-9_])(?:fail(?:s|ed|ing|ure)?|not|no|cannot|can['’]?t|unable|"
+# question, a request or thanks is never given a cause (every case it learned from is a report of trouble).
+# English words are bounded by letters and digits other than Chinese, Japanese and Korean ones, not by \b: a title
+# writes them against its own characters ("MacOS Apple M1无法训练won't complete", RVC-WebUI#414), which \w counts as word
+# characters, and an accented word ("noté") is no "not".
+NOT_CJK_WORD = r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]"
+# Chinese, Japanese and Korean words that only report trouble (review13 H3): error, went wrong, failed, unable, crashed,
+# "stopped", "doesn't work"; not the words for "problem" (问题 also means "question") or "cannot" (不能 is inside 能不能,
+# "could you"; できない inside できないでしょうか, "could it"), and none after a word that negates it ("没有错误", "エラー
+# なし", "오류 없이").
+CJK_TROUBLE = (r"(?<![没沒无無未不])(?<!没有)(?<!沒有)(?:错误|錯誤|报错|報錯|出错|出錯|失败|失敗|崩溃|崩潰)|无法|無法|"
+               r"エラー(?!\s?(?:なし|無し|もなく|が出な|は出な))|止まっ|動かない|できなかった|"
+               r"(?:오류|에러|실패)(?!\s?(?:없|가 없|가 나지 않))")
+TROUBLE = re.compile(r"(?i)(?:error|exception)s?(?!%s)|(?<!%s)(?:fail(?:s|ed|ing|ure)?|not|no|cannot|can['’]t|unable|"
                      r"wrong|slow|crash(?:es|ed|ing)?|broken|missing|unavailable|unsupported|"
-                     r"(?:does|do|is|was|are|wo|did|could)n['’]?t|problems?|bugs?|stuck|only|issues?|instead)(?![a-z0-9_])|"
-                     r"错误|錯誤|報錯|报错|出错|失败|失敗|无法|無法|不能|问题|問題|异常|異常|崩溃|エラー|できない|止ま[っる]|動かない|"
-                     r"오류|에러|실패|문제")
+                     r"(?:does|do|is|was|are|wo|did|could)n['’]?t|problems?|bugs?|stuck|only|issues?|instead)(?!%s)|%s"
+                     % (NOT_CJK_WORD, NOT_CJK_WORD, NOT_CJK_WORD, CJK_TROUBLE))
 
 
 # A macOS volume's name (/Volumes/SSD2TB/...): the reporter's own, like a home folder's.

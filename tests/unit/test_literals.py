@@ -30,6 +30,11 @@ from tests.paths import TESTS_DIR
     (r"(?:foo|)", None),
     (r"[Ee]rror", {"rror"}),
     (r"caf\u00e9 au lait", {"lait"}),
+    # What a match need not hold: a conditional's branches, a lookahead's text, a group's repetition by reference.
+    (r"(x)?(?(1)abc|def)", None),
+    (r"(?!abc)def", {"def"}),
+    (r"(ab)\1", {"ab"}),
+    (r"(?<=abcd)ef", {"ef"}),
 ])
 def test_the_required_text_of_a_pattern(pattern, needles):
     found = required(re.compile(pattern, re.I))

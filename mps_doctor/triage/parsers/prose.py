@@ -266,9 +266,10 @@ AMD_GPU = re.compile(r"\bRadeon RX\b|\bRX ?(?:4[5-8]0|5[5-9]0|5[5-7]00|6[4-9][05
                      r"\b(?:have|has|with|using) an? AMD\b(?! ?(?:Ryzen|CPU|processor|EPYC|Threadripper|Athlon|\d))", re.I)
 # A paste that names an NVIDIA GPU or its driver's table, or a ROCm build of torch (AMD's, which uses the torch.cuda
 # API: "+rocm6.2", the whl/rocm6.2 index), is no AMD GPU asking for CUDA; "ROCm 5.7" installed beside a CUDA torch and
-# a message about "Nvidia drivers" are (StableSwarmUI#260).
+# a message about "Nvidia drivers" are (StableSwarmUI#260). An NVIDIA GPU named without its model counts too: a hybrid
+# laptop's "integrated Radeon GPU and an Nvidia GPU", "replaced my Radeon card with an Nvidia card" (review13 M1).
 NVIDIA_OR_ROCM = re.compile(r"\b(?:GeForce|Quadro|Tesla|nvidia-smi|Driver Version)\b|\b[RG]TX ?A?\d|\bMX ?\d{3}\b|"
-                            r"\bNVIDIA [AHLTV]\d{1,3}\b|"
+                            r"\bNVIDIA [AHLTV]\d{1,3}\b|\b(?:an?|my|the|with|and|only) NVIDIA (?:GPU|card|graphics)|"
                             r"\+rocm|/whl/rocm|\bHIP\b", re.I)
 
 

@@ -41,7 +41,8 @@ SESSION_CALLS = (
 
 
 SESSION_LINE = re.compile(r"^Python 3\.|mps|CUDA_VISIBLE_DEVICES|torch\.|platform\.|^python3?(?:\.\d+)? (?:--version|-V)$|"
-                          r"^uname -m$|^arch$|^(?:import|from) torch\b|-c [\"']?(?:import|from) torch\b", re.I | re.M)
+                          r"^uname -m$|^arch$|^(?:import|from) torch\b|^python[\d.]*(?:\.exe)? -c [\"'](?:import|from) torch\b",
+                          re.I | re.M)
 # sys.version of a free-threaded build puts "experimental free-threading build" (3.13) or "free-threading build"
 # (3.14 on) before the build info (CPython's Python/getversion.c).
 FREE_THREADING = r"(?:experimental )?free-threading build"
@@ -50,17 +51,18 @@ BANNER = re.compile(r"Python (3\.\d+\.\d+)\S* (%s )?\([^)]*\d{4}, [\d:]+\)(.*)$"
 PRINTED = re.compile(r"\bMPS\b[^?:=]{0,40}?\b(built|available)\b\W{0,3}(True|False)$", re.I)
 
 
-# `import torch` at a REPL prompt, or as the start of `python -c "..."` in a shell: the statement whose crash kills the
-# interpreter before anything else runs.
-IMPORT_TORCH = re.compile(r"^(?:import|from) torch\b")
-IMPORT_TORCH_COMMAND = re.compile(r"\bpython[\d.]*(?:\.exe)? -c [\"']?(?:import|from) torch\b")
+# `import torch` as the whole statement at a REPL prompt, or as the whole code of a `python -c` command: a crash right
+# after it is the import's, not a later statement's (`python -c "import torch; x.cuda()"`, `>>> import torch, cv2`).
+IMPORT_ONLY = r"(?:import torch(?:\.\w+)*(?: as \w+)?|from torch(?:\.\w+)* import \w+(?: as \w+)?)"
+IMPORT_TORCH = re.compile(r"^%s\s*$" % IMPORT_ONLY)
+IMPORT_TORCH_COMMAND = re.compile(r"^python[\d.]*(?:\.exe)? -c ([\"'])%s\1\s*$" % IMPORT_ONLY)
 # What a shell prints for a child that a fatal signal killed: bash's strsignal texts ("Illegal instruction (core
 # dumped)", "Segmentation fault", "Bus error", "Aborted", macOS's "Abort trap: 6"), after "bash: line 1: PID " for a
 # script, and zsh's lower-case names after "zsh: " or a job's "[1]  PID " ("zsh: illegal hardware instruction  python").
 FATAL_SIGNAL = re.compile(r"^(?:zsh: |\S+: line \d+: +\d+ +|\[\d+\] +\d+ +)?(illegal (?:hardware )?instruction|"
                           r"segmentation fault|bus error|abort(?:ed| trap)?)\b", re.I)
-SIGNALS = {"illegal": "an illegal instruction (SIGILL)", "segmentation": "a segmentation fault (SIGSEGV)",
-           "bus": "a bus error (SIGBUS)", "abort": "an abort (SIGABRT)"}
+SIGNALS = (("illegal", "an illegal instruction (SIGILL)"), ("segmentation", "a segmentation fault (SIGSEGV)"),
+           ("bus", "a bus error (SIGBUS)"), ("abort", "an abort (SIGABRT)"))
 IMPORT_CRASHED_KIND = "torch-import-crashed"
 
 
@@ -68,13 +70,14 @@ def import_crashed(lines: Sequence[Line], index: int) -> List[Evidence]:
     """Evidence against torch's import when the line after `import torch` at INDEX says a fatal signal killed the
     interpreter (jetson-nano-ubuntu-20-image#13: `>>> import torch`, then "Illegal instruction (core dumped)")."""
     line = lines[index]
-    if not (line.prompt == "python" and IMPORT_TORCH.match(line.text) or IMPORT_TORCH_COMMAND.search(line.text)):
+    if not (line.prompt == "python" and IMPORT_TORCH.match(line.text) or
+            line.prompt != "python" and IMPORT_TORCH_COMMAND.match(line.text)):
         return []
     reply = next_output(lines, index)
     crash = FATAL_SIGNAL.match(reply.text) if reply is not None else None
     if crash is None:
         return []
-    signal = SIGNALS[crash.group(1).split()[0].lower()]
+    signal = next(name for start, name in SIGNALS if crash.group(1).lower().startswith(start))
     return [Evidence(
         (), "`import torch` killed the interpreter with %s" % signal,
         "The Python process died with %s while it ran `import torch`." % signal,

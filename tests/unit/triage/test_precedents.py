@@ -73,13 +73,25 @@ def test_mentions_home_folders_and_volumes_are_not_words():
     ("Training won’t complete", "", True),
     ("The GPU doesn’t show up", "", True),
     ("A wonton recipe", "", False),
-    # rvc#414's title: an English word written against Chinese characters, and the Chinese word for "cannot".
+    # rvc#414's title: an English word written against Chinese characters, and the Chinese word for "unable".
     ("MacOS Apple M1无法训练won't complete the the training process", "", True),
+    ("训练won't complete", "", True),
     ("MacOS Apple M1无法训练", "", True),
     ("学習率０で止まってしまう問題。", "", True),
+    ("运行报错", "", True),
+    ("エラーが出ます", "", True),
     ("GPU 오류", "", True),
-    ("still cant load the gpu", "", True),
+    # review13 H3: questions, requests and thanks in Chinese, Japanese and Korean, and trouble words negated.
     ("谢谢你的项目", "", False),
+    ("能不能支持Apple Silicon的MPS加速？", "", False),
+    ("请教一个关于MPS的问题", "", False),
+    ("Apple SiliconのMPSに対応できないでしょうか？", "", False),
+    ("已解决，谢谢", "按照 README 重新安装以后没问题了，谢谢作者！没有错误。", False),
+    ("감사합니다", "문제없이 잘 작동합니다. 오류 없이 됩니다!", False),
+    ("ありがとう", "エラーなしで動きました", False),
+    # review13 L1: an accented word is no English one, and "cant" alone is not "can't".
+    ("Merci, c'est noté", "Trabalho notável! Joyeux Noël", False),
+    ("Thanks! I cant wait to try it", "", False),
     ("Canton and notary", "", False),
     # Inside a word or an identifier ("notebook", "cannot_be_here") a word tells nothing, as with \b before.
     ("notebook for the knowledge base", "", False),

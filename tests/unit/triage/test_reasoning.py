@@ -751,6 +751,21 @@ def test_an_amd_gpu_named_in_a_cuda_paste_fails_the_driver_layer():
     assert [e.kind for e in read_paste("Radeon GPU and Cuda incompatibility\ntorch.cuda.is_available(): False\n").evidence] \
         == ["amd-gpu-for-cuda"]
     assert not read_paste("CPU: AMD Ryzen 7 5800H with Radeon Graphics\ntorch.cuda.is_available(): False\n").evidence
+    # review13 M1: an NVIDIA GPU named without its model, beside the Radeon, is no AMD GPU asking for CUDA.
+    for hybrid in ("Ryzen 9 6900HS with an integrated Radeon GPU and an Nvidia GPU.\n",
+                   "I replaced my old Radeon card with an Nvidia card last week.\n",
+                   "Radeon GPU is disabled in BIOS, only the NVIDIA GPU is used.\n"):
+        assert not read_paste(hybrid + "torch.cuda.is_available(): False\n").evidence, hybrid
+
+
+def test_people_write_a_geforce_in_lower_case_and_debians_pip_folder_is_linux():
+    # RVC-WebUI#618: "I have mobile rtx 3060 (6gb)"; xinference#328: /usr/local/lib/python3.8/dist-packages/ in a container.
+    assert read_paste("I have mobile rtx 3060 (6gb) with ryzen 5600h cpu\n").known["nvidia_smi.gpu"].value == ("RTX 3060",)
+    assert read_paste("my gtx1080 is slow\n").known["nvidia_smi.gpu"].value == ("GTX 1080",)
+    assert "nvidia_smi.gpu" not in read_paste("the artx 3060 project\n").known
+    linux = read_paste('  File "/usr/local/lib/python3.8/dist-packages/torch/__init__.py", line 1\n').known["host.system"]
+    assert (linux.value, linux.parser) == ("Linux", "path")
+    assert "host.system" not in read_paste('  File "/usr/local/lib/python3.8/site-packages/torch/__init__.py"\n').known
 
 
 def test_a_gpu_a_person_names_does_not_show_that_the_driver_loads():
@@ -1779,13 +1794,25 @@ def test_a_fatal_signal_right_after_import_torch_fails_torchs_import():
     for crashed, signal in (("$ python3 -c 'import torch'\nzsh: illegal hardware instruction  python3 -c 'import torch'\n",
                              "SIGILL"),
                             (">>> import torch\nSegmentation fault: 11\n", "SIGSEGV"),
+                            (">>> import torch.nn as nn\nSegmentation fault (core dumped)\n", "SIGSEGV"),
                             ("% python -c \"from torch import nn\"\nzsh: bus error  python\n", "SIGBUS"),
-                            (">>> import torch\nAbort trap: 6\n", "SIGABRT")):
+                            (">>> import torch\nAbort trap: 6\n", "SIGABRT"),
+                            (">>> import torch\nAborted (core dumped)\n", "SIGABRT")):
         assert [signal in e.summary for e in read_paste(crashed).evidence if e.kind == "torch-import-crashed"] == [True]
-    # Not the import's: the session goes on to another prompt, another module crashes, or the import is only named.
+    # Not the import's (review13 H2): the session goes on, the command or statement does more than import, the import
+    # is only named in prose or without a prompt, or the line only quotes a signal's name.
     for alive in (">>> import torch\n>>> x = 1\nSegmentation fault\n", "$ python3 -c 'import cv2'\nIllegal instruction\n",
-                  "import torch gives Illegal instruction\n", "import torch\nprint(torch.__version__)\nSegmentation fault\n"):
+                  "import torch gives Illegal instruction\n", "import torch\nprint(torch.__version__)\nSegmentation fault\n",
+                  "import torch\nSegmentation fault\n", ">>> import torch\nthe log says: Segmentation fault\n",
+                  "$ python3 -c \"import torch; print(torch.randn(2).cuda())\"\nSegmentation fault (core dumped)\n",
+                  ">>> import torch; torch.zeros(1).to('mps')\nSegmentation fault: 11\n",
+                  ">>> import torch, cv2\nIllegal instruction (core dumped)\n",
+                  "python -c \"import torch\" works fine, but python train.py gives\nSegmentation fault (core dumped)\n",
+                  "$ python -c 'import torch' && python run.py\nSegmentation fault (core dumped)\n"):
         assert not [e for e in read_paste(alive).evidence if e.kind == "torch-import-crashed"], alive
+    # review13 H2: a crash in an MPS one-liner stays the device's.
+    assert triage("% python3 -c \"import torch; torch.ones(1, device='mps')\"\nzsh: segmentation fault  python3 -c\n"
+                  ).verdict.root_cause == "device.smoke"
 
 
 def test_a_geforce_series_named_by_its_thousands_is_the_series_not_the_workstation_card():
