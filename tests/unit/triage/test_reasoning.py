@@ -380,6 +380,16 @@ def test_a_torch_dll_windows_cannot_load_is_read_when_the_paste_cuts_the_message
     assert not known_errors.search(known_errors.TORCH_DLL_NOT_FOUND, 'copy "C:\\torch\\lib\\c10.dll" here')
 
 
+def test_a_setup_script_that_finds_no_nvcc_asks_for_a_cuda_toolkit_and_on_a_mac_for_linux():
+    # replitlm-8: flash-attn's setup.py ("flash_attn was requested, but nvcc was not found") on an M1 Mac.
+    report = triage(dev_paste("replitlm-8-m1-mac-flash-attn-needs-nvcc"))
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("os.linux", "torch.extension-build-no-cuda-home")
+    linux = triage("Ubuntu 22.04, torch 2.3.1+cu121\n$ pip install flash-attn --no-build-isolation\n"
+                   "RuntimeError: flash_attn was requested, but nvcc was not found.  Are you sure your environment has "
+                   "nvcc available?\n")
+    assert linux.verdict.known_error == "torch.extension-build-no-cuda-home" and linux.verdict.root_cause != "os.linux"
+
+
 def test_a_layer_failed_by_a_parsers_reading_still_names_its_catalogue_message():
     # biomedia-2: pip's version listing fails python.version; pip.torch-no-version is the message that says so.
     verdict = triage(dev_paste("biomedia-2-torch-1102-no-wheel-for-space-python")).verdict
