@@ -79,11 +79,14 @@ NO_GPU_FOR_THE_PROGRAM = "no-gpu-for-the-program"
 # pip's check after an install: a package pins another release than the one installed ("torchvision 0.9.0 requires
 # torch==1.8.0, but you have torch 1.7.1 which is incompatible"); a later failure of the same layer explains it first.
 INSTALL_CONFLICT = "install-conflict"
+# What a shell prints for a child that a fatal signal killed, at the start of its line (its `signal` group names it):
+# read only after `import torch` (triage/parsers/session.py).
+FATAL_SIGNAL = "fatal-signal"
 KINDS = (OUT_OF_MEMORY, MISSING_OPERATOR, IMPORT_FAILURE, DRIVER_TOO_OLD, CUDA_UNAVAILABLE_REASON, PIP_NO_TORCH,
          UV_NO_TORCH_WHEEL, UV_PYTHON_ABI, PIP_REQUIRES_PYTHON, UV_PLATFORM_TAG, GPU_TOO_OLD_FOR_TORCH, TORCH_MINIMUM_CAPABILITY,
          GPU_NOT_COMPATIBLE, TORCH_SUPPORTED_CAPABILITIES, GPU_TOO_OLD_FOR_TRITON, TRITON_CAPABILITY_NUMBERS,
          TORCH_DLL_NOT_FOUND, CUDA_UNAVAILABLE_REPORTED, WINDOWS_MODULE_NOT_FOUND, DOCKER_RUN, SLURM_JOB,
-         CUDA_REQUIRED, INDEX_UNREACHABLE, DYLD_ARCHITECTURE, NO_GPU_FOR_THE_PROGRAM, INSTALL_CONFLICT)
+         CUDA_REQUIRED, INDEX_UNREACHABLE, DYLD_ARCHITECTURE, NO_GPU_FOR_THE_PROGRAM, INSTALL_CONFLICT, FATAL_SIGNAL)
 # What fixes the failure an import-failure entry names (its `remedy`); the torch.import check turns it into actions.
 RENAME_LOCAL_TORCH = "rename-local-torch"
 REINSTALL_TORCH = "reinstall-torch"

@@ -3,6 +3,7 @@
 import re
 from typing import List, Optional, Sequence, Tuple
 
+from mps_doctor import known_errors
 from mps_doctor.known_errors import intents
 from mps_doctor.triage.model import Evidence, Finding
 from mps_doctor.triage.parsers.common import Result, boolean, python_version
@@ -56,11 +57,7 @@ PRINTED = re.compile(r"\bMPS\b[^?:=]{0,40}?\b(built|available)\b\W{0,3}(True|Fal
 IMPORT_ONLY = r"(?:import torch(?:\.\w+)*(?: as \w+)?|from torch(?:\.\w+)* import \w+(?: as \w+)?)"
 IMPORT_TORCH = re.compile(r"^%s\s*$" % IMPORT_ONLY)
 IMPORT_TORCH_COMMAND = re.compile(r"^python[\d.]*(?:\.exe)? -c ([\"'])%s\1\s*$" % IMPORT_ONLY)
-# What a shell prints for a child that a fatal signal killed: bash's strsignal texts ("Illegal instruction (core
-# dumped)", "Segmentation fault", "Bus error", "Aborted", macOS's "Abort trap: 6"), after "bash: line 1: PID " for a
-# script, and zsh's lower-case names after "zsh: " or a job's "[1]  PID " ("zsh: illegal hardware instruction  python").
-FATAL_SIGNAL = re.compile(r"^(?:zsh: |\S+: line \d+: +\d+ +|\[\d+\] +\d+ +)?(illegal (?:hardware )?instruction|"
-                          r"segmentation fault|bus error|abort(?:ed| trap)?)\b", re.I)
+# The signal a shell's words (the catalogue's kind fatal-signal) name, by how they begin.
 SIGNALS = (("illegal", "an illegal instruction (SIGILL)"), ("segmentation", "a segmentation fault (SIGSEGV)"),
            ("bus", "a bus error (SIGBUS)"), ("abort", "an abort (SIGABRT)"))
 IMPORT_CRASHED_KIND = "torch-import-crashed"
@@ -74,10 +71,10 @@ def import_crashed(lines: Sequence[Line], index: int) -> List[Evidence]:
             line.prompt != "python" and IMPORT_TORCH_COMMAND.match(line.text)):
         return []
     reply = next_output(lines, index)
-    crash = FATAL_SIGNAL.match(reply.text) if reply is not None else None
+    crash = known_errors.search(known_errors.FATAL_SIGNAL, reply.text) if reply is not None else None
     if crash is None:
         return []
-    signal = next(name for start, name in SIGNALS if crash.group(1).lower().startswith(start))
+    signal = next(name for start, name in SIGNALS if crash.group("signal").lower().startswith(start))
     return [Evidence(
         (), "`import torch` killed the interpreter with %s" % signal,
         "The Python process died with %s while it ran `import torch`." % signal,
