@@ -12,7 +12,7 @@ from mps_doctor.triage.parsers.results import half_precision_on_gtx16, wrong_res
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label, load_releases, version_tuple
 
-PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
+PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac|torch", re.I)
 # "PyTorch 2.5.1", "torch version: 2.0.1", "torch version is 2.0.1+cpu", "torch==1.13.1", "Torch (2.13.0+cpu)"
 # (comfyui-rocm#131), a CUDA label written apart ("PyTorch 2.8.0 + cu129", ComfyUI#9929); not the old side of Poetry's
 # "Updating torch (2.0.0 -> 2.2.1)".
@@ -48,6 +48,18 @@ CHIP_BESIDE_MAC = re.compile(r"\b(?:my|i'?m on|i am on|i have|i use|i'?m using|i
 # An Intel Mac named as such: "an Intel Mac", "My Mac is an Intel", "iMac (Intel Core i9)", "Intel(R) Core".
 INTEL_MAC_NAMED = re.compile(r"\bIntel[- ](?:based )?Mac|\bMac\w*(?: \w+)? is (?:an )?Intel\b|\bi?Mac\w*(?: \w+)? \((?:\d{4}, )?"
                              r"Intel\b|\bIntel(?:\(R\))? Core\b", re.I)
+# A Mac of a model year before Apple Silicon: "MacBook Pro 2014", "MacBook Pro (16-inch, 2019)", "iMac (Late 2013)",
+# "2017 iMac". Macs had Intel CPUs from 2006 and Apple Silicon from late 2020, when both were sold (Apple, "Mac computers
+# with Apple silicon", support.apple.com/en-us/116943).
+INTEL_ERA_MAC = re.compile(r"\b(?:i?Mac ?(?:Pro|mini)?|MacBook ?(?:Pro|Air)?) ?\(?(?:\d{2}[- ]?(?:inch|\"),? ?)?"
+                           r"(?:(?:Early|Mid|Late),? )?20(?:0[6-9]|1\d)\b(?!\.\d)|"
+                           r"\b(?:(?:Early|Mid|Late) )?20(?:0[6-9]|1\d) (?:i?Mac ?(?:Pro|mini)?|MacBook ?(?:Pro|Air)?)\b", re.I)
+# A GPU only an Intel Mac has, named beside macOS or a Mac: AMD's Radeon Pro and Radeon HD/R9/RX (built in, or an eGPU),
+# NVIDIA's mobile GeForce ("GT 750M"). Apple Silicon Macs use only Apple's GPU and no eGPU (Apple, "Use an external
+# graphics processor with your Mac", support.apple.com/en-us/102363: an eGPU needs a Mac with an Intel processor).
+INTEL_MAC_GPU = re.compile(r"\bRadeon Pro (?:\d{3,4}[MX]?|Vega|W\d{4}X)\b|\bRadeon (?:HD|R9|RX) ?\d{3,4}[MX]?\b|"
+                           r"\bGeForce (?:GTX? )?\d{3}M[X]?\b", re.I)
+OTHER_SYSTEM = re.compile(r"\b(?:Linux|Ubuntu|Debian|Fedora|CentOS|Windows|Win1[01]|WSL2?|Colab|Docker)\b", re.I)
 # Another person's machine or a question, in the sentence that names the Mac: "my colleague's m1 macbook pro", "Does it
 # run on ...?" (not "not sure why..? im on an m1 macbook pro", acronymy-assistant#2).
 NOT_THE_USERS = re.compile(r"\b" + SOMEONE_ELSES + r"?\b|"
@@ -87,6 +99,10 @@ def parse_prose(lines: Sequence[Line]) -> Result:
             out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if INTEL_ON_MAC_LINE.search(text) and (MAC_RELEASE_NAMED.search(text) or MAC_MODEL_INTEL.search(text) and
                                                len(MAC_MODEL.findall(text)) == 1) and not APPLE_CHIP.search(text):
+            out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
+        if (the_users(text, INTEL_ERA_MAC.search(text)) or INTEL_MAC_GPU.search(text) and
+                (MAC_RELEASE_NAMED.search(text) or the_users(text, MAC_MODEL.search(text)))) and \
+                not APPLE_CHIP.search(text) and not OTHER_SYSTEM.search(text):
             out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if re.search(r"\b(?:platform|processor)\b[^.]{0,20}\bi386\b", text, re.I):
             out.append(Finding("interpreter.machine", "x86_64", line.number, p))

@@ -1275,6 +1275,42 @@ def test_intel_beside_a_macos_release_is_an_intel_mac_but_not_intel_software_or_
     assert read_paste("macOS 14.5 on an M1, it worked on Intel\n").known["host.hw_arm64"].value is True
 
 
+@pytest.mark.parametrize("line", [
+    "I use Krita on MacBook Pro 2014 with NVIDIA GeForce GT 750M (2 Go dedicaded).",
+    "my MacBook Pro (16-inch, 2019) fails",
+    "It crashes on my iMac (Late 2013)",
+    "MPS support on MacOS Ventura with an AMD Radeon Pro 5700 XT GPU",
+    "macOS 13.4 with a Radeon RX 580 eGPU",
+])
+def test_a_mac_of_an_intel_year_or_with_a_gpu_only_intel_macs_have_is_an_intel_mac(line):
+    known = read_paste(line + "\n").known
+    assert (known["host.hw_arm64"].value, known["host.system"].value) == (False, "Darwin")
+
+
+@pytest.mark.parametrize("line", [
+    "MacBook Air 2020",  # sold with an Intel CPU and with an M1
+    "my Mac Studio 2022 fails",
+    "MacBook Pro M1 2021",
+    "It worked on my 2019 MacBook Pro but not on my M2",  # an Apple chip on the line
+    "Does it run on a MacBook Pro 2015?",  # a question
+    "my colleague's MacBook Pro 2017 runs it",  # somebody else's
+    "macOS works, but Ubuntu with the Radeon RX 580 does not",  # the GPU is another system's
+    "Works on macOS and on my RTX 3090",  # a GPU no Mac has
+    "AMD Radeon Pro 5700 XT",  # a GPU with no Mac named
+])
+def test_no_intel_mac_from_a_year_or_gpu_that_is_not_the_users_macs(line):
+    assert read_paste(line + "\n").known.get("host.hw_arm64", None) is None or \
+        read_paste(line + "\n").known["host.hw_arm64"].value is True
+
+
+def test_an_intel_mac_named_by_its_year_or_gpu_fails_the_apple_silicon_layer_first():
+    # krita-ai-diffusion-1167 (a 2014 MacBook Pro, GT 750M) and lightning-15861 (Radeon Pro 5700 XT on Ventura): the
+    # maintainers answered that MPS there needs Apple Silicon, not that an MPS message is to be read.
+    for slug in ("krita-ai-diffusion-1167-intel-mac-gt750m-no-mps", "lightning-15861-mps-on-intel-mac-amd-radeon"):
+        report = triage(dev_paste(slug))
+        assert (report.verdict.root_cause, report.verdict.suspected) == ("hardware.apple-silicon", False), slug
+
+
 def test_a_message_only_a_cuda_build_prints_clears_the_cpu_build_suspicion():
     # time-series-library-10: "RuntimeError: No CUDA GPUs are available" on Windows: the build has CUDA, the GPU is hidden.
     report = triage(dev_paste("time-series-library-10-windows-export-visible-devices-2"))
