@@ -42,6 +42,9 @@ def accelerator_worse_than_cpu(text: str) -> bool:
     return bool(ACCELERATOR_BAD.search(text)) and bool(CPU_GOOD.search(text))
 
 
+# A line about running on the CPU alone, whose "bad result" is the slow CPU, not a wrong number ("I can use pytorch just
+# with CPU features but is a bad result", pytorch#14681).
+CPU_ALONE = re.compile(r"\b(?:only|just)\b[^.\n]{0,20}\bCPU\b|\bCPU[- ]only\b", re.I)
 # Wrong results that are past ("the weird images ... are gone since I upgraded to 2.3.0").
 GONE = re.compile(r"\b(?:(?:are|is|were|was) gone|went away|no longer|not anymore|(?:got |been )?(?:fixed|resolved|solved))\b",
                   re.I)
@@ -95,7 +98,8 @@ def wrong_results(lines: Sequence[Line]) -> List[Evidence]:
     # Wrong results are silent: a line that carries an exception ("RuntimeError: incorrect number of dimensions") is
     # a failure, not one.
     claim = next((line for line in lines if (WRONG_RESULTS.search(line.text) or accelerator_worse_than_cpu(line.text)) and
-                  not GONE.search(line.text) and not PROGRAM_ERROR.search(line.text)), None) if device else None
+                  not GONE.search(line.text) and not PROGRAM_ERROR.search(line.text) and not CPU_ALONE.search(line.text)),
+                 None) if device else None
     if claim is None:
         return []
     return [Evidence(

@@ -1164,6 +1164,15 @@ def test_a_geforce_named_without_its_prefix_and_a_cpu_kept_in_use():
     assert read_paste("GeForce 940M\n").known["nvidia_smi.capability"].value == ("5.0",)
 
 
+def test_a_bad_result_of_running_on_the_cpu_alone_is_no_wrong_result_on_the_gpu():
+    # pytorch#14681: "I can use pytorch just with CPU features but is a bad result" under "old CUDA" and a GT 740M.
+    cpu_alone = "The pytorch cannot detect the old CUDA.\nI can use pytorch just with CPU features but is a bad result.\n"
+    assert not any(e.kind == "wrong-results" for e in read_paste(cpu_alone).evidence)
+    assert not any(e.kind == "wrong-results" for e in read_paste("CUDA here, CPU-only gives bad results\n").evidence)
+    wrong = "On CUDA the model gives bad results, and the same script on the CPU is right.\n"
+    assert any(e.kind == "wrong-results" for e in read_paste(wrong).evidence)
+
+
 def test_wrong_keypoints_on_mps_are_wrong_results():
     # ultralytics-2184: "The model is returning incorrect key points" on MPS, right on the CPU (pytorch#99794).
     assert triage(dev_paste("ultralytics-2184-mps-pose-keypoints-wrong")).verdict.root_cause == "device.parity"
