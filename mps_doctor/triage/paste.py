@@ -36,7 +36,7 @@ from mps_doctor.triage.parsers import PARSERS, PRIORITY
 from mps_doctor.triage.parsers.builds import UNINSTALLED
 from mps_doctor.triage.parsers.containers import SLURM_SOURCE
 from mps_doctor.triage.parsers.cuda import DOCKER_BUILD
-from mps_doctor.triage.parsers.install import NO_WHEEL
+from mps_doctor.triage.parsers.install import NO_WHEEL, X86_64_PYTHON_ON_MAC, x86_64_python_on_mac
 from mps_doctor.triage.parsers.people import PYTHON_BLAMED_KIND
 from mps_doctor.triage.runtime import cuda_missing, hidden_from_the_program, hosted_runtime_evidence
 from mps_doctor.triage.stale import reconcile
@@ -118,11 +118,24 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     # load, pasted under "it's not working with Python 3.12 either").
     evidence = [item for item in evidence if not (item.kind == PYTHON_BLAMED_KIND and matches)]
     evidence = reconcile(evidence, matches, known, lambda match: lines[match.line - 1].number)
-    evidence += hosted_runtime_evidence(lines, known, matches) + hidden_from_the_program(lines, known, matches)
+    evidence += hosted_runtime_evidence(lines, known, matches) + hidden_from_the_program(lines, known, matches) + \
+        x86_64_python_told(known, evidence)
     if not cuda_missing(lines, known, matches):
         evidence = [item for item in evidence if item.source != SLURM_SOURCE]
     prose_lines = frozenset({f.line for f in findings if f.parser == "prose"} - {f.line for f in findings if f.parser != "prose"})
     return Paste(lines, known, tuple(evidence), matches, prose_lines)
+
+
+def x86_64_python_told(known: Dict[str, Any], evidence: List[Evidence]) -> List[Evidence]:
+    """The evidence of an x86_64 Python on macOS where the paste shows one (its own platform.machine(), a report's
+    field) but not the Mac's chip, and no other evidence tells it: an Intel Mac or Rosetta, which `sysctl` tells apart
+    (issue 20, item 2)."""
+    machine, system = known.get("interpreter.machine"), known.get("host.system")
+    if machine is None or machine.value != "x86_64" or system is None or system.value != "Darwin" or \
+            "host.hw_arm64" in known or any(item.kind == X86_64_PYTHON_ON_MAC for item in evidence):
+        return []
+    return [x86_64_python_on_mac(machine.lines[0], machine.parser, "The Python reports x86_64 on macOS (pasted line %s)."
+                                 % ", ".join(map(str, machine.lines)))]
 
 
 # The catalogue names each installer's messages by the installer (pip., uv., conda.).

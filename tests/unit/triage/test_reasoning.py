@@ -1369,6 +1369,22 @@ def test_a_reports_own_os_and_architecture_fields_name_an_x86_64_python_on_a_mac
     assert not linux.evidence and "interpreter.machine" not in linux.known
 
 
+def test_a_python_that_reports_x86_64_on_macos_without_the_chip_is_an_intel_mac_or_rosetta():
+    # instructlab#2296: a universal2 python.org Python run from an i386 shell: platform.machine() prints x86_64.
+    report = triage(dev_paste("instructlab-2296-universal2-python-under-i386-shell"))
+    assert report.verdict.root_cause == "python.rosetta"
+    assert "sysctl -n hw.optional.arm64" in render_triage(report, "markdown")
+    told = ("/Library/Frameworks/Python.framework/Versions/3.11/bin/python3\n"
+            "$ python3 -c 'import platform; print(platform.machine())'\nx86_64\n")
+    assert triage(told).verdict.root_cause == "python.rosetta"
+    # The chip shown decides instead (hardware.apple-silicon or python.rosetta by their own facts).
+    assert triage("My Mac is an Intel Mac.\n" + told).verdict.root_cause == "hardware.apple-silicon"
+    # An arm64 Python, or an x86_64 one off a Mac, is no such evidence.
+    assert not any(e.kind == "x86_64-python-on-mac" for e in read_paste(told.replace("x86_64", "arm64")).evidence)
+    assert not any(e.kind == "x86_64-python-on-mac" for e in read_paste(
+        "/usr/bin/python3\n>>> import platform; platform.machine()\n'x86_64'\nUbuntu 22.04\n").evidence)
+
+
 def test_a_title_that_names_both_an_intel_mac_and_rosetta_settles_nothing():
     # jev-chat-jarvis-mac-19: "(Intel Mac / Rosetta ...)" in the title of an M3 user's uv log.
     report = triage(dev_paste("jev-chat-jarvis-mac-19-uv-torch-macosx-26-x86-64-on-m3"),
