@@ -8,6 +8,7 @@ import pytest
 
 from mps_doctor.checking.model import Status
 from mps_doctor.errors import UsageError
+from mps_doctor.render.triage import render_triage
 from mps_doctor.triage.engine import NOT_IN_PASTE, implicated, triage
 from mps_doctor.triage.parsers import platform as platform_parser
 from mps_doctor.triage.paste import read_paste
@@ -187,8 +188,11 @@ def test_conda_info_fields():
     assert known(paste, "interpreter.version") == (3, 9, 12) and known(paste, "interpreter.mac_ver") == "12.5.1"
     intel_conda = arm.replace("__archspec=1=arm64", "__archspec=1=x86_64").replace("osx-arm64", "osx-64")
     report = triage(intel_conda)
+    # An x86_64 Python on macOS with the chip not shown fails with both of its causes, an Intel Mac or Rosetta, and the
+    # command that tells them apart (issue 20, item 2).
     rosetta = report.result("python.rosetta")
-    assert rosetta.status == Status.SKIP and "the Mac's chip" in rosetta.summary
+    assert rosetta.status == Status.FAIL and "an Intel Mac, or Rosetta on Apple Silicon" in rosetta.summary
+    assert "hw.optional.arm64" in render_triage(report, "text")
     assert triage(intel_conda + "CPU:\nApple M1 Pro\n").verdict.root_cause == "python.rosetta"
 
 
