@@ -154,11 +154,6 @@ NO_CUDA_STATED = re.compile(
     r"\bno GPUs? (?:was |were )?(?:found|detected)\b|\bGPU not (?:found|detected)\b|"
     # A program's "No GPU" quoted: 'I always receive "No GPU" Message' (h2ogpt#890).
     r"[\"“']No GPU(?: found| available| detected)?[\"”']|"
-    # The call's answer told in a sentence: "torch.cuda.is_available() returns False" (ComfyUI-Easy-Install#116,
-    # sentence-transformers#339), as GPU_WORKS_TOLD reads its True; not torch.load's own "... on a CUDA device but
-    # torch.cuda.is_available() is False", whose catalogue entry says more.
-    r"(?<!but torch\.)\bcuda\.is_a[a-z]{6,9}\(\)`?\W{0,4}(?:still |always |just |only )?(?:returns?|is|gives|prints|shows|says)"
-    r"\W{0,3}False\b|"
     r"(?:检测|找|识别)不到\s?(?:cuda|gpu|显卡)|(?:cuda|gpu)\s?不可用", re.I)
 CPU_ONLY_TOLD = re.compile("%s|%s" % (CPU_RUN_TOLD.pattern, NO_CUDA_STATED.pattern), re.I)
 # A CUDA build named the way torch's labels and indexes name it: "+cu128", "whl/cu130".

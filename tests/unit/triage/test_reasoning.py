@@ -1320,21 +1320,6 @@ def test_an_intel_mac_named_by_its_year_or_gpu_fails_the_apple_silicon_layer_fir
         assert (report.verdict.root_cause, report.verdict.suspected) == ("hardware.apple-silicon", False), slug
 
 
-def test_is_available_false_told_in_a_sentence_is_the_fact_but_torch_loads_own_message_is_not():
-    # ComfyUI-Easy-Install#116: "CUDA is not initialized (torch.cuda.is_available() returns False)" on an RTX 5080.
-    told = read_paste("Windows laptop with an NVIDIA GeForce RTX 5080 Laptop GPU\n"
-                      "CUDA is not initialized (torch.cuda.is_available() returns False).\n").known
-    assert (told["torch.cuda_available"].value, told["torch.cuda_available"].lines) == (False, (2,))
-    assert read_paste("I have an RTX 3060, and `torch.cuda.is_available()` still prints False\n").known[
-        "torch.cuda_available"].value is False
-    # torch.load's message holds the same words; its catalogue entry, not a stated fact, answers it.
-    message = ("RTX 3060 here\nRuntimeError: Attempting to deserialize object on a CUDA device but "
-               "torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load "
-               "with map_location=torch.device('cpu') to map your storages to the CPU.\n")
-    assert "torch.cuda_available" not in read_paste(message).known
-    assert triage(message).verdict.known_error == "torch.load-cuda-checkpoint-without-cuda"
-
-
 def test_a_message_only_a_cuda_build_prints_clears_the_cpu_build_suspicion():
     # time-series-library-10: "RuntimeError: No CUDA GPUs are available" on Windows: the build has CUDA, the GPU is hidden.
     report = triage(dev_paste("time-series-library-10-windows-export-visible-devices-2"))
