@@ -12,7 +12,7 @@ from mps_doctor.triage.parsers.results import half_precision_on_gtx16, wrong_res
 from mps_doctor.triage.text import Line, joined, matching
 from mps_doctor.versions import cuda_of_label, load_releases, version_tuple
 
-PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac|torch", re.I)
+PROSE_LINE = re.compile(r"m[1-5]|intel|x86|i386|mac ?os|torch", re.I)
 # "PyTorch 2.5.1", "torch version: 2.0.1", "torch version is 2.0.1+cpu", "torch==1.13.1", "Torch (2.13.0+cpu)"
 # (comfyui-rocm#131), a CUDA label written apart ("PyTorch 2.8.0 + cu129", ComfyUI#9929); not the old side of Poetry's
 # "Updating torch (2.0.0 -> 2.2.1)".
@@ -49,17 +49,42 @@ CHIP_BESIDE_MAC = re.compile(r"\b(?:my|i'?m on|i am on|i have|i use|i'?m using|i
 INTEL_MAC_NAMED = re.compile(r"\bIntel[- ](?:based )?Mac|\bMac\w*(?: \w+)? is (?:an )?Intel\b|\bi?Mac\w*(?: \w+)? \((?:\d{4}, )?"
                              r"Intel\b|\bIntel(?:\(R\))? Core\b", re.I)
 # A Mac of a model year before Apple Silicon: "MacBook Pro 2014", "MacBook Pro (16-inch, 2019)", "iMac (Late 2013)",
-# "2017 iMac". Macs had Intel CPUs from 2006 and Apple Silicon from late 2020, when both were sold (Apple, "Mac computers
-# with Apple silicon", support.apple.com/en-us/116943).
-INTEL_ERA_MAC = re.compile(r"\b(?:i?Mac ?(?:Pro|mini)?|MacBook ?(?:Pro|Air)?) ?\(?(?:\d{2}[- ]?(?:inch|\"),? ?)?"
-                           r"(?:(?:Early|Mid|Late),? )?20(?:0[6-9]|1\d)\b(?!\.\d)|"
-                           r"\b(?:(?:Early|Mid|Late) )?20(?:0[6-9]|1\d) (?:i?Mac ?(?:Pro|mini)?|MacBook ?(?:Pro|Air)?)\b", re.I)
+# "2017 iMac"; not a folder ("/Users/me/mac2019/"). Macs had Intel CPUs from 2006 and Apple Silicon from late 2020, when
+# both were sold (Apple, "Mac computers with Apple silicon", support.apple.com/en-us/116943).
+INTEL_ERA_MAC = re.compile(r"(?<![/\\\w-])(?:i?Mac(?: ?Pro| ?mini)?|MacBook(?: ?Pro| ?Air)?)(?: \(?| ?\()"
+                           r"(?:\d{2}[- ]?(?:inch|\"),? ?)?(?:(?:Early|Mid|Late),? )?20(?:0[6-9]|1\d)\b(?!\.\d)|"
+                           r"(?<![/\\\w-])(?:(?:Early|Mid|Late) )?20(?:0[6-9]|1\d) (?:i?Mac(?: ?Pro| ?mini)?|MacBook(?: ?Pro| ?Air)?)\b",
+                           re.I)
 # A GPU only an Intel Mac has, named beside macOS or a Mac: AMD's Radeon Pro and Radeon HD/R9/RX (built in, or an eGPU),
 # NVIDIA's mobile GeForce ("GT 750M"). Apple Silicon Macs use only Apple's GPU and no eGPU (Apple, "Use an external
 # graphics processor with your Mac", support.apple.com/en-us/102363: an eGPU needs a Mac with an Intel processor).
 INTEL_MAC_GPU = re.compile(r"\bRadeon Pro (?:\d{3,4}[MX]?|Vega|W\d{4}X)\b|\bRadeon (?:HD|R9|RX) ?\d{3,4}[MX]?\b|"
                            r"\bGeForce (?:GTX? )?\d{3}M[X]?\b", re.I)
-OTHER_SYSTEM = re.compile(r"\b(?:Linux|Ubuntu|Debian|Fedora|CentOS|Windows|Win1[01]|WSL2?|Colab|Docker)\b", re.I)
+# What makes an Intel Mac named in passing not the paste's machine (review14 H2-H5, M3): another system or PC anywhere
+# in the paste, an Apple chip or arm64 anywhere, MPS shown working, or a machine the sentence says is past.
+NOT_THIS_INTEL_MAC = re.compile(r"\b(?:Linux|Ubuntu|Debian|Fedora|CentOS|RHEL|Windows|Win1[01]|WSL2?|Colab|Docker|Boot ?Camp|"
+                                r"PC|Dell|Lenovo|ThinkPad|HP|Asus|Acer|MSI|Razer|nvidia-smi|Driver Version)\b|\bRTX ?\d|"
+                                r"\bM[1-5]\b|Apple Silicon|Apple M|M-series|\bM[- ]chip\b|arm64|aarch64|\bRosetta\b|"
+                                r"mps\.is_available\(\)\W{0,12}True\b|\bMPS available\W{0,4}True\b", re.I)
+FORMER_MACHINE = re.compile(r"\b(?:used to|previous(?:ly)?|old|former|before|sold|replac\w*|switch\w*|upgrad\w*|had|"
+                            r"worked|works fine|instead)\b", re.I)
+
+
+def intel_mac_told(lines: Sequence[Line]) -> List[Finding]:
+    """An Intel Mac that the user names as the machine of the paste, by its model year or a GPU only Intel Macs have,
+    where nothing in the paste names another machine, an Apple chip or MPS working (weakest source: any dump wins)."""
+    if NOT_THIS_INTEL_MAC.search(joined(lines)):
+        return []
+    for line in lines:
+        text = line.text
+        found = INTEL_ERA_MAC.search(text) or (INTEL_MAC_GPU.search(text) if MAC_RELEASE_NAMED.search(text) or
+                                               MAC_MODEL.search(text) else None)
+        if found and the_users(text, found) and not FORMER_MACHINE.search(sentence_at(text, found)) and \
+                len(set(m.lower().replace(" ", "") for m in MAC_MODEL.findall(text))) <= 1:
+            return [Finding("host.hw_arm64", False, line.number, "prose"), Finding("host.system", "Darwin", line.number, "prose")]
+    return []
+
+
 # Another person's machine or a question, in the sentence that names the Mac: "my colleague's m1 macbook pro", "Does it
 # run on ...?" (not "not sure why..? im on an m1 macbook pro", acronymy-assistant#2).
 NOT_THE_USERS = re.compile(r"\b" + SOMEONE_ELSES + r"?\b|"
@@ -100,10 +125,6 @@ def parse_prose(lines: Sequence[Line]) -> Result:
         if INTEL_ON_MAC_LINE.search(text) and (MAC_RELEASE_NAMED.search(text) or MAC_MODEL_INTEL.search(text) and
                                                len(MAC_MODEL.findall(text)) == 1) and not APPLE_CHIP.search(text):
             out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
-        if (the_users(text, INTEL_ERA_MAC.search(text)) or INTEL_MAC_GPU.search(text) and
-                (MAC_RELEASE_NAMED.search(text) or the_users(text, MAC_MODEL.search(text)))) and \
-                not APPLE_CHIP.search(text) and not OTHER_SYSTEM.search(text):
-            out += [Finding("host.hw_arm64", False, line.number, p), Finding("host.system", "Darwin", line.number, p)]
         if re.search(r"\b(?:platform|processor)\b[^.]{0,20}\bi386\b", text, re.I):
             out.append(Finding("interpreter.machine", "x86_64", line.number, p))
         if re.search(r"\bOS\W{0,4}:\W{0,4}mac ?OS\b", text, re.I):
@@ -121,7 +142,7 @@ def parse_prose(lines: Sequence[Line]) -> Result:
                                                 r"\b(?:minimum|minimal|required|requires?|at least|needs?|recommended|"
                                                 r"supported|supports?)\b", text, re.I):
             out.append(Finding("packages.torch", versions.pop(), line.number, p))
-    return out + cpu_only_told(lines), (half_precision_on_gtx16(lines) or wrong_results(lines)) + capability_claims(lines) + \
+    return out + cpu_only_told(lines) + intel_mac_told(lines), (half_precision_on_gtx16(lines) or wrong_results(lines)) + capability_claims(lines) + \
         cuda_told_on_mac(lines) + amd_gpu_for_cuda(lines)
 
 

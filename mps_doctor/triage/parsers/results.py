@@ -43,8 +43,9 @@ def accelerator_worse_than_cpu(text: str) -> bool:
 
 
 # A line about running on the CPU alone, whose "bad result" is the slow CPU, not a wrong number ("I can use pytorch just
-# with CPU features but is a bad result", pytorch#14681).
-CPU_ALONE = re.compile(r"\b(?:only|just)\b[^.\n]{0,20}\bCPU\b|\bCPU[- ]only\b", re.I)
+# with CPU features but is a bad result", pytorch#14681); not one that names the accelerator's result beside it ("Only
+# on CPU the output is correct, on MPS I get wrong results", review14 H8).
+CPU_ALONE = re.compile(r"^(?!.*\b(?:MPS|CUDA|GPU)\b).*(?:\b(?:only|just)\b[^.\n]{0,20}\bCPU\b|\bCPU[- ]only\b)", re.I)
 # Wrong results that are past ("the weird images ... are gone since I upgraded to 2.3.0").
 GONE = re.compile(r"\b(?:(?:are|is|were|was) gone|went away|no longer|not anymore|(?:got |been )?(?:fixed|resolved|solved))\b",
                   re.I)

@@ -1168,9 +1168,13 @@ def test_a_bad_result_of_running_on_the_cpu_alone_is_no_wrong_result_on_the_gpu(
     # pytorch#14681: "I can use pytorch just with CPU features but is a bad result" under "old CUDA" and a GT 740M.
     cpu_alone = "The pytorch cannot detect the old CUDA.\nI can use pytorch just with CPU features but is a bad result.\n"
     assert not any(e.kind == "wrong-results" for e in read_paste(cpu_alone).evidence)
-    assert not any(e.kind == "wrong-results" for e in read_paste("CUDA here, CPU-only gives bad results\n").evidence)
+    assert not any(e.kind == "wrong-results" for e in read_paste("CUDA 11.8 here\nCPU-only gives bad results\n").evidence)
     wrong = "On CUDA the model gives bad results, and the same script on the CPU is right.\n"
     assert any(e.kind == "wrong-results" for e in read_paste(wrong).evidence)
+    # The CPU alone right, the accelerator's result wrong on the same line, is a wrong result (review14 H8).
+    for line in ("Using device mps. Only on CPU the output is correct, on MPS I get wrong results.\n",
+                 "With CUDA the model gives bad results; just on the CPU it is right.\n"):
+        assert triage(line).verdict.root_cause == "device.parity", line
 
 
 def test_wrong_keypoints_on_mps_are_wrong_results():
@@ -1308,8 +1312,41 @@ def test_a_mac_of_an_intel_year_or_with_a_gpu_only_intel_macs_have_is_an_intel_m
     "AMD Radeon Pro 5700 XT",  # a GPU with no Mac named
 ])
 def test_no_intel_mac_from_a_year_or_gpu_that_is_not_the_users_macs(line):
-    assert read_paste(line + "\n").known.get("host.hw_arm64", None) is None or \
-        read_paste(line + "\n").known["host.hw_arm64"].value is True
+    known = read_paste(line + "\n").known
+    assert "host.hw_arm64" not in known or known["host.hw_arm64"].value is True
+
+
+@pytest.mark.parametrize("text", [
+    # review14: a Mac the user had, another machine or system anywhere in the paste, an Apple chip or arm64 anywhere,
+    # MPS shown working, a folder's name.
+    "It used to work on my 2019 MacBook Pro, but now I have a new Mac Studio and MPS fails.\n",
+    "NVIDIA GeForce RTX 3090, Ubuntu 22.04\nI also tried on my MacBook Pro 2015 and it failed too\n",
+    "MacBook Pro 2015 with GT 750M\nNVIDIA-SMI 418.56       Driver Version: 418.56       CUDA Version: 10.1\n",
+    "torch.cuda.is_available() is False on my Dell XPS with GeForce GTX 960M (my MacBook works fine)\n",
+    "     active environment : base\n       platform : osx-arm64\nIt crashes on my MacBook Pro 2019.\n",
+    "Chip: Apple M2 Max\nMy iMac 2017 is in the other room.\n",
+    ">>> torch.backends.mps.is_available()\nTrue\nMy machine: MacBook Pro 2019, Radeon Pro 5500M, macOS 13.\n",
+    'File "/Users/me/mac2019/train.py", line 3, in <module>\nRuntimeError: MPS backend out of memory\n',
+    'File "/Volumes/backup/MacBook Pro 2019/train.py", line 3\nRuntimeError: MPS backend out of memory\n',
+    "I sold my MacBook Pro 2017 last year.\n",
+    "My MacBook Pro 2015 and my Mac Studio both fail.\n",
+])
+def test_review14_an_intel_mac_mentioned_is_not_the_pastes_machine_when_the_paste_says_otherwise(text):
+    known = read_paste(text).known
+    assert "host.hw_arm64" not in known or known["host.hw_arm64"].value is True
+
+
+def test_review14_an_mps_message_beside_mps_working_on_a_2019_mac_keeps_its_cause():
+    text = (">>> import torch\n>>> torch.backends.mps.is_available()\nTrue\n"
+            "My machine: MacBook Pro 2019, Radeon Pro 5500M, macOS 13.\n"
+            "RuntimeError: MPS backend out of memory (MPS allocated: 3.50 GB, other allocations: 1.20 GB, max allowed: "
+            "6.13 GB). Tried to allocate 256.00 MiB on private pool.\n")
+    assert triage(text).verdict.known_error == "mps.out-of-memory"
+
+
+def test_review14_an_apple_silicon_mac_that_died_is_no_mac_of_the_paste():
+    # PROSE_LINE reads lines naming macOS, not every "Mac" (L1).
+    assert "host.system" not in read_paste("my Apple Silicon Mac died, so now I use a Linux box\n").known
 
 
 def test_an_intel_mac_named_by_its_year_or_gpu_fails_the_apple_silicon_layer_first():
