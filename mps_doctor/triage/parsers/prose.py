@@ -142,8 +142,9 @@ def parse_prose(lines: Sequence[Line]) -> Result:
                                                 r"\b(?:minimum|minimal|required|requires?|at least|needs?|recommended|"
                                                 r"supported|supports?)\b", text, re.I):
             out.append(Finding("packages.torch", versions.pop(), line.number, p))
-    return out + cpu_only_told(lines) + intel_mac_told(lines), (half_precision_on_gtx16(lines) or wrong_results(lines)) + capability_claims(lines) + \
-        cuda_told_on_mac(lines) + amd_gpu_for_cuda(lines)
+    return out + cpu_only_told(lines) + intel_mac_told(lines), \
+        (half_precision_on_gtx16(lines) or wrong_results(lines)) + capability_claims(lines) + cuda_told_on_mac(lines) + \
+        amd_gpu_for_cuda(lines)
 
 
 def labelled_once(versions: Set[str]) -> Set[str]:
