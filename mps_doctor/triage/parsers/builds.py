@@ -60,6 +60,7 @@ CPU_BUILD_TOLD = re.compile(r"\b(?:install(?:s|ed|ing)?|got|gets|getting|pulls|p
 # install command, which people paste as the fix they found (kyutai-labs/delayed-streams-modeling#131): then a CPU
 # build told is no fact. Only the telling's own sentence can deny it: "... downloaded a none cuda Torch and replaced
 # the one installed... never good." (ComfyUI_EchoMimic#4). A question tells nothing ("Did pip install the cpu version?").
+CLAUSE_BREAK = re.compile(r",? but\b|;", re.I)
 DENIED = re.compile(r"\?$|\b(?:no|not|never|n't|instead of|rather than)\b|n't\b", re.I)
 # People telling that the install left CUDA out, in a negated sentence DENIED cannot judge: "This installs just fine,
 # but doesn't pull in the CUDA dependencies correctly" (sleap-nn#307); not one that a fix or a choice undoes.
@@ -243,4 +244,9 @@ def denied(text: str, told: "re.Match") -> bool:
     if CONTRAST_AFTER.match(text, told.end()):
         start = max((end.end() for end in SENTENCE_END.finditer(text, 0, told.start())), default=0)
         return bool(DENIED.search(text[start:told.start()]))
-    return bool(DENIED.search(sentence_at(text, told)))
+    # A denial in another clause, before a "but", is of something else: "So this doesn't happen to everyone, but for
+    # some people ... it installs the cpu only version" (deforum#132).
+    start = max((end.end() for end in SENTENCE_END.finditer(text, 0, told.start())), default=0)
+    clause = max((but.end() for but in CLAUSE_BREAK.finditer(text, start, told.start())), default=start)
+    rest = text[clause:]
+    return bool(DENIED.search(sentence_at(rest, told.re.search(rest) or told)))

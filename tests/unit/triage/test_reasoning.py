@@ -1677,6 +1677,12 @@ def test_only_its_own_sentence_can_deny_a_cpu_build_told():
     assert report.verdict.root_cause == "torch.cuda-built"
     assert "torch.cuda_version" not in read_paste("On Windows pip never installed the cpu version of torch\n").known
     assert "torch.cuda_version" not in read_paste("On Windows it installed the cpu version. Then I reinstalled it.\n").known
+    # Only its own clause: a denial before a "but" is of something else (deforum#132), one after it still denies.
+    report = triage(dev_paste("deforum-132-cpu-only-torch-deserialize"))
+    assert report.verdict.root_cause == "torch.cuda-built"
+    told = read_paste("It doesn't happen to everyone, but on Windows pip installs the cpu only version\n").known
+    assert told["torch.cuda_version"].value is None
+    assert "torch.cuda_version" not in read_paste("It works, but on Windows pip never installed the cpu version\n").known
 
 
 def test_the_architecture_dyld_needs_is_the_processs_own():
