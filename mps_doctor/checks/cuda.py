@@ -176,7 +176,7 @@ def cuda_reinstall_title(ctx: Context) -> str:
 
 @check("cuda.driver", "NVIDIA driver is installed",
        layer=45, devices=("cuda",), facts=("nvidia_smi.driver_version|nvidia_smi.gpu",), pasted=driver_as_pasted,
-       evidence=("container-without-gpus", "hosted-runtime-without-gpu", "amd-gpu-for-cuda"))
+       evidence=("container-without-gpus", "hosted-runtime-without-gpu", "amd-gpu-for-cuda", "intel-gpu-for-cuda"))
 def cuda_driver(ctx: Context) -> Outcome:
     """`nvidia-smi` (driver version, supported CUDA version) and `nvidia-smi -L` (GPUs), with a timeout. Without it,
     `/dev/nvidia*` and the PCI devices of vendor 0x10de tell a machine without an NVIDIA GPU (check on the CPU) from

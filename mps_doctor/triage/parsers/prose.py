@@ -144,7 +144,7 @@ def parse_prose(lines: Sequence[Line]) -> Result:
             out.append(Finding("packages.torch", versions.pop(), line.number, p))
     return out + cpu_only_told(lines) + intel_mac_told(lines), \
         (half_precision_on_gtx16(lines) or wrong_results(lines)) + capability_claims(lines) + cuda_told_on_mac(lines) + \
-        amd_gpu_for_cuda(lines)
+        amd_gpu_for_cuda(lines) + intel_gpu_for_cuda(lines)
 
 
 def labelled_once(versions: Set[str]) -> Set[str]:
@@ -324,6 +324,29 @@ def amd_gpu_for_cuda(lines: Sequence[Line]) -> List[Evidence]:
         "(pytorch.org/get-started, ROCm); on Windows the program needs an AMD-capable variant (a DirectML build), "
         "or the CPU.", intents({"check_again": {"device": "cpu"}}), "https://pytorch.org/get-started/locally/",
         named.number, "prose", devices=("cuda",), kind="amd-gpu-for-cuda")]
+
+
+# Intel's integrated graphics as people and Windows name them ("Intel(R) UHD Graphics 620", "Intel Iris Xe Graphics",
+# "Intel R lris Xe Graphics", Wav2Lip#502): a laptop whose only GPU it is has no NVIDIA GPU for CUDA. Not Intel Arc,
+# whose own torch builds (+xpu) are another remedy.
+INTEL_GRAPHICS = re.compile(r"\bIntel\b(?!\W{0,4}Arc\b)[^.,;\n]{0,16}?\bGraphics\b", re.I)
+
+
+def intel_gpu_for_cuda(lines: Sequence[Line]) -> List[Evidence]:
+    """Evidence against cuda.driver when a paste about CUDA names Intel's integrated graphics as the GPU and no NVIDIA
+    or AMD one, off a Mac (an Intel Mac's graphics are Intel's too, and no Mac has CUDA)."""
+    text = joined(lines)
+    named = next((line for line in lines if INTEL_GRAPHICS.search(line.text)), None)
+    if named is None or not CUDA_NAMED.search(text) or APPLE_NAMED.search(text) or NVIDIA_OR_ROCM.search(text) or \
+            AMD_GPU.search(text):
+        return []
+    return [Evidence(
+        (), "the paste names Intel graphics: CUDA needs an NVIDIA GPU",
+        "The GPU is Intel's integrated graphics (%s), and CUDA runs only on NVIDIA GPUs." %
+        INTEL_GRAPHICS.search(named.text).group(0),
+        "PyTorch's CUDA builds find no GPU without an NVIDIA one: on this machine torch runs on the CPU, so set the "
+        "program's device to 'cpu' (or use a machine with an NVIDIA GPU).", intents({"check_again": {"device": "cpu"}}),
+        "https://pytorch.org/get-started/locally/", named.number, "prose", devices=("cuda",), kind="intel-gpu-for-cuda")]
 
 
 def amd_name(found: str) -> str:

@@ -1357,6 +1357,26 @@ def test_an_intel_mac_named_by_its_year_or_gpu_fails_the_apple_silicon_layer_fir
         assert (report.verdict.root_cause, report.verdict.suspected) == ("hardware.apple-silicon", False), slug
 
 
+def test_intel_graphics_alone_asked_for_cuda_fail_the_driver_layer():
+    # Wav2Lip#502: "Torch not compiled with CUDA enabled" and "My PC is Intel R lris Xe Graphics": no NVIDIA GPU.
+    report = triage(dev_paste("wav2lip-502-intel-iris-not-compiled-cuda"))
+    assert report.verdict.root_cause == "cuda.driver"
+    assert "device to 'cpu'" in render_triage(report, "markdown")
+    uhd = "torch.cuda.is_available() is False, CUDA not available\nGPU: Intel(R) UHD Graphics 620\n"
+    assert [e.kind for e in read_paste(uhd).evidence] == ["intel-gpu-for-cuda"]
+
+
+@pytest.mark.parametrize("text", [
+    "CUDA not available\nIntel(R) UHD Graphics 630 and an NVIDIA GeForce RTX 3060\n",  # a hybrid laptop
+    "CUDA not available\nIntel Iris Plus Graphics, macOS 13.4\n",  # an Intel Mac: no Mac has CUDA
+    "CUDA not available\nIntel(R) Arc(TM) A770 Graphics\n",  # Arc: torch's XPU builds
+    "CUDA not available\nIntel(R) UHD Graphics and an AMD Radeon RX 6600\n",  # the AMD reading's
+    "Intel(R) UHD Graphics 620\nMPS backend out of memory\n",  # not about CUDA
+])
+def test_no_intel_graphics_reading_beside_another_gpu_a_mac_arc_or_without_cuda(text):
+    assert "intel-gpu-for-cuda" not in [e.kind for e in read_paste(text).evidence]
+
+
 def test_a_message_only_a_cuda_build_prints_clears_the_cpu_build_suspicion():
     # time-series-library-10: "RuntimeError: No CUDA GPUs are available" on Windows: the build has CUDA, the GPU is hidden.
     report = triage(dev_paste("time-series-library-10-windows-export-visible-devices-2"))
