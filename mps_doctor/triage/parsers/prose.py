@@ -6,7 +6,7 @@ from typing import List, Optional, Sequence, Set
 from mps_doctor.known_errors import intents
 from mps_doctor.nvidia import capability_of, cuda_for_capability, newer_than_most_torch
 from mps_doctor.triage.model import Evidence, Finding
-from mps_doctor.triage.parsers.common import MAC_BY_NAME, MAC_BY_NAME_WORDS, Result, sentence_at
+from mps_doctor.triage.parsers.common import LINUX_WORDS, MAC_BY_NAME, MAC_BY_NAME_WORDS, WINDOWS_SHOWN, Result, sentence_at
 from mps_doctor.triage.parsers.people import NVIDIA_NAME, PEOPLE_LINE, SOMEONE_ELSES, bare_geforce, gpu_name, named_gpu
 from mps_doctor.triage.parsers.results import half_precision_on_gtx16, wrong_results
 from mps_doctor.triage.text import Line, joined, matching
@@ -60,12 +60,7 @@ INTEL_ERA_MAC = re.compile(r"(?<![/\\\w-])(?:i?Mac(?: ?Pro| ?mini)?|MacBook(?: ?
 # graphics processor with your Mac", support.apple.com/en-us/102363: an eGPU needs a Mac with an Intel processor).
 INTEL_MAC_GPU = re.compile(r"\bRadeon Pro (?:\d{3,4}[MX]?|Vega|W\d{4}X)\b|\bRadeon (?:HD|R9|RX) ?\d{3,4}[MX]?\b|"
                            r"\bGeForce (?:GTX? )?\d{3}M[X]?\b", re.I)
-# What makes an Intel Mac named in passing not the paste's machine (review14 H2-H5, M3): another system or PC anywhere
-# in the paste, an Apple chip or arm64 anywhere, MPS shown working, or a machine the sentence says is past.
-NOT_THIS_INTEL_MAC = re.compile(r"\b(?:Linux|Ubuntu|Debian|Fedora|CentOS|RHEL|Windows|Win1[01]|WSL2?|Colab|Docker|Boot ?Camp|"
-                                r"PC|Dell|Lenovo|ThinkPad|HP|Asus|Acer|MSI|Razer|nvidia-smi|Driver Version)\b|\bRTX ?\d|"
-                                r"\bM[1-5]\b|Apple Silicon|Apple M|M-series|\bM[- ]chip\b|arm64|aarch64|\bRosetta\b|"
-                                r"mps\.is_available\(\)\W{0,12}True\b|\bMPS available\W{0,4}True\b", re.I)
+# A machine the sentence says is past, or compared with ("It used to work on my 2019 MacBook Pro", review14 H1).
 FORMER_MACHINE = re.compile(r"\b(?:used to|previous(?:ly)?|old|former|before|sold|replac\w*|switch\w*|upgrad\w*|had|"
                             r"worked|works fine|instead)\b", re.I)
 
@@ -96,6 +91,13 @@ APPLE_SILICON_OWNED = re.compile(r"\b(?:my|I(?:'m| am) (?:on|using) an?|I (?:hav
                                  r"(?:Apple Silicon|Apple M-?series|M-series|M[- ]chip)\b", re.I)
 # "Intel Mac / Rosetta" names both possibilities (jarvis-mac#19): no chip.
 APPLE_CHIP = re.compile(r"\bM[1-5]\b|Apple Silicon|\barm64\b|\bRosetta\b", re.I)
+# What makes an Intel Mac named in passing not the paste's machine (review14 H2-H5, M3): another system or PC anywhere
+# in the paste (the system words of common.py), an Apple chip or arm64 anywhere, or MPS shown working.
+NOT_THIS_INTEL_MAC = re.compile("|".join((
+    LINUX_WORDS + r"\b", WINDOWS_SHOWN.pattern, APPLE_CHIP.pattern,
+    r"\b(?:Win1[01]|Colab|Docker|Boot ?Camp|PC|Dell|Lenovo|ThinkPad|HP|Asus|Acer|MSI|Razer|nvidia-smi|Driver Version)\b|"
+    r"\bRTX ?\d|Apple M|M-series|\bM[- ]chip\b|arm64|aarch64|mps\.is_available\(\)\W{0,12}True\b|\bMPS available\W{0,4}True\b")),
+    re.I)
 
 
 def the_users(text: str, found: "Optional[re.Match]") -> bool:
@@ -311,11 +313,20 @@ NVIDIA_OR_ROCM = re.compile(r"\b(?:GeForce|Quadro|Tesla|nvidia-smi|Driver Versio
                             r"\+rocm|/whl/rocm|\bHIP\b", re.I)
 
 
+def gpu_named_for_cuda(lines: Sequence[Line], gpu: "re.Pattern") -> Optional[Line]:
+    """The first of LINES that names a GPU of pattern GPU, in a paste about CUDA that names no NVIDIA GPU, driver or ROCm
+    build and no Mac; None otherwise."""
+    text = joined(lines)
+    named = next((line for line in lines if gpu.search(line.text)), None)
+    if named is None or not CUDA_NAMED.search(text) or APPLE_NAMED.search(text) or NVIDIA_OR_ROCM.search(text):
+        return None
+    return named
+
+
 def amd_gpu_for_cuda(lines: Sequence[Line]) -> List[Evidence]:
     """Evidence against cuda.driver when a paste about CUDA names an AMD GPU and no NVIDIA one, off a Mac."""
-    text = joined(lines)
-    named = next((line for line in lines if AMD_GPU.search(line.text)), None)
-    if named is None or not CUDA_NAMED.search(text) or APPLE_NAMED.search(text) or NVIDIA_OR_ROCM.search(text):
+    named = gpu_named_for_cuda(lines, AMD_GPU)
+    if named is None:
         return []
     return [Evidence(
         (), "the paste names an AMD GPU: CUDA needs an NVIDIA GPU",
@@ -335,10 +346,8 @@ INTEL_GRAPHICS = re.compile(r"\bIntel\b(?!\W{0,4}Arc\b)[^.,;\n]{0,16}?\bGraphics
 def intel_gpu_for_cuda(lines: Sequence[Line]) -> List[Evidence]:
     """Evidence against cuda.driver when a paste about CUDA names Intel's integrated graphics as the GPU and no NVIDIA
     or AMD one, off a Mac (an Intel Mac's graphics are Intel's too, and no Mac has CUDA)."""
-    text = joined(lines)
-    named = next((line for line in lines if INTEL_GRAPHICS.search(line.text)), None)
-    if named is None or not CUDA_NAMED.search(text) or APPLE_NAMED.search(text) or NVIDIA_OR_ROCM.search(text) or \
-            AMD_GPU.search(text):
+    named = gpu_named_for_cuda(lines, INTEL_GRAPHICS)
+    if named is None or AMD_GPU.search(joined(lines)):
         return []
     return [Evidence(
         (), "the paste names Intel graphics: CUDA needs an NVIDIA GPU",
