@@ -510,6 +510,19 @@ def test_a_program_that_asserts_cuda_reads_as_no_cuda_on_a_mac_and_as_cuda_unava
     assert (linux.verdict.root_cause, linux.verdict.known_error) == ("cuda.available", "code.asserts-cuda-available")
 
 
+def test_a_failed_assertion_of_cuda_on_windows_is_a_suspected_cpu_build():
+    # deep-daze-72: `assert torch.cuda.is_available()` failed under C:\Python39, the torch's build unshown: the
+    # assertion is the fact that is_available() returned False, and on Windows PyPI's torch is a CPU build.
+    paste = read_paste(dev_paste("deep-daze-72-cuda-unavailable-cpu-torch-windows"))
+    assert paste.known["torch.cuda_available"].value is False and paste.known["torch.cuda_available"].lines == (11,)
+    report = triage(dev_paste("deep-daze-72-cuda-unavailable-cpu-torch-windows"))
+    assert (report.verdict.root_cause, report.verdict.suspected) == ("torch.cuda-built", True)
+    # An assertion that has not failed, or one inside a `docker build` log (no GPU there unless configured), is no fact.
+    assert "torch.cuda_available" not in read_paste("  assert torch.cuda.is_available()\nx = torch.zeros(1)\n").known
+    assert "torch.cuda_available" not in read_paste(
+        "Step 5/9 : RUN python check.py\n    assert torch.cuda.is_available()\nAssertionError\n").known
+
+
 # --- review findings ------------------------------------------------------------------------------------------------
 
 def test_a_retold_capability_limit_that_the_named_gpu_meets_is_no_evidence():
