@@ -76,9 +76,23 @@ def parse_cuda_messages(lines: Sequence[Line]) -> Result:
     return out, evidence
 
 
+# torch prints the name the driver reports ("NVIDIA GeForce RTX 5080", "Tesla K80", "A100-SXM4-40GB"); a sentence that
+# retells the warning runs on before it ("... facing issue like NVIDIA GeForce RTX 5080 with CUDA capability sm_120",
+# pytorch#153944), so the name starts at the last brand word that no other brand word precedes.
+BRAND_WORD = re.compile(r"(?<![\w-])(?:NVIDIA|GeForce|Tesla|Quadro|TITAN|Jetson|RTX|GTX)\b")
+
+
+def gpu_name(told: str) -> str:
+    """The GPU's name in the text a message's name group caught (TOLD)."""
+    name = told.strip().rsplit(": ", 1)[-1].strip()
+    starts = [found.start() for found in BRAND_WORD.finditer(name)
+              if not BRAND_WORD.search(name[:found.start()].rstrip().rsplit(" ", 1)[-1])]
+    return name[starts[-1]:] if starts else name
+
+
 def gpu_findings(name: str, capability: str, number: int) -> List[Finding]:
     """A GPU's name and the capability the message states for it."""
-    name = name.strip().rsplit(": ", 1)[-1].strip()
+    name = gpu_name(name)
     return [Finding("nvidia_smi.gpu", name, number, "cuda-message"),
             Finding("nvidia_smi.capability", (capability,), number, "cuda-message")]
 

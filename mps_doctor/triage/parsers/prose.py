@@ -308,7 +308,7 @@ AMD_GPU = re.compile(r"\bRadeon RX\b|\bRX ?(?:4[5-8]0|5[5-9]0|5[5-7]00|6[4-9][05
 # API: "+rocm6.2", the whl/rocm6.2 index), is no AMD GPU asking for CUDA; "ROCm 5.7" installed beside a CUDA torch and
 # a message about "Nvidia drivers" are (StableSwarmUI#260). An NVIDIA GPU named without its model counts too: a hybrid
 # laptop's "integrated Radeon GPU and an Nvidia GPU", "replaced my Radeon card with an Nvidia card" (review13 M1).
-NVIDIA_OR_ROCM = re.compile(r"\b(?:GeForce|Quadro|Tesla|nvidia-smi|Driver Version)\b|\b[RG]TX ?A?\d|\bMX ?\d{3}\b|"
+NVIDIA_OR_ROCM = re.compile(r"\b(?:GeForce|Quadro|Tesla|nvidia-smi)\b|\bDriver Version:|\b[RG]TX ?A?\d|\bMX ?\d{3}\b|"
                             r"\bNVIDIA [AHLTV]\d{1,3}\b|\b(?:an?|my|the|with|and|only) NVIDIA (?:GPU|card|graphics)|"
                             r"\+rocm|/whl/rocm|\bHIP\b", re.I)
 

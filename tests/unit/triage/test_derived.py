@@ -10,6 +10,7 @@ from mps_doctor import nvidia
 from mps_doctor.checking.model import Status, run
 from mps_doctor.render.triage import render_triage
 from mps_doctor.triage.engine import triage
+from mps_doctor.triage.parsers.cuda import gpu_name
 from mps_doctor.triage.paste import read_paste
 from tests.paths import TESTS_DIR
 
@@ -82,6 +83,24 @@ def test_a_driver_too_old_for_the_wheel_fails_from_the_driver_version_alone():
 ])
 def test_a_gpu_name_decides_its_capability_by_nvidias_table(name, capability):
     assert nvidia.capability_of(name) == capability
+
+
+@pytest.mark.parametrize(("told", "name"), [
+    # pytorch-153944: the sentence retells torch's warning, and the name group runs back into it.
+    ("ce on rtx 5080 with torch using yolov8 facing issue like NVIDIA GeForce RTX 5080", "NVIDIA GeForce RTX 5080"),
+    ("NVIDIA GeForce RTX 5080", "NVIDIA GeForce RTX 5080"), ("Tesla K80", "Tesla K80"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
+    ("UserWarning: NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"), ("Quadro RTX 8000", "Quadro RTX 8000"),
+    ("my card is an RTX 3090 and the NVIDIA TITAN RTX", "NVIDIA TITAN RTX"),
+])
+def test_the_gpu_name_a_warning_states_starts_at_its_brand(told, name):
+    assert gpu_name(told) == name
+
+
+def test_a_retold_capability_warning_names_the_gpu_not_the_sentence():
+    paste = read_paste("we run on rtx 5080 and face an issue like NVIDIA GeForce RTX 5080 with CUDA capability sm_120 is "
+                       "not compatible with the current PyTorch installation.\n")
+    assert "NVIDIA GeForce RTX 5080" in paste.known["nvidia_smi.gpu"].value
+    assert not [name for name in paste.known["nvidia_smi.gpu"].value if " face " in name]
 
 
 # Rows read on developer.nvidia.com/cuda-gpus (12.1 to 8.6) and /cuda-legacy-gpus (7.2 to 5.0) on 2026-12-01.

@@ -510,6 +510,26 @@ def test_a_program_that_asserts_cuda_reads_as_no_cuda_on_a_mac_and_as_cuda_unava
     assert (linux.verdict.root_cause, linux.verdict.known_error) == ("cuda.available", "code.asserts-cuda-available")
 
 
+@pytest.mark.parametrize("package", ["lmdeploy==0.5.3", "fbgemm-gpu==0.8.0", "onnxruntime-gpu", "cupy-cuda12x"])
+def test_a_gpu_package_without_macos_wheels_fails_os_linux_on_a_mac_only(package):
+    # lmdeploy#2253, llama-stack's fbgemm-gpu (round 15): PyPI has no macOS wheel and no sdist of these in any release.
+    missing = "ERROR: Could not find a version that satisfies the requirement %s (from versions: none)\n" % package
+    report = triage(missing + "mac:14.6 (23G80) Apple M1\n")
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("os.linux", "pip.gpu-package-no-macos-wheel")
+    # On Linux the same message leaves the system open (another CPU architecture, a Python its wheels lack).
+    linux = triage(missing + "Ubuntu 22.04, aarch64\n")
+    assert linux.verdict.root_cause != "os.linux" and linux.verdict.known_error == "pip.gpu-package-no-macos-wheel"
+
+
+def test_a_package_that_knows_only_linux_and_windows_fails_os_linux_on_a_mac():
+    # ChatGLM-6B#40: cpm_kernels 1.0.11's library loader raises this on any system but Linux and Windows.
+    report = triage('    raise RuntimeError("Unknown platform: %s" % sys.platform)\nRuntimeError: Unknown platform: darwin\n'
+                    "I'm on an M1 MacBook\n")
+    assert (report.verdict.root_cause, report.verdict.known_error) == ("os.linux", "package.linux-windows-only-on-macos")
+    assert not read_paste("RuntimeError: Unknown platform: linux\n").matches
+    assert not read_paste("RuntimeError: Unknown platform: darwinx\n").matches
+
+
 def test_a_failed_assertion_of_cuda_on_windows_is_a_suspected_cpu_build():
     # deep-daze-72: `assert torch.cuda.is_available()` failed under C:\Python39, the torch's build unshown: the
     # assertion is the fact that is_available() returned False, and on Windows PyPI's torch is a CPU build.
@@ -1377,6 +1397,13 @@ def test_intel_graphics_alone_asked_for_cuda_fail_the_driver_layer():
     assert "device to 'cpu'" in render_triage(report, "markdown")
     uhd = "torch.cuda.is_available() is False, CUDA not available\nGPU: Intel(R) UHD Graphics 620\n"
     assert [e.kind for e in read_paste(uhd).evidence] == ["intel-gpu-for-cuda"]
+    # lora-scripts#101 (round 15): the CUDA runtime's "CUDA driver version is insufficient" is what it says without any
+    # NVIDIA driver, so it is no NVIDIA GPU named; nvidia-smi's and collect_env's "Driver Version:" field is.
+    insufficient = ("Error CUDA driver version is insufficient for CUDA runtime version\n"
+                    "I'm using a integrated Intel GPU(iris xe graphics). os is win 11, torch==2.0.0+cu118\n")
+    assert triage(insufficient).verdict.root_cause == "cuda.driver"
+    assert "intel-gpu-for-cuda" not in [e.kind for e in read_paste(
+        insufficient + "Nvidia driver version: 531.14\n").evidence]
 
 
 @pytest.mark.parametrize("text", [
