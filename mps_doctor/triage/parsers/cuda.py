@@ -86,7 +86,7 @@ def gpu_name(told: str) -> str:
     """The GPU's name in the text a message's name group caught (TOLD)."""
     name = told.strip().rsplit(": ", 1)[-1].strip()
     starts = [found.start() for found in BRAND_WORD.finditer(name)
-              if not BRAND_WORD.search(name[:found.start()].rstrip().rsplit(" ", 1)[-1])]
+              if not BRAND_WORD.search(name[max(0, found.start() - 40):found.start()].rstrip().rsplit(" ", 1)[-1])]
     return name[starts[-1]:] if starts else name
 
 
