@@ -285,9 +285,10 @@ def test_corpus_paste_never_crashes(cli, name, text, meta):
 # took dev to 0.938 and held-out to 0.871; round 12's 116 new pastes (35 held-out: 29 on arrival; the 202 before them:
 # 177) took dev to 0.936 and held-out to 0.869; round 13's readings and 13 new pastes (3 held-out, 3 on arrival) took
 # dev to 0.938 and held-out to 0.867; round 14's readings and 20 new pastes (5 held-out, 5 on arrival) took dev to
-# 0.943 and held-out to 0.865; round 15's 57 new pastes in two waves (15 held-out, 8 on arrival: the first waves that
-# brought the share down on arrival) took dev to 0.943 and held-out to 0.846. Measured in docs/measurements.md.
-ACCURACY_FLOOR = {"dev": 0.93, "held-out": 0.84}
+# 0.943 and held-out to 0.865; round 15's 89 new pastes in three waves (24 held-out, 17 on arrival; the first two waves
+# brought the share down on arrival, to 0.846) took dev to 0.941 and held-out to 0.859. Measured in
+# docs/measurements.md.
+ACCURACY_FLOOR = {"dev": 0.93, "held-out": 0.85}
 
 
 def diagnosed(text, title=None, precedents=None):
