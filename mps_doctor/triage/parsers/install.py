@@ -110,6 +110,8 @@ def parse_install(lines: Sequence[Line]) -> Result:
         elif pip:
             evidence.append(no_wheel_evidence(line.number, "pip"))
         for wheel in re.finditer(r"\btorch-(\d[\w.+]*)-cp(\d)(\d+)-(?:cp\d+|none|abi3)-(\w+)\.whl", text):
+            if text.startswith(REFUSED, wheel.end()):
+                continue
             out += wheel_findings(wheel, line.number)
             # The wheel pip chose is one for this interpreter's platform: a macOS x86_64 one means an x86_64 Python.
             evidence += [replace(item, summary="pip installs torch's macOS x86_64 wheel: an x86_64 Python on macOS (an "
@@ -277,6 +279,11 @@ def pip_versions(requirement: Optional[str], listing: str, number: int) -> List[
             "torch %s needs a newer Python than this one (or another platform)." % requested.group(1),
             new_python(requested.group(1)), RELEASE_MATRIX, number, "pip", kind=NO_WHEEL)]
     return []
+
+
+# pip's word that a wheel's tags do not fit this interpreter (pip's wheel.py, "ERROR: " from pip 19.0): the wheel says
+# nothing of the machine but that it is not this one (fastai-v3#4's Linux wheel on a Mac).
+REFUSED = " is not a supported wheel on this platform"
 
 
 def wheel_findings(wheel, number: int) -> List[Finding]:

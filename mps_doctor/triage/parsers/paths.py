@@ -12,14 +12,17 @@ from mps_doctor.triage.text import Line, matching
 
 # Each system's own folders (tracebacks, pip's and conda's logs print them):
 #   macOS: /Users/NAME, /Library/Frameworks/Python.framework (python.org's installer), /opt/homebrew (Homebrew's prefix
-#   on Apple Silicon, docs.brew.sh "Installation"); Linux: /home/NAME, /usr/lib/pythonX/dist-packages and
-#   /usr/local/lib/pythonX/dist-packages (Debian's and Ubuntu's, for their packages and for pip's: wiki.debian.org/Python,
-#   "Deviations from upstream"; xinference#328's container on a Mac);
+#   on Apple Silicon, docs.brew.sh "Installation"), /var/folders/XX/.../T/ (macOS's per-user temporary folder,
+#   `getconf DARWIN_USER_TEMP_DIR`, where pip builds a source distribution; /private/var/folders as resolved);
+#   Linux: /home/NAME, /usr/lib/pythonX/dist-packages and /usr/local/lib/pythonX/dist-packages (Debian's and Ubuntu's,
+#   for their packages and for pip's: wiki.debian.org/Python, "Deviations from upstream"; xinference#328's container on
+#   a Mac);
 #   Windows: a drive letter and backslashes (C:\Users\..., ...\site-packages\...).
-MAC_PATH = re.compile(r"(?:^|[\s\"'(=])/(?:Users/[^/\s]+/|Library/Frameworks/Python\.framework/|opt/homebrew/)")
+MAC_PATH = re.compile(r"(?:^|[\s\"'(=])/(?:Users/[^/\s]+/|Library/Frameworks/Python\.framework/|opt/homebrew/|"
+                      r"(?:private/)?var/folders/[\w+-]{2}/[\w+-]{20,40}/T/)")
 LINUX_PATH = re.compile(r"(?:^|[\s\"'(=])/(?:home/[^/\s]+/|usr/(?:local/)?lib/python3[\d.]*/dist-packages/)")
 WINDOWS_PATH = re.compile(r"(?:^|[\s\"'(=])[A-Za-z]:\\[^\s\\]*|\\(?:site-packages|Lib|AppData|Program Files)\\")
-PATH_LINE = re.compile(r"/Users/|/Library/|/opt/homebrew/|/home/|/usr/lib/|/usr/local/(?:Cellar|opt)/python|/usr/local/lib/|"
+PATH_LINE = re.compile(r"/Users/|/Library/|/opt/homebrew/|/var/folders/|/home/|/usr/lib/|/usr/local/(?:Cellar|opt)/python|/usr/local/lib/|"
                        r"[A-Za-z]:\\|"
                        r"\\(?:site-packages|Lib|AppData|Program Files)\\")
 # Homebrew's prefix on Intel Macs is /usr/local (docs.brew.sh "Installation": /opt/homebrew for Apple Silicon, /usr/local

@@ -530,6 +530,38 @@ def test_a_package_that_knows_only_linux_and_windows_fails_os_linux_on_a_mac():
     assert not read_paste("RuntimeError: Unknown platform: darwinx\n").matches
 
 
+def test_macos_temporary_folder_names_the_mac_and_a_cuda_only_setup_there_fails_os_linux():
+    # openvino.genai#163: pip built auto-gptq in /private/var/folders/../T/ (macOS's per-user temporary folder).
+    build = ('        File "/private/var/folders/gx/znq60x355475d1njb709q0jh0000gn/T/pip-install-2tmqwfxi/auto-gptq_3c9/setup.py", '
+             'line 58, in <module>\n'
+             '          CUDA_VERSION = "".join(os.environ.get("CUDA_VERSION", default_cuda_version).split("."))\n'
+             "      AttributeError: 'NoneType' object has no attribute 'split'\n")
+    assert read_paste(build).known["host.system"].value == "Darwin"
+    assert (triage(build).verdict.root_cause, triage(build).verdict.known_error) == (
+        "os.linux", "autogptq.setup-torch-without-cuda")
+    linux = build.replace("/private/var/folders/gx/znq60x355475d1njb709q0jh0000gn/T/", "/tmp/")
+    assert triage(linux).verdict.root_cause != "os.linux"
+    # A folder of that name elsewhere is no Mac's (the 2-character and long components, then T/).
+    assert "host.system" not in read_paste('File "/data/var/folders/x/train.py", line 1\nRuntimeError: boom\n').known
+
+
+@pytest.mark.parametrize(("wheel", "system", "cause"), [
+    # fastai-v3#4 (pip before 19.0 printed no "ERROR: "): a Linux wheel asked for on a Mac.
+    ("torch-1.0.0-cp37-cp37m-linux_x86_64.whl", "on a mac", "os.linux"),
+    ("torch-2.0.1+cpu-cp311-cp311-manylinux_2_17_x86_64.whl", "macOS 14.5", "os.linux"),
+    # Off a Mac the system is left open; a macOS wheel refused on a Mac is another Python or architecture.
+    ("torch-2.0.1+cpu-cp311-cp311-linux_arm64.whl", "Ubuntu 22.04", "pip.linux-wheel-not-supported"),
+    ("torch-2.2.0-cp312-none-macosx_11_0_arm64.whl", "macOS 14.5", "pip.wheel-not-supported"),
+])
+def test_a_linux_wheel_refused_on_a_mac_fails_os_linux(wheel, system, cause):
+    text = "%s is not a supported wheel on this platform.\n%s\n" % (wheel, system)
+    assert triage(text).verdict.root_cause == cause
+    # The refused wheel is not this machine's: neither its system nor its Python nor an installed torch.
+    known = read_paste(text).known
+    assert "packages.torch" not in known and "interpreter.version" not in known
+    assert known.get("host.system") is None or known["host.system"].parser != "wheel"
+
+
 def test_a_failed_assertion_of_cuda_on_windows_is_a_suspected_cpu_build():
     # deep-daze-72: `assert torch.cuda.is_available()` failed under C:\Python39, the torch's build unshown: the
     # assertion is the fact that is_available() returned False, and on Windows PyPI's torch is a CPU build.
