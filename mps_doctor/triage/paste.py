@@ -93,9 +93,12 @@ def read_paste(raw: str, catalogue: Optional[Tuple[KnownError, ...]] = None) -> 
     # still prints False" is an attempt, whose torch is unknown).
     findings = [finding for finding in findings if kept_beside_fixes(finding, told, commands, sections)]
     known = derive_build(derive(assemble(findings)), Known)
-    # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA).
+    # A message means what it means on the paste's system ("Torch not compiled with CUDA enabled" on a Mac: no CUDA),
+    # except pip's in a `docker build` log, which are the Linux container's pip (review15 M2: a build on a Mac).
     system = known["host.system"].value if "host.system" in known else None
-    matches = tuple(replace(match, error=match.error.on(system)) for match in matches)
+    built = system == "Darwin" and DOCKER_BUILD.search(lines.text)
+    matches = tuple(replace(match, error=match.error.on(None if built and match.error.id.startswith("pip.") else system))
+                    for match in matches)
     evidence = [item for item in evidence if not advises_own_python(item, known)] + capability_evidence(known)
     # The paste's Python is one the requested release has wheels for: a missing wheel is the platform's (a glibc older
     # than manylinux_2_28, pytorch#156215). Or the installer never read its index (no ssl module, a certificate it

@@ -21,7 +21,7 @@ def old_driver(known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
     older driver than that CUDA needs is the likeliest reason (torch returns False then, without an error), and
     `nvidia-smi` shows the driver."""
     available = known.get("torch.cuda_available")
-    if available is None or available.value is not False:
+    if available is None or available.value is not False or may_hide_gpus(known):
         return None
     system = known["host.system"].value if "host.system" in known else None
     cuda, how = wheel_cuda(known)
@@ -58,6 +58,11 @@ def cpu_build(known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
     if "torch.cuda_shown" in known:
         return None
     available = known.get("torch.cuda_available")
+    version = next((known[path] for path in ("torch.version", "packages.torch") if path in known), None)
+    # The GPUs hidden by a stated CUDA_VISIBLE_DEVICES, or a build shown by its label (+xpu, +rocm6.2): the paste says
+    # more than a suspicion could (review15 H2, M3).
+    if may_hide_gpus(known) or version is not None and OTHER_BUILD.search(str(version.value)):
+        return None
     system = known["host.system"].value if "host.system" in known else None
     gpu_without_driver = "nvidia_smi.gpu" in known and "nvidia_smi.driver_version" not in known
     # With the system not shown, a CPU build is the likeliest only where the symptom stands alone (symptom_alone) and no
@@ -73,7 +78,6 @@ def cpu_build(known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
     # PyTorch's CUDA wheels for Windows carry their CUDA in the version (2.5.1+cu124): a version shown without it, beside
     # the NVIDIA GPU the user expects torch to use, is PyPI's CPU build (F5-TTS#404: "so it seems like a torch-cpu
     # version").
-    version = next((known[path] for path in ("torch.version", "packages.torch") if path in known), None)
     if system == "Windows" and "nvidia_smi.gpu" in known and version is not None and "+" not in str(version.value) and \
             (available is None or available.value is False):
         return cpu_build_outcome("torch %s shows no +cu label (pasted line %s) on Windows beside an NVIDIA GPU" % (
@@ -82,6 +86,17 @@ def cpu_build(known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
     return None
 
 
+def may_hide_gpus(known: Dict[str, Any]) -> bool:
+    """Whether the paste sets CUDA_VISIBLE_DEVICES to a value that can hide every GPU: empty, -1, or indices without 0
+    (a list with 0 keeps the first GPU visible, llamafactory#3228's `export CUDA_VISIBLE_DEVICES=0`)."""
+    if "env.CUDA_VISIBLE_DEVICES" not in known:
+        return False
+    items = [item.strip() for item in str(known["env.CUDA_VISIBLE_DEVICES"].value).split(",")]
+    return not (all(item.isdigit() for item in items) and "0" in items)
+
+
+# A torch version's local label naming another accelerator's build (PyTorch's +xpu and +rocmX.Y wheels).
+OTHER_BUILD = re.compile(r"\+(?:xpu|rocm)")
 # The facts beside a false is_available() that leave a CPU build no likelier than anything else.
 SAYS_MORE = frozenset(("nvidia_smi.driver_version", "request.cuda_build", "torch.version", "packages.torch",
                        "env.CUDA_VISIBLE_DEVICES"))

@@ -308,8 +308,15 @@ AMD_GPU = re.compile(r"\bRadeon RX\b|\bRX ?(?:4[5-8]0|5[5-9]0|5[5-7]00|6[4-9][05
 # API: "+rocm6.2", the whl/rocm6.2 index), is no AMD GPU asking for CUDA; "ROCm 5.7" installed beside a CUDA torch and
 # a message about "Nvidia drivers" are (StableSwarmUI#260). An NVIDIA GPU named without its model counts too: a hybrid
 # laptop's "integrated Radeon GPU and an Nvidia GPU", "replaced my Radeon card with an Nvidia card" (review13 M1).
-NVIDIA_OR_ROCM = re.compile(r"\b(?:GeForce|Quadro|Tesla|nvidia-smi)\b|\bDriver Version:|\b[RG]TX ?A?\d|\bMX ?\d{3}\b|"
-                            r"\bNVIDIA [AHLTV]\d{1,3}\b|\b(?:an?|my|the|with|and|only) NVIDIA (?:GPU|card|graphics)|"
+# The driver's version counts as told (nvidia-smi's and collect_env's field, "Nvidia driver version 546.33", "nvidia
+# driver 472.12"), not the CUDA runtime's "CUDA driver version is insufficient", which it prints without any NVIDIA
+# driver (lora-scripts#101); NVIDIA GPUs as people write them count too ("Nvidia 1050 Ti", "940MX", "NVIDIA T1000", "a
+# dedicated Nvidia card", "+ NVIDIA GPU"; review15 H1).
+NVIDIA_OR_ROCM = re.compile(r"\b(?:GeForce|Quadro|Tesla|nvidia-smi)\b|\bDriver Version\s*:|"
+                            r"(?<!CUDA )\bdriver version\b(?! is insufficient)|\bnvidia driver\s*(?:version\s*)?[:=]?\s*\d{3}|"
+                            r"\b[RG]TX ?A?\d|\bMX ?\d{3}\b|\b\d{3,4} ?MX\b|\bNVIDIA (?:GeForce )?\d{3,4}(?: ?Ti)?\b|"
+                            r"\bNVIDIA [AHLTV]\d{1,4}\b|\b(?:an?|my|the|with|and|only) NVIDIA (?:laptop )?(?:GPU|dGPU|card|graphics)|"
+                            r"\b(?:dedicated|discrete)\b[^.\n]{0,20}\bNVIDIA\b|\+ ?NVIDIA\b|\bNVIDIA dGPU\b|"
                             r"\+rocm|/whl/rocm|\bHIP\b", re.I)
 
 

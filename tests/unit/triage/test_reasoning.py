@@ -2374,3 +2374,81 @@ def test_review10_an_intel_mac_beside_an_apple_chip_keeps_both_possibilities(mac
 
 def test_review10_a_projects_minimum_torch_is_not_the_torch_installed():
     assert "packages.torch" not in read_paste("The minimum torch version is 2.5.1 for this repo.\n").known
+
+
+# --- review15 findings ------------------------------------------------------------------------------------------------
+
+INSUFFICIENT = "RuntimeError: CUDA driver version is insufficient for CUDA runtime version\n"
+
+
+@pytest.mark.parametrize("hybrid", [
+    INSUFFICIENT + "Windows 10 laptop, Intel(R) UHD Graphics + NVIDIA GPU\n",
+    INSUFFICIENT + "Windows 10 laptop: Intel(R) UHD Graphics 630, Nvidia 1050 Ti\n",
+    INSUFFICIENT + "Windows 11, Intel(R) Iris(R) Xe Graphics, NVIDIA driver 472.12\n",
+    INSUFFICIENT + "Windows 11 laptop with Intel(R) UHD Graphics and a dedicated Nvidia card\n",
+    INSUFFICIENT + "Windows 10, Intel(R) HD Graphics 520 + Nvidia 940MX, nvidia driver 391.35\n",
+    "Windows 11 laptop with Intel(R) UHD Graphics 630 and an Nvidia dGPU, Nvidia driver version 546.33\n"
+    "torch.cuda.is_available() returns False\n",
+    "Windows 10, Dell Precision: Intel(R) UHD Graphics 630 / NVIDIA T1000, driver version 537.70\n"
+    "torch.cuda.is_available() returns False\n",
+    "Windows 11, Ryzen 7 laptop with AMD Radeon GPU integrated and an Nvidia laptop GPU, Nvidia driver version 551.86\n"
+    "torch.cuda.is_available() returns False\n",
+    "Intel(R) UHD Graphics on the board, server GPU below\n==============NVSMI LOG==============\n"
+    "Driver Version                            : 550.54.14\nCUDA Version                              : 12.4\n"
+    "    Product Name                          : NVIDIA L40S\ntorch.cuda.is_available() returns False\n",
+])
+def test_review15_a_hybrid_laptop_is_never_told_its_gpu_is_intels_or_amds(hybrid):
+    kinds = [e.kind for e in read_paste(hybrid).evidence]
+    assert "intel-gpu-for-cuda" not in kinds and "amd-gpu-for-cuda" not in kinds
+
+
+@pytest.mark.parametrize("hidden", [
+    "Ubuntu 22.04, RTX 3060, torch 2.3.1+cu121\nexport CUDA_VISIBLE_DEVICES=1\nTraceback (most recent call last):\n"
+    '  File "/home/me/proj/train.py", line 8, in <module>\n    assert torch.cuda.is_available()\nAssertionError\n',
+    "Windows 11, RTX 3060\nset CUDA_VISIBLE_DEVICES=1\nTraceback (most recent call last):\n"
+    '  File "C:\\Users\\me\\proj\\train.py", line 8, in <module>\n    assert torch.cuda.is_available()\nAssertionError\n',
+])
+def test_review15_a_stated_cuda_visible_devices_is_not_hidden_behind_a_suspicion(hidden):
+    assert triage(hidden).verdict.root_cause == "cuda.visible-devices"
+    # A value that keeps the first GPU visible hides nothing: the suspicion stands (llamafactory#3228).
+    shown = hidden.replace("=1", "=0")
+    assert triage(shown).verdict.root_cause != "cuda.visible-devices" and triage(shown).verdict.suspected
+
+
+@pytest.mark.parametrize("other", [
+    # The assertion is not of is_available() alone, or another line raised the AssertionError.
+    "Ubuntu 22.04, torch 2.3.1+cu121, one RTX 4090\nTraceback (most recent call last):\n"
+    '    assert torch.cuda.is_available() and torch.cuda.device_count() >= 2, "DDP needs at least 2 GPUs"\n'
+    "AssertionError: DDP needs at least 2 GPUs\n",
+    "Windows 11, RTX 3060\n```python\nimport torch\nassert torch.cuda.is_available()\nmodel = load_model('ckpt.pth')\n```\n"
+    "AssertionError                            Traceback (most recent call last)\nCell In[3], line 3\n"
+    "----> 3 model = load_model('ckpt.pth')\nAssertionError: checkpoint has 3 classes, config says 80\n",
+])
+def test_review15_only_a_failed_assertion_of_is_available_is_the_fact(other):
+    assert "torch.cuda_available" not in read_paste(other).known
+
+
+def test_review15_an_xpu_build_shown_is_no_suspected_cpu_build():
+    arc = ("Windows 11, Intel Arc A770 16GB, torch 2.5.1+xpu\nTraceback (most recent call last):\n"
+           '  File "C:\\Users\\me\\proj\\train.py", line 8, in <module>\n    assert torch.cuda.is_available()\nAssertionError\n')
+    assert triage(arc).verdict.root_cause != "torch.cuda-built"
+
+
+@pytest.mark.parametrize("build", [
+    "Couldn't run `docker build -t whisperx:large-v2-ja .` on Mac M1 Pro\n"
+    " > [dependencies 7/7] RUN --mount=type=cache,target=/root/.cache/pip pip install /code:\n"
+    "2.104 ERROR: Could not find a version that satisfies the requirement onnxruntime-gpu>=1.16.0 (from pyannote-audio) "
+    "(from versions: none)\n2.105 ERROR: No matching distribution found for onnxruntime-gpu>=1.16.0\n",
+    "On my MacBook Pro M1, docker build fails:\n#8 [3/5] RUN pip install onnxruntime-gpu==1.16.0\n#8 1.912 ERROR: Could not "
+    "find a version that satisfies the requirement onnxruntime-gpu==1.16.0 (from versions: none)\n",
+])
+def test_review15_a_docker_build_on_a_mac_reads_its_messages_as_the_containers(build):
+    report = triage(build)
+    assert report.verdict.root_cause != "os.linux"
+    assert report.verdict.known_error == "pip.gpu-package-no-macos-wheel"
+
+
+@pytest.mark.parametrize("requirement", ["onnxruntime-gpu==1.17.1 (from -r requirements.txt (line 12))", "lmdeploy[all]"])
+def test_review15_requirements_files_and_extras_are_read(requirement):
+    text = "MacBook Air M2\nERROR: Could not find a version that satisfies the requirement %s (from versions: none)\n" % requirement
+    assert triage(text).verdict.root_cause == "os.linux"
