@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from mps_doctor.versions import DATA_FILE as RELEASES_FILE
-from mps_doctor.versions import version_tuple
+from mps_doctor.versions import is_number, version_tuple
 
 NVIDIA_FILE = Path(__file__).parent / "data" / "nvidia.json"
 COLUMNS = {"Linux": 1, "Windows": 2}
@@ -160,3 +160,15 @@ def source_of(table: str) -> str:
 def minor_compatible(cuda: str) -> bool:
     """Whether a wheel built with CUDA runs on a driver of an older minor of its major (CUDA 11 and later)."""
     return version_tuple(cuda) >= version_tuple(tables()["minor_version_compatibility"]["from"])
+
+
+def parse_visible_devices(value: str, gpu_count: Optional[int]) -> Tuple[List[str], Optional[str]]:
+    """(visible entries, first invalid entry) under NVIDIA's rules: entries after an invalid one are hidden."""
+    visible: List[str] = []
+    for token in [t.strip() for t in value.split(",")]:
+        valid = bool(re.match(r"^(GPU|MIG)-[0-9A-Za-z-]+$", token)) or (
+            is_number(token) and (gpu_count is None or int(token) < gpu_count))
+        if not valid:
+            return visible, token
+        visible.append(token)
+    return visible, None

@@ -1,8 +1,7 @@
 """CUDA layers of the verdict: driver, build, driver/build match, visible devices, capability coverage."""
 
-import re
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import Tuple
 
 from mps_doctor.checking.context import GET_STARTED, Context
 from mps_doctor.checking.model import (
@@ -23,9 +22,9 @@ from mps_doctor.checking.model import (
 from mps_doctor.checking.pasted import cuda_available_as_pasted, driver_as_pasted
 from mps_doctor.checking.registry import check
 from mps_doctor.known_errors import CUDA_UNAVAILABLE_REASON, first_of_kind
-from mps_doctor.nvidia import minor_compatible
+from mps_doctor.nvidia import minor_compatible, parse_visible_devices
 from mps_doctor.release_choice import arch_covers
-from mps_doctor.versions import is_number, version_tuple
+from mps_doctor.versions import version_tuple
 from mps_doctor.words import shorten
 
 DRIVER_DOWNLOAD = "https://www.nvidia.com/Download/index.aspx"
@@ -287,18 +286,6 @@ def pypi_default_note(ctx: Context, wheel: str) -> str:
     # torch/version.py of the PyPI Linux x86_64 wheel (read by tools.refresh): its CUDA is fixed per release.
     return ("A plain `pip install torch` on Linux x86_64 gets torch %s's CUDA %s build from PyPI; other CUDA builds "
             "come only from PyTorch's own index (--index-url). " % (release.torch, wheel))
-
-
-def parse_visible_devices(value: str, gpu_count: Optional[int]) -> Tuple[List[str], Optional[str]]:
-    """(visible entries, first invalid entry) under NVIDIA's rules: entries after an invalid one are hidden."""
-    visible: List[str] = []
-    for token in [t.strip() for t in value.split(",")]:
-        valid = bool(re.match(r"^(GPU|MIG)-[0-9A-Za-z-]+$", token)) or (
-            is_number(token) and (gpu_count is None or int(token) < gpu_count))
-        if not valid:
-            return visible, token
-        visible.append(token)
-    return visible, None
 
 
 @check("cuda.visible-devices", "CUDA_VISIBLE_DEVICES leaves GPUs visible",

@@ -15,8 +15,9 @@ from mps_doctor.output import write_output
 PLAN_OPTIONS = ("shell", "manager", "device", "torch_pin", "index_url", "pypi", "timeout")
 
 
-@click.command("fix", context_settings=CONTEXT, epilog="\b\nExit codes: 0 a plan was printed, or nothing to fix; 2 usage "
-               "error or unreadable input; 3 the doctor failed.\nmps-doctor never runs these commands itself.")
+@click.command("fix", context_settings=CONTEXT, epilog="\b\nExit codes: 0 a plan was printed, nothing to fix, or no "
+               "command fixes it (the report says what to do); 2 usage error or unreadable input; 3 the doctor "
+               "failed.\nmps-doctor never runs these commands itself.")
 @click.option("--print-commands", is_flag=True, help="Print only the commands, as a script with # comments.")
 @click.option("--shell", type=click.Choice(("zsh", "bash", "fish")), help="Shell to write for (default: from $SHELL).")
 @click.option("--manager", type=click.Choice(("pip", "uv", "conda")), help="Package manager (default: detected).")

@@ -40,6 +40,8 @@ class Plan:
     verdict: str
     target_python: str
     new_python: Optional[str] = None
+    # A check failed that no step can fix (a CUDA-only package on a Mac): the plan is empty, but not "nothing to fix".
+    unfixable: bool = False
 
     @property
     def empty(self) -> bool:

@@ -62,14 +62,20 @@ class Planner:
         self.installs: Dict[str, Tuple[Cmd, InstallTorch]] = {}
 
     def add(self, key: str, title: str, reason: str, *commands: Cmd) -> None:
-        """A step fixing the current result; a step with KEY already planned, or whose commands all are, is not
-        repeated but marked as fixing it too."""
+        """A step fixing the current result; a step with KEY already planned, or whose commands all are (or whose notes
+        are the same), is not repeated but marked as fixing it too."""
         same_key = [index for index, step in enumerate(self.steps) if step.key == key]
         for index in same_key:
             self.mark(index)
         if same_key:
             return
         runs = {command for command in commands if command.kind != "note"}
+        # The same notes again (a catalogue message that is both the root cause and an advisory) are one step.
+        same_notes = [index for index, step in enumerate(self.steps) if not runs and commands and step.commands == commands]
+        for index in same_notes:
+            self.mark(index)
+        if same_notes:
+            return
         for index, step in enumerate(self.steps):
             if runs & set(step.commands):
                 self.mark(index)
@@ -361,6 +367,8 @@ def build_plan(report: Report, manager: Optional[str] = None, shell: Optional[st
     planner.drop_moot_installs()
     if planner.steps or planner.verify_fixes:
         planner.verify()
+    failed = any(result.status in (Status.FAIL, Status.TIMEOUT) for result in report.results)
     return Plan(steps=tuple(planner.steps), shell=planner.setup.shell, manager=planner.setup.manager,
                 setup_summary=setup.describe(), verdict=report.verdict.summary,
-                target_python=report.facts.target.python, new_python=planner.new_python)
+                target_python=report.facts.target.python, new_python=planner.new_python,
+                unfixable=failed and not planner.steps)

@@ -136,6 +136,10 @@ def spell_powershell(cmd: Cmd) -> str:
     return prefix + ("& " if words and words[0][:1] in "'\"" else "") + " ".join(words)
 
 
+# The plan of a failure that no command fixes: what to do is prose, in the report's cause and fix.
+UNFIXABLE = "No command fixes it: what to do instead is in the report's cause and fix (mps-doctor check, or triage for pasted text)."
+
+
 def comment_block(text: str, indent: str = "# ") -> List[str]:
     """TEXT wrapped at 100 columns, each line a comment (or indented prose) that no character in TEXT can end; a
     path or a `command` is never split (words.wrap)."""
@@ -156,7 +160,7 @@ def render_script(plan: Plan) -> str:
     lines += comment_block("setup: %s. Review before running: nothing here uses sudo or deletes an environment." %
                            plan.setup_summary)
     if plan.empty:
-        lines.append("# nothing to fix")
+        lines += comment_block(UNFIXABLE) if plan.unfixable else ["# nothing to fix"]
         return "\n".join(lines) + "\n"
     for number, step in enumerate(plan.steps, start=1):
         lines.append("")
@@ -171,7 +175,7 @@ def render_explained(plan: Plan, again: str = "mps-doctor fix --print-commands")
     script."""
     lines = [escaped_line("mps-doctor fix: %s" % plan.verdict), escaped_line("Setup: %s" % plan.setup_summary), ""]
     if plan.empty:
-        lines.append("Nothing to fix.")
+        lines.append(UNFIXABLE if plan.unfixable else "Nothing to fix.")
         return "\n".join(lines) + "\n"
     for number, step in enumerate(plan.steps, start=1):
         lines.append(escaped_line("%d. %s" % (number, step.title)))

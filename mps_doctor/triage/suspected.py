@@ -87,12 +87,11 @@ def cpu_build(known: Dict[str, Any], alone: bool = False) -> Optional[Outcome]:
 
 
 def may_hide_gpus(known: Dict[str, Any]) -> bool:
-    """Whether the paste sets CUDA_VISIBLE_DEVICES to a value that can hide every GPU: empty, -1, or indices without 0
-    (a list with 0 keeps the first GPU visible, llamafactory#3228's `export CUDA_VISIBLE_DEVICES=0`)."""
+    """Whether the paste sets CUDA_VISIBLE_DEVICES to a value that hides every GPU of a one-GPU machine under NVIDIA's
+    rules (nvidia.parse_visible_devices): empty, -1, an index but 0 first; `=0` hides nothing (llamafactory#3228)."""
     if "env.CUDA_VISIBLE_DEVICES" not in known:
         return False
-    items = [item.strip() for item in str(known["env.CUDA_VISIBLE_DEVICES"].value).split(",")]
-    return not (all(item.isdigit() for item in items) and "0" in items)
+    return not nvidia.parse_visible_devices(str(known["env.CUDA_VISIBLE_DEVICES"].value), 1)[0]
 
 
 # A torch version's local label naming another accelerator's build (PyTorch's +xpu and +rocmX.Y wheels).

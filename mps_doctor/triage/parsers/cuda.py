@@ -25,13 +25,10 @@ DOCKER_BUILD = re.compile(r"^Step \d+/\d+ : RUN\b|^#\d+ \[[^\]\n]{1,40}\] RUN\b|
 # The kinds of evidence these messages give (checks/cuda.py registers the layer they implicate).
 TOO_OLD_FOR_TORCH = "gpu-too-old-for-torch"
 TOO_OLD_FOR_TRITON = "gpu-too-old-for-triton"
-# A traceback through `assert torch.cuda.is_available()` (the catalogue's code.asserts-cuda-available) shows that it
-# returned False in the program's process, as a program's own words of CUDA_UNAVAILABLE_REPORTED do (deep-daze#72):
-# the assertion of that call alone (with its message, a comment, Python 3.11's carets), then the AssertionError on the
-# next line; not `assert torch.cuda.is_available() and ...`, nor a notebook's "AssertionError  Traceback" header of an
-# assertion that another line made (review15 M1).
-ASSERTED_AVAILABLE = re.compile(r"^[^\n]{0,40}\bassert torch\.cuda\.is_available\(\)[ \t]*(?:,[^\n]{0,300})?(?:#[^\n]{0,200})?\n"
-                                r"(?:[ \t]*[\^~]+[ \t]*\n)?[^\n]{0,200}\bAssertionError\b(?![ \t]+Traceback)", re.M)
+# A traceback through `assert torch.cuda.is_available()` (the catalogue's code.asserts-cuda-available: that call alone,
+# then its AssertionError) shows that it returned False in the program's process, as a program's own words of
+# CUDA_UNAVAILABLE_REPORTED do (deep-daze#72).
+ASSERTED_AVAILABLE = "code.asserts-cuda-available"
 
 
 def parse_cuda_messages(lines: Sequence[Line]) -> Result:
@@ -73,7 +70,7 @@ def parse_cuda_messages(lines: Sequence[Line]) -> Result:
                 out += gpu_findings(triton.group("name"), capability, line.number)
                 evidence.append(too_old_for_triton(triton.group("name").strip(), capability, "%s.%s" % (
                     numbers.group("min_major"), numbers.group("min_minor")), line.number))
-    asserted = None if building else ASSERTED_AVAILABLE.search(joined(lines))
+    asserted = None if building else known_errors.by_id(ASSERTED_AVAILABLE).pattern.search(joined(lines))
     if asserted is not None and not any(finding.path == "torch.cuda_available" for finding in out):
         line = lines[joined(lines).count("\n", 0, asserted.start())]
         out.append(Finding("torch.cuda_available", False, line.number, "cuda-message"))

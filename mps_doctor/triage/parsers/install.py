@@ -13,6 +13,7 @@ from mps_doctor.known_errors import (
     UV_PLATFORM_TAG,
     UV_PYTHON_ABI,
     Intent,
+    by_id,
     intents,
     search,
     trigger,
@@ -109,8 +110,9 @@ def parse_install(lines: Sequence[Line]) -> Result:
                 out.append(Finding("packages.torch", requested.group(1).split("+")[0], line.number, "pip"))
         elif pip:
             evidence.append(no_wheel_evidence(line.number, "pip"))
+        refused = {found.group("wheel") for found in by_id(WHEEL_REFUSED).pattern.finditer(text)}
         for wheel in re.finditer(r"\btorch-(\d[\w.+]*)-cp(\d)(\d+)-(?:cp\d+|none|abi3)-(\w+)\.whl", text):
-            if text.startswith(REFUSED, wheel.end()):
+            if wheel.group(0) in refused:
                 continue
             out += wheel_findings(wheel, line.number)
             # The wheel pip chose is one for this interpreter's platform: a macOS x86_64 one means an x86_64 Python.
@@ -281,9 +283,9 @@ def pip_versions(requirement: Optional[str], listing: str, number: int) -> List[
     return []
 
 
-# pip's word that a wheel's tags do not fit this interpreter (pip's wheel.py, "ERROR: " from pip 19.0): the wheel says
+# pip's word that a wheel's tags do not fit this interpreter (the catalogue's pip.wheel-not-supported): the wheel says
 # nothing of the machine but that it is not this one (fastai-v3#4's Linux wheel on a Mac).
-REFUSED = " is not a supported wheel on this platform"
+WHEEL_REFUSED = "pip.wheel-not-supported"
 
 
 def wheel_findings(wheel, number: int) -> List[Finding]:

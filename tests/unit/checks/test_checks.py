@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from mps_doctor.checking.model import CheckAgain, InstallTorch, Options, Status, export, note
 from mps_doctor.checking.model import doctor as doctor_command
 from mps_doctor.checking.registry import CHECK_ID_PATTERN, all_checks
-from mps_doctor.checks.cuda import parse_visible_devices
 from mps_doctor.checks.environment import pytorch_env_problems
 from mps_doctor.errors import ReportFormatError
 from mps_doctor.facts import Comparison, Interpreter, NvidiaHardware
+from mps_doctor.nvidia import parse_visible_devices
 from mps_doctor.release_choice import arch_covers, best_build
 from mps_doctor.report import facts_from_report, report_to_dict, run_checks
 from mps_doctor.versions import load_releases

@@ -3,6 +3,7 @@ and a small synthetic variant."""
 
 import json
 import os
+import re
 
 import pytest
 
@@ -2452,3 +2453,24 @@ def test_review15_a_docker_build_on_a_mac_reads_its_messages_as_the_containers(b
 def test_review15_requirements_files_and_extras_are_read(requirement):
     text = "MacBook Air M2\nERROR: Could not find a version that satisfies the requirement %s (from versions: none)\n" % requirement
     assert triage(text).verdict.root_cause == "os.linux"
+
+
+def test_last_checklist_a_failure_no_command_fixes_is_not_nothing_to_fix(cli, tmp_path):
+    # triton has no macOS wheel: no command fixes that on a Mac, and the plan says so instead of "nothing to fix".
+    paste = tmp_path / "triton.txt"
+    paste.write_text("macOS 14.5, MacBook Pro M2\nERROR: Could not find a version that satisfies the requirement triton "
+                     "(from versions: none)\n")
+    script = cli("fix", "--from", str(paste), "--print-commands").stdout
+    assert "# nothing to fix" not in script and "# No command fixes it" in script
+    assert "Nothing to fix." not in cli("fix", "--from", str(paste)).stdout
+
+
+def test_last_checklist_a_message_that_is_root_cause_and_advisory_is_one_step(cli, tmp_path):
+    paste = tmp_path / "lmdeploy.txt"
+    paste.write_text("macOS 14.5, MacBook Pro M2\nERROR: Could not find a version that satisfies the requirement lmdeploy "
+                     "(from versions: none)\n")
+    script = cli("fix", "--from", str(paste), "--print-commands").stdout
+    steps = [line for line in script.splitlines() if re.match(r"# \d+/\d+ ", line)]
+    assert len(steps) == 2 and steps[-1].endswith("Check again"), steps
+    assert "# leave this package out on the Mac" in script
+
